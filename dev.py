@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Set up a virtual environment inside the checkout, then run the studio or the tests.
+
+    python3 dev.py studio [ARGS...]   open CIR Studio on the demo project (or pass ARGS)
+    python3 dev.py test [PYTEST ARGS] run ruff and the whole test suite headless
+
+Needs nothing but Python 3.11+. Setup is idempotent: the venv is reused and pip runs
+again only when pyproject.toml changed since the last successful install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".setup-stamp"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def requirements_fingerprint() -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+
+
+def setup() -> None:
+    if sys.version_info < (3, 11):  # noqa: UP036 (dev.py runs on any system Python)
+        sys.exit(f"CIR Studio needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    if not PYTHON.exists():
+        print(f"Creating a virtual environment in {VENV} …", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    fingerprint = requirements_fingerprint()
+    if STAMP.exists() and STAMP.read_text().strip() == fingerprint:
+        return
+    print("Installing CIR Studio and its dependencies (first run takes a few minutes) …",
+          flush=True)
+    pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run([*pip, "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_text(fingerprint)
+
+
+def run_studio(args: list[str]) -> int:
+    command = [str(PYTHON), "-m", "studio", *(args or ["--demo"])]
+    return subprocess.call(command, cwd=ROOT)
+
+
+def run_tests(args: list[str]) -> int:
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    with tempfile.TemporaryDirectory(prefix="cir-studio-test-home-") as home:
+        env["CIR_STUDIO_HOME"] = home
+        lint = subprocess.call([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT, env=env)
+        tests = subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=env)
+    return tests or lint
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"studio", "test", "setup"}:
+        print(__doc__.strip())
+        return 2
+    setup()
+    command, rest = argv[0], argv[1:]
+    if command == "studio":
+        return run_studio(rest)
+    if command == "test":
+        return run_tests(rest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

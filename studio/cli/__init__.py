@@ -1,0 +1,1 @@
+"""The command line: ``cir-studio`` opens the GUI or runs a headless subcommand."""

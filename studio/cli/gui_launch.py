@@ -1,0 +1,38 @@
+"""Resolve which project the window should open, then hand over to ``widgets``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+from studio.cli.main import PROCESS_START
+from studio.cli.progress import TerminalProgress
+from studio.errors import ProjectError
+from studio.settings import demo_project_dir
+from studio.store import resolve_project_path
+
+
+def launch_gui(args: argparse.Namespace) -> int:
+    project_path: Path | None = None
+    if args.project:
+        project_path = resolve_project_path(Path(args.project))
+        if not project_path.is_file():
+            raise ProjectError(f"No project at {project_path}: the file does not exist.")
+    if args.demo or (args.smoke_test and project_path is None):
+        from studio.demo.project import ensure_demo_project
+
+        with TerminalProgress("Creating the demo project (first use)") as progress:
+            project_path = ensure_demo_project(demo_project_dir(), progress=progress)
+    # The one sanctioned step from the core into the GUI layer (ARCHITECTURE.md: the CLI
+    # imports the shell only when a window is wanted); tests/unit/test_layers.py pins it.
+    app = importlib.import_module("widgets.app")
+    options = app.GuiOptions(
+        project=project_path,
+        smoke_test=args.smoke_test,
+        screenshots=Path(args.screenshots) if args.screenshots else None,
+        device=args.device,
+        model=args.model,
+        started=PROCESS_START,
+    )
+    return app.run_gui(options)

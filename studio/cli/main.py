@@ -1,0 +1,78 @@
+"""Entry point of ``cir-studio`` and ``python -m studio``.
+
+Without a subcommand it opens the window (importing Qt only then); with one it runs
+headless. Heavy libraries are imported by the commands that need them, so ``--help`` and
+``--version`` are instant. Every ``StudioError`` becomes one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from studio import __version__
+from studio.cli import demo_cmd
+from studio.errors import StudioError
+from studio.jobs import JobCancelled
+
+PROCESS_START = time.perf_counter()
+
+# Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
+COMMAND_MODULES = (demo_cmd,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cir-studio",
+        description="CIR Studio: annotate, rate and search composed image retrieval datasets. "
+        "Without a command it opens the studio window.",
+    )
+    parser.add_argument("--version", action="version", version=f"cir-studio {__version__}")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--project", metavar="PATH", help="open this project (file or folder)")
+    where.add_argument(
+        "--demo", action="store_true", help="open the demo project, creating it on first use"
+    )
+    parser.add_argument("--device", default=None, help="compute device: auto, cpu, cuda, mps")
+    parser.add_argument("--model", default=None, help="embedding model, e.g. demo")
+    parser.add_argument(
+        "--smoke-test",
+        action="store_true",
+        help="open the window offscreen, visit every pane on the demo project, print one JSON "
+        "line with timings and exit (non-zero on any failure)",
+    )
+    parser.add_argument(
+        "--screenshots", metavar="DIR", help="with --smoke-test: write one PNG per pane to DIR"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in COMMAND_MODULES:
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.screenshots and not args.smoke_test:
+        parser.error("--screenshots needs --smoke-test")
+    try:
+        if args.command is None:
+            from studio.cli.gui_launch import launch_gui
+
+            return launch_gui(args)
+        return int(args.func(args) or 0)
+    except StudioError as error:
+        print(f"cir-studio: error: {error}", file=sys.stderr)
+        return 2
+    except JobCancelled:
+        print("cir-studio: cancelled", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("cir-studio: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The demo project: the generated catalog plus a project database over it."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from studio.errors import StudioError
+from studio.hashing import file_digest
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.store import Project, resolve_project_path
+from studio.store.records import ImageRecord
+
+DEMO_PROJECT_NAME = "CIR Studio demo"
+
+
+def create_demo_project(
+    folder: Path,
+    n_images: int = 2000,
+    seed: int = 0,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> dict[str, object]:
+    """Draw the catalog into ``folder`` and register its images in a new project there."""
+    from studio.demo.catalog import generate_catalog, read_catalog
+
+    folder = Path(folder).expanduser()
+    if n_images < 30:
+        raise StudioError("The demo catalog needs at least 30 images (10 per category).")
+    if folder.exists() and any(folder.iterdir()):
+        raise StudioError(f"{folder} is not empty; choose a new folder for the demo project.")
+    started = time.monotonic()
+    summary = generate_catalog(folder, n_images, seed, progress=progress, cancel=cancel)
+    drawn = time.monotonic()
+    project = Project.create(folder, name=DEMO_PROJECT_NAME, image_root=folder)
+    try:
+        records = [
+            ImageRecord(
+                id=item.id,
+                path=item.file,
+                category=item.category,
+                split=item.split,
+                title=item.title,
+                description=item.description,
+                content_hash=file_digest(folder / item.file),
+                source="demo",
+            )
+            for item in read_catalog(folder)
+        ]
+        project.add_images(records)
+        project.set_meta("demo_seed", str(seed))
+    finally:
+        project.close()
+    return {
+        "project": str(resolve_project_path(folder)),
+        "images": summary.count,
+        "seed": seed,
+        "seconds": round(time.monotonic() - started, 2),
+        "draw_seconds": round(drawn - started, 2),
+        "per_split": summary.per_split,
+        "per_category": summary.per_category,
+    }
+
+
+def ensure_demo_project(
+    folder: Path, *, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+) -> Path:
+    """The project file of the demo in ``folder``, created on first use.
+
+    A half-drawn catalog left by a cancelled or killed run is cleared first.
+    """
+    path = resolve_project_path(folder)
+    if not path.exists():
+        if folder.exists() and not (folder / "catalog.jsonl").exists():
+            shutil.rmtree(folder)
+        create_demo_project(folder, progress=progress, cancel=cancel)
+    return path

@@ -1,0 +1,21 @@
+"""Domain errors that reach a person: each carries one clear, complete message.
+
+The CLI prints ``str(error)`` and exits non-zero; dialogs show the same text. Anything that
+is not a ``StudioError`` is a bug and keeps its traceback.
+"""
+
+
+class StudioError(Exception):
+    """An error caused by input or environment, explained in words a user can act on."""
+
+
+class ProjectError(StudioError):
+    """A project file cannot be created, opened or migrated."""
+
+
+class SchemaTooNewError(ProjectError):
+    """The project was written by a newer CIR Studio; we refuse rather than damage it."""
+
+
+class ValidationError(StudioError):
+    """Input data is malformed; the message names the file and the entry."""

@@ -1,0 +1,188 @@
+"""Versioned schema migrations; ``PRAGMA user_version`` holds the version a file is at.
+
+Each migration is one SQL script applied in one transaction. Never edit a released
+migration: add a new one. Version 1 is the annotation core; version 2 adds everything the
+later panes need (attributes, retrieval sessions, transactions, ratings, experiments).
+"""
+
+from __future__ import annotations
+
+MIGRATION_1 = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE people (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL DEFAULT 'annotator'
+        CHECK (role IN ('annotator', 'reviewer', 'rater', 'researcher', 'admin')),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE images (
+    id TEXT PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    content_hash TEXT,
+    width INTEGER,
+    height INTEGER,
+    bytes INTEGER,
+    category TEXT NOT NULL DEFAULT '',
+    split TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    source TEXT NOT NULL DEFAULT '',
+    missing INTEGER NOT NULL DEFAULT 0,
+    added_at TEXT NOT NULL
+);
+CREATE INDEX images_category_split ON images (category, split);
+CREATE INDEX images_content_hash ON images (content_hash);
+CREATE TABLE pairs (
+    id INTEGER PRIMARY KEY,
+    reference_id TEXT NOT NULL REFERENCES images (id),
+    target_id TEXT REFERENCES images (id),
+    category TEXT NOT NULL DEFAULT '',
+    split TEXT NOT NULL DEFAULT '',
+    method TEXT NOT NULL DEFAULT 'imported'
+        CHECK (method IN ('imported', 'tfidf', 'embedding', 'manual')),
+    score REAL,
+    source TEXT NOT NULL DEFAULT '',
+    external_key TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (source, external_key)
+);
+CREATE INDEX pairs_reference ON pairs (reference_id);
+CREATE INDEX pairs_target ON pairs (target_id);
+CREATE INDEX pairs_category_split ON pairs (category, split);
+CREATE TABLE captions (
+    id INTEGER PRIMARY KEY,
+    pair_id INTEGER NOT NULL REFERENCES pairs (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL DEFAULT 0,
+    text TEXT NOT NULL,
+    author_id INTEGER REFERENCES people (id),
+    status TEXT NOT NULL DEFAULT 'submitted'
+        CHECK (status IN ('draft', 'submitted', 'accepted', 'rejected')),
+    flagged INTEGER NOT NULL DEFAULT 0,
+    reject_reason TEXT,
+    reviewer_id INTEGER REFERENCES people (id),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    reviewed_at TEXT
+);
+CREATE INDEX captions_pair ON captions (pair_id);
+CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    entity_id TEXT,
+    before TEXT,
+    after TEXT
+);
+CREATE INDEX audit_entity ON audit_log (entity, entity_id);
+"""
+
+MIGRATION_2 = """
+CREATE TABLE attribute_vocab (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL CHECK (type IN ('texture', 'fabric', 'shape', 'part', 'style', 'color')),
+    synonyms TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE image_attributes (
+    id INTEGER PRIMARY KEY,
+    image_id TEXT NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    attribute_id INTEGER NOT NULL REFERENCES attribute_vocab (id) ON DELETE CASCADE,
+    source TEXT NOT NULL CHECK (source IN ('text', 'model', 'person')),
+    model TEXT NOT NULL DEFAULT '',
+    confidence REAL,
+    status TEXT NOT NULL DEFAULT 'suggested'
+        CHECK (status IN ('suggested', 'accepted', 'rejected')),
+    updated_at TEXT NOT NULL,
+    UNIQUE (image_id, attribute_id, source, model)
+);
+CREATE INDEX image_attributes_attribute ON image_attributes (attribute_id, status);
+CREATE TABLE retrieval_sessions (
+    id INTEGER PRIMARY KEY,
+    mode TEXT NOT NULL CHECK (mode IN ('composed', 'chat')),
+    strategy TEXT NOT NULL,
+    model TEXT NOT NULL,
+    target_id TEXT REFERENCES images (id),
+    person_id INTEGER REFERENCES people (id),
+    title TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE session_turns (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES retrieval_sessions (id) ON DELETE CASCADE,
+    turn_index INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('composed', 'rollback', 'combination', 'chat')),
+    reference_id TEXT REFERENCES images (id),
+    text TEXT NOT NULL DEFAULT '',
+    question TEXT,
+    answer TEXT,
+    results TEXT NOT NULL DEFAULT '[]',
+    target_rank INTEGER,
+    timings TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    UNIQUE (session_id, turn_index)
+);
+CREATE TABLE transactions (
+    id INTEGER PRIMARY KEY,
+    dataset TEXT NOT NULL,
+    external_key TEXT NOT NULL,
+    category TEXT NOT NULL DEFAULT '',
+    origin TEXT NOT NULL DEFAULT 'imported'
+        CHECK (origin IN ('imported', 'session', 'simulated', 'built')),
+    created_at TEXT NOT NULL,
+    UNIQUE (dataset, external_key)
+);
+CREATE TABLE transaction_images (
+    transaction_id INTEGER NOT NULL REFERENCES transactions (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    image_id TEXT NOT NULL REFERENCES images (id),
+    caption TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (transaction_id, position)
+);
+CREATE TABLE transaction_turns (
+    transaction_id INTEGER NOT NULL REFERENCES transactions (id) ON DELETE CASCADE,
+    turn_index INTEGER NOT NULL,
+    reference_position INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'accepted' CHECK (status IN ('draft', 'accepted')),
+    PRIMARY KEY (transaction_id, turn_index)
+);
+CREATE TABLE rating_assignments (
+    id INTEGER PRIMARY KEY,
+    sample TEXT NOT NULL,
+    transaction_id INTEGER NOT NULL REFERENCES transactions (id) ON DELETE CASCADE,
+    turn_index INTEGER NOT NULL,
+    rater_id INTEGER NOT NULL REFERENCES people (id),
+    order_key INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending'
+        CHECK (status IN ('pending', 'done', 'skipped', 'flagged')),
+    UNIQUE (sample, transaction_id, turn_index, rater_id)
+);
+CREATE TABLE ratings (
+    assignment_id INTEGER PRIMARY KEY REFERENCES rating_assignments (id) ON DELETE CASCADE,
+    accuracy INTEGER CHECK (accuracy BETWEEN 1 AND 5),
+    historical_awareness INTEGER CHECK (historical_awareness BETWEEN 1 AND 5),
+    granularity INTEGER CHECK (granularity BETWEEN 1 AND 5),
+    consistency INTEGER CHECK (consistency BETWEEN 1 AND 5),
+    coverage INTEGER CHECK (coverage BETWEEN 1 AND 5),
+    note TEXT NOT NULL DEFAULT '',
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE experiment_runs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    config TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    ranks TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2)
+LATEST_VERSION = len(MIGRATIONS)

@@ -1,0 +1,269 @@
+"""A project: one SQLite file, an image root, and a cache folder beside the database.
+
+Each thread gets its own connection (SQLite connections are not shared across threads),
+so a background job can write while the UI reads. Every change a person makes goes
+through ``Project.change``: one transaction plus one audit-log row.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from studio.errors import ProjectError
+from studio.store.database import connect, migrate, schema_version, utc_now
+from studio.store.records import ROLES, ImageRecord, Person
+
+PROJECT_SUFFIX = ".cirdb"
+DEFAULT_FILE_NAME = "project" + PROJECT_SUFFIX
+
+
+def resolve_project_path(path: Path) -> Path:
+    """Accept either the database file or the folder that holds ``project.cirdb``."""
+    path = Path(path).expanduser()
+    if path.is_dir() or (not path.suffix and not path.exists()):
+        return path / DEFAULT_FILE_NAME
+    return path
+
+
+class Project:
+    """An open project. Create with ``Project.create`` or ``Project.open``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path).resolve()
+        self._local = threading.local()
+        self._connections: list[sqlite_utils.Database] = []
+        self._lock = threading.Lock()
+        self.backup_path: Path | None = None
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, name: str = "", image_root: Path | None = None) -> Project:
+        """Create a new project file; refuses to overwrite an existing one."""
+        path = resolve_project_path(path)
+        if path.exists():
+            raise ProjectError(f"{path} already exists; open it instead of creating it.")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ProjectError(f"Cannot create the folder {path.parent}: {error}") from error
+        project = cls(path)
+        migrate(project.db, project.path)
+        root = Path(image_root) if image_root is not None else project.path.parent / "images"
+        with project.db.atomic():
+            project.set_meta("name", name or project.path.parent.name)
+            project.set_meta("image_root", project._portable_root(root))
+            project.set_meta("created_at", utc_now())
+        return project
+
+    @classmethod
+    def open(cls, path: Path) -> Project:
+        """Open an existing project, backing up and migrating an older schema first."""
+        path = resolve_project_path(path)
+        if not path.is_file():
+            raise ProjectError(f"No project at {path}: the file does not exist.")
+        project = cls(path)
+        try:
+            if schema_version(project.db) == 0:
+                raise ProjectError(f"{path} is not a CIR Studio project (it has no schema).")
+            project.backup_path = migrate(project.db, project.path)
+        except Exception:
+            project.close()
+            raise
+        return project
+
+    def close(self) -> None:
+        with self._lock:
+            for db in self._connections:
+                db.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """This thread's connection, opened on first use."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = connect(self.path)
+            self._local.db = db
+            with self._lock:
+                self._connections.append(db)
+        return db
+
+    # -- locations -------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.get_meta("name") or self.path.stem
+
+    @property
+    def image_root(self) -> Path:
+        stored = self.get_meta("image_root") or "images"
+        root = Path(stored)
+        return root if root.is_absolute() else (self.path.parent / root).resolve()
+
+    @property
+    def cache_dir(self) -> Path:
+        """Embeddings and indexes live beside the database, never inside it."""
+        return self.path.with_name(self.path.stem + ".cache")
+
+    def image_path(self, image: ImageRecord) -> Path:
+        return self.image_root / image.path
+
+    def _portable_root(self, root: Path) -> str:
+        """Store the image root relative to the database when it lies below it."""
+        root = Path(root).expanduser().resolve()
+        try:
+            return root.relative_to(self.path.parent).as_posix() or "."
+        except ValueError:
+            return str(root)
+
+    # -- meta ------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+    @property
+    def schema_version(self) -> int:
+        return schema_version(self.db)
+
+    # -- changes ---------------------------------------------------------------------
+
+    @contextmanager
+    def change(
+        self,
+        actor: str,
+        action: str,
+        entity: str,
+        entity_id: object = None,
+        before: Any = None,
+    ) -> Iterator[dict[str, Any]]:
+        """One user action: a transaction and an audit row recording before and after.
+
+        The body fills ``record["after"]`` (and may refine ``record["entity_id"]``); if it
+        raises, nothing is written, the audit row included.
+        """
+        record: dict[str, Any] = {"entity_id": entity_id, "after": None}
+        with self.db.atomic():
+            yield record
+            self.db.execute(
+                "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    utc_now(),
+                    actor,
+                    action,
+                    entity,
+                    None if record["entity_id"] is None else str(record["entity_id"]),
+                    _to_json(before),
+                    _to_json(record["after"]),
+                ],
+            )
+
+    def audit_trail(self, entity: str, entity_id: object) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT * FROM audit_log WHERE entity = ? AND entity_id = ? ORDER BY id",
+            [entity, str(entity_id)],
+        )
+        return list(rows)
+
+    # -- people ----------------------------------------------------------------------
+
+    def ensure_person(self, name: str, role: str = "annotator") -> Person:
+        name = name.strip()
+        if not name:
+            raise ProjectError("A person needs a name.")
+        if role not in ROLES:
+            raise ProjectError(f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
+        self.db.execute(
+            "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (name) DO NOTHING",
+            [name, role, utc_now()],
+        )
+        row = self.db.execute("SELECT id, name, role FROM people WHERE name = ?", [name]).fetchone()
+        return Person(id=row[0], name=row[1], role=row[2])
+
+    def people(self) -> list[Person]:
+        rows = self.db.execute("SELECT id, name, role FROM people ORDER BY name").fetchall()
+        return [Person(id=r[0], name=r[1], role=r[2]) for r in rows]
+
+    # -- images ----------------------------------------------------------------------
+
+    def add_images(self, images: Iterable[ImageRecord], *, replace: bool = False) -> int:
+        """Insert images in one transaction; an id already present is kept (or replaced).
+
+        Returns how many rows were new, so importing the same files twice adds nothing.
+        """
+        now = utc_now()
+        before = self.count_images()
+        rows = [{**image.to_row(), "added_at": now} for image in images]
+        with self.db.atomic():
+            self.db["images"].insert_all(
+                rows, pk="id", batch_size=500, replace=replace, ignore=not replace
+            )
+        return self.count_images() - before
+
+    def count_images(self, category: str | None = None, split: str | None = None) -> int:
+        where, params = _image_filter(category, split)
+        return int(self.db.execute(f"SELECT count(*) FROM images {where}", params).fetchone()[0])
+
+    def image(self, image_id: str) -> ImageRecord | None:
+        rows = list(self.db.query("SELECT * FROM images WHERE id = ?", [image_id]))
+        return ImageRecord.from_row(rows[0]) if rows else None
+
+    def iter_images(
+        self, category: str | None = None, split: str | None = None
+    ) -> Iterator[ImageRecord]:
+        where, params = _image_filter(category, split)
+        for row in self.db.query(f"SELECT * FROM images {where} ORDER BY id", params):
+            yield ImageRecord.from_row(row)
+
+    def categories(self) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT category FROM images ORDER BY 1").fetchall()
+        return [r[0] for r in rows]
+
+    def table_counts(self) -> dict[str, int]:
+        """Row counts of the main tables, for the dashboard and the smoke test."""
+        tables = ("images", "pairs", "captions", "people", "image_attributes",
+                  "retrieval_sessions", "transactions", "ratings", "audit_log")
+        return {
+            table: int(self.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in tables
+        }
+
+
+def _image_filter(category: str | None, split: str | None) -> tuple[str, list[str]]:
+    clauses, params = [], []
+    if category is not None:
+        clauses.append("category = ?")
+        params.append(category)
+    if split is not None:
+        clauses.append("split = ?")
+        params.append(split)
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _to_json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+

@@ -1,0 +1,70 @@
+"""Shared fixtures. Tests run offscreen unless ``--headed`` is given (labelme's habit)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+SHARED_FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--headed", action="store_true", help="show Qt windows on the real display")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("--headed"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    try:
+        import torch
+
+        has_cuda = torch.cuda.is_available()
+    except ImportError:
+        has_cuda = False
+    if has_cuda:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def studio_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own per-user folder, never the real home."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("CIR_STUDIO_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small demo project drawn once per session (60 images, seed 0)."""
+    from studio.demo.project import create_demo_project
+
+    folder = tmp_path_factory.mktemp("demo-template") / "demo"
+    create_demo_project(folder, n_images=60, seed=0)
+    return folder
+
+
+@pytest.fixture
+def demo_project_dir(demo_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the small demo project that a test may change."""
+    target = tmp_path / "demo"
+    shutil.copytree(demo_template, target)
+    return target
+
+
+@pytest.fixture
+def fashioniq_fixtures() -> Path:
+    path = SHARED_FIXTURES / "fashioniq"
+    if not path.is_dir():
+        pytest.skip(f"shared Fashion IQ fixtures not found at {path}")
+    return path

@@ -1,0 +1,96 @@
+"""The command line: help everywhere, clear one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from studio import __version__
+from studio.cli.main import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def all_command_paths(parser: argparse.ArgumentParser, prefix=()) -> list[tuple[str, ...]]:
+    paths = [prefix]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                paths += all_command_paths(sub, (*prefix, name))
+    return paths
+
+
+@pytest.mark.parametrize("path", all_command_paths(build_parser()), ids=" ".join)
+def test_every_command_has_help(path: tuple[str, ...], capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*path, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: cir-studio" in capsys.readouterr().out
+
+
+def test_readme_documents_every_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [
+        " ".join(path)
+        for path in all_command_paths(build_parser())
+        if path and f"cir-studio {' '.join(path)}" not in readme
+    ]
+    assert missing == []
+
+
+def test_version_is_the_package_version(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"cir-studio {__version__}"
+
+
+def test_bad_arguments_exit_nonzero_with_usage(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "create"])
+    assert exit_info.value.code == 2
+    assert "the following arguments are required: dir" in capsys.readouterr().err
+
+
+def test_screenshots_need_smoke_test(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["--screenshots", "x"])
+    assert "--screenshots needs --smoke-test" in capsys.readouterr().err
+
+
+def test_demo_create_into_a_non_empty_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    (tmp_path / "keep.txt").write_text("mine")
+    assert main(["demo", "create", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cir-studio: error:") and "not empty" in err
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_demo_create_writes_a_project_and_reports_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    target = tmp_path / "demo"
+    assert main(["demo", "create", str(target), "--images", "30", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["images"] == 30
+    assert Path(summary["project"]).is_file()
+    assert sum(summary["per_category"].values()) == 30
+
+
+def test_opening_a_missing_project_is_one_clean_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "studio", "--smoke-test", "--project", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "does not exist" in result.stderr
+    assert "Traceback" not in result.stderr

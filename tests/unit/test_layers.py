@@ -1,0 +1,55 @@
+"""The layer rule of ARCHITECTURE.md, checked on every import statement in the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GUI_MODULES = {"PySide6", "PyQt5", "PyQt6", "qasync", "widgets"}
+
+
+def imported_roots(path: Path) -> set[str]:
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", ["studio", "backends"])
+def test_core_layers_never_import_qt_or_widgets(package: str) -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imported_roots(path) & GUI_MODULES)
+        for path in sources(package)
+        if imported_roots(path) & GUI_MODULES
+    }
+    assert offenders == {}
+
+
+def test_backends_do_not_import_studio() -> None:
+    offenders = [str(p.relative_to(ROOT)) for p in sources("backends") if "studio" in imported_roots(p)]
+    assert offenders == []
+
+
+def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from PySide6.QtCore import QObject\n")
+    assert "PySide6" in imported_roots(module)
+
+
+def test_only_the_gui_launcher_reaches_into_widgets() -> None:
+    mentions = [
+        str(p.relative_to(ROOT))
+        for p in sources("studio")
+        if '"widgets.' in p.read_text(encoding="utf-8")
+    ]
+    assert mentions == ["studio/cli/gui_launch.py"]

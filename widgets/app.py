@@ -1,0 +1,76 @@
+"""Start the Qt application with a qasync event loop and show the main window."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio import __version__
+from studio.workspace import Workspace
+
+HEAVY_MODULES = ("torch", "open_clip", "transformers", "faiss")
+
+
+@dataclass(frozen=True)
+class GuiOptions:
+    project: Path | None = None
+    smoke_test: bool = False
+    screenshots: Path | None = None
+    device: str | None = None
+    model: str | None = None
+    started: float = 0.0
+
+
+def create_application():
+    """The QApplication with our name and style sheet (created once per process)."""
+    from PySide6.QtWidgets import QApplication
+
+    from resources import resource_path
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("CIR Studio")
+    app.setOrganizationName("CIR Studio")
+    app.setApplicationVersion(__version__)
+    app.setStyleSheet(resource_path("style.qss").read_text(encoding="utf-8"))
+    return app
+
+
+def run_gui(options: GuiOptions) -> int:
+    if options.smoke_test:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import qasync
+
+    from widgets.main_window import MainWindow
+
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    workspace = Workspace()
+    if options.model:
+        workspace.settings.model = options.model
+    if options.device:
+        workspace.settings.device = options.device
+    window = MainWindow(workspace)
+    window.show()
+    app.processEvents()
+    time_to_window = time.perf_counter() - options.started
+    heavy_at_window = [name for name in HEAVY_MODULES if name in sys.modules]
+    if options.smoke_test:
+        from widgets.smoke_test import run_smoke_test
+
+        with loop:
+            return loop.run_until_complete(
+                run_smoke_test(window, options, time_to_window, heavy_at_window)
+            )
+    if options.project is not None:
+        window.open_project(options.project)
+    closed = asyncio.Event()
+    app.lastWindowClosed.connect(closed.set)
+    with loop:
+        loop.run_until_complete(closed.wait())
+    window.runner.shutdown()
+    return 0

@@ -1,0 +1,209 @@
+"""The application shell: navigation between panes, project menus, jobs in the status bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from studio.errors import StudioError
+from studio.jobs import JobCancelled
+from studio.settings import demo_project_dir
+from studio.store import Project
+from studio.workspace import Workspace
+from widgets.about_dialog import AboutDialog
+from widgets.job_runner import JobRunner
+from widgets.job_status import JobStatus
+from widgets.panes.coming_pane import ComingPane
+from widgets.panes.dashboard_pane import DashboardPane
+from widgets.panes.pane import Pane
+from widgets.settings_dialog import SettingsDialog
+
+PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, workspace: Workspace, runner: JobRunner | None = None) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.runner = runner or JobRunner(self)
+        self.setWindowTitle("CIR Studio")
+        self.resize(1280, 820)
+        self.panes: list[Pane] = self._make_panes()
+        self._build_central()
+        self._build_menus()
+        self._build_status_bar()
+        workspace.project_changed.connect(self._on_project_changed)
+
+    # -- layout ----------------------------------------------------------------------
+
+    def _make_panes(self) -> list[Pane]:
+        ws = self.workspace
+        return [
+            ComingPane(ws, "Pairs", "Browse image pairs with filters, search and a "
+                       "side-by-side reference | target view; mine pairs by TF-IDF or "
+                       "embeddings."),
+            ComingPane(ws, "Captions", "Write relative captions (\"Unlike the provided image, "
+                       "the one I want …\") keyboard-first, with autosave and review."),
+            ComingPane(ws, "Attributes", "Extract attributes from product text, get model "
+                       "suggestions and review them one image or one attribute at a time."),
+            ComingPane(ws, "Retrieval", "Run composed multi-turn and chat retrieval sessions "
+                       "against the local index, with rollback and combination."),
+            ComingPane(ws, "Quality", "Rate multi-turn transactions blind on accuracy, "
+                       "historical awareness, granularity, consistency and coverage."),
+            DashboardPane(ws),
+        ]
+
+    def _build_central(self) -> None:
+        self.navigation = QListWidget()
+        self.navigation.setObjectName("navigation")
+        self.navigation.setFixedWidth(170)
+        self.stack = QStackedWidget()
+        for number, pane in enumerate(self.panes, start=1):
+            item = QListWidgetItem(pane.title)
+            item.setToolTip(f"{pane.tooltip}  (Ctrl+{number})")
+            self.navigation.addItem(item)
+            self.stack.addWidget(pane)
+        self.navigation.currentRowChanged.connect(self.stack.setCurrentIndex)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.navigation)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self.navigation.setCurrentRow(len(self.panes) - 1)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "&New Project…", self.new_project, QKeySequence.StandardKey.New)
+        self._action(file_menu, "&Open Project…", self.open_project_dialog,
+                     QKeySequence.StandardKey.Open)
+        self._action(file_menu, "Open &Demo Project", self.open_demo, "Ctrl+Shift+D")
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        view_menu = self.menuBar().addMenu("&View")
+        for number, pane in enumerate(self.panes, start=1):
+            self._action(view_menu, pane.title, lambda _=False, n=number - 1: self.show_pane(n),
+                         f"Ctrl+{number}")
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&About CIR Studio", self.show_about)
+
+    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_status_bar(self) -> None:
+        self.project_label = QLabel("No project")
+        self.statusBar().addWidget(self.project_label, 1)
+        self.job_status = JobStatus(self.runner)
+        self.statusBar().addPermanentWidget(self.job_status)
+
+    # -- navigation ------------------------------------------------------------------
+
+    def show_pane(self, index: int) -> None:
+        self.navigation.setCurrentRow(index)
+
+    def pane_titles(self) -> list[str]:
+        return [pane.title for pane in self.panes]
+
+    def _on_project_changed(self, project: Project | None) -> None:
+        if project is None:
+            self.setWindowTitle("CIR Studio")
+            self.project_label.setText("No project")
+            return
+        self.setWindowTitle(f"CIR Studio — {project.name}")
+        self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
+                                   f"{project.path}")
+        if project.backup_path is not None:
+            self.statusBar().showMessage(
+                f"Upgraded the project; the previous version is kept at {project.backup_path}",
+                10000,
+            )
+
+    # -- projects --------------------------------------------------------------------
+
+    def open_project(self, path: Path) -> bool:
+        try:
+            self.workspace.open_project(path)
+        except StudioError as error:
+            self.show_error("Cannot open the project", str(error))
+            return False
+        return True
+
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        if path:
+            self.open_project(Path(path))
+
+    def new_project(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder for the new project")
+        if not folder:
+            return
+        images = QFileDialog.getExistingDirectory(self, "Image root (where the images are)", folder)
+        try:
+            self.workspace.create_project(Path(folder), image_root=Path(images or folder))
+        except StudioError as error:
+            self.show_error("Cannot create the project", str(error))
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.workspace.settings.recent_projects
+        if not recent:
+            self.recent_menu.addAction("No recent projects").setEnabled(False)
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_project(Path(p)))
+
+    @asyncSlot()
+    async def open_demo(self) -> None:
+        """Open the demo project, generating it as a cancellable job on first use."""
+        from studio.demo.project import ensure_demo_project
+
+        try:
+            path = await self.runner.run("Creating the demo project", ensure_demo_project,
+                                         demo_project_dir())
+        except JobCancelled:
+            self.statusBar().showMessage("Demo creation cancelled", 5000)
+            return
+        except StudioError as error:
+            self.show_error("Cannot create the demo project", str(error))
+            return
+        self.open_project(path)
+
+    # -- dialogs ---------------------------------------------------------------------
+
+    def show_settings(self) -> None:
+        SettingsDialog(self.workspace.settings, self).exec()
+
+    def show_about(self) -> None:
+        AboutDialog(self.workspace.settings, self).exec()
+
+    def show_error(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Critical, title, text, parent=self)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.open()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.runner.cancel_all()
+        super().closeEvent(event)
+

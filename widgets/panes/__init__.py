@@ -1,0 +1,1 @@
+"""The studio's panes, one per file; ``main_window`` lists them in navigation order."""

@@ -1,0 +1,88 @@
+"""Dashboard: what the open project holds, at a glance."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QStackedLayout,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.stats import image_counts_by_category_split
+from studio.store import Project
+from studio.workspace import Workspace
+from widgets.panes.pane import Pane, empty_state
+
+TABLE_LABELS = {
+    "images": "Images",
+    "pairs": "Pairs",
+    "captions": "Captions",
+    "people": "People",
+    "image_attributes": "Attribute labels",
+    "retrieval_sessions": "Retrieval sessions",
+    "transactions": "Transactions",
+    "ratings": "Ratings",
+    "audit_log": "Recorded edits",
+}
+
+
+class DashboardPane(Pane):
+    title = "Dashboard"
+    tooltip = "Counts and statistics of the open project"
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(workspace, parent)
+        self._stack = QStackedLayout(self)
+        self._stack.addWidget(
+            empty_state("No project open", "Create a project or open the demo from the File menu.")
+        )
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        self.heading = QLabel()
+        self.heading.setObjectName("paneHeading")
+        layout.addWidget(self.heading)
+        totals = QGroupBox("Totals")
+        self.totals = QGridLayout(totals)
+        self.count_labels: dict[str, QLabel] = {}
+        for row, (key, text) in enumerate(TABLE_LABELS.items()):
+            self.totals.addWidget(QLabel(text), row // 3, (row % 3) * 2)
+            value = QLabel("0")
+            value.setObjectName("countValue")
+            self.count_labels[key] = value
+            self.totals.addWidget(value, row // 3, (row % 3) * 2 + 1)
+        layout.addWidget(totals)
+        layout.addWidget(QLabel("Images per category and split"))
+        self.split_table = QTableWidget()
+        self.split_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        layout.addWidget(self.split_table, 1)
+        self._stack.addWidget(content)
+
+    def show_project(self, project: Project | None) -> None:
+        if project is None:
+            self._stack.setCurrentIndex(0)
+            return
+        self.refresh(project)
+        self._stack.setCurrentIndex(1)
+
+    def refresh(self, project: Project) -> None:
+        self.heading.setText(f"{project.name} — {project.path}")
+        for key, value in project.table_counts().items():
+            if key in self.count_labels:
+                self.count_labels[key].setText(f"{value:,}")
+        counts = image_counts_by_category_split(project)
+        splits = sorted({split for per_split in counts.values() for split in per_split})
+        self.split_table.setRowCount(len(counts))
+        self.split_table.setColumnCount(len(splits) + 1)
+        self.split_table.setHorizontalHeaderLabels([*splits, "total"])
+        self.split_table.setVerticalHeaderLabels(list(counts) or [])
+        for row, per_split in enumerate(counts.values()):
+            for column, split in enumerate(splits):
+                self.split_table.setItem(row, column, QTableWidgetItem(str(per_split.get(split, 0))))
+            self.split_table.setItem(
+                row, len(splits), QTableWidgetItem(str(sum(per_split.values())))
+            )

@@ -1,0 +1,44 @@
+"""What every pane shares: a title, a shortcut, and a project it follows."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from studio.store import Project
+from studio.workspace import Workspace
+
+
+class Pane(QWidget):
+    """A page of the main window. Subclasses set ``title`` and implement ``show_project``."""
+
+    title = "Pane"
+    tooltip = ""
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        workspace.project_changed.connect(self.show_project)
+
+    def show_project(self, project: Project | None) -> None:
+        """Called whenever the workspace opens, creates or closes a project."""
+
+
+def empty_state(text: str, detail: str = "") -> QWidget:
+    """A centred message for a pane with nothing to show yet, saying what to do next."""
+    widget = QWidget()
+    layout = QVBoxLayout(widget)
+    layout.addStretch(1)
+    heading = QLabel(text)
+    heading.setObjectName("emptyStateHeading")
+    heading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    heading.setWordWrap(True)
+    layout.addWidget(heading)
+    if detail:
+        body = QLabel(detail)
+        body.setObjectName("emptyStateDetail")
+        body.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        body.setWordWrap(True)
+        layout.addWidget(body)
+    layout.addStretch(2)
+    return widget
