@@ -1,0 +1,1 @@
+"""Multi-turn and chat retrieval sessions: parsing turns, composing queries, asking questions."""

@@ -1,0 +1,118 @@
+"""Recognise rollback and combination in typed turn text (FashionMT-style templates).
+
+A *rollback* makes an earlier turn's image the reference again ("go back to turn 2",
+"I still prefer the item from the second turn, and …", "Compared to this one I prefer the
+one in the first turn …", "I would rather choose the third one …"). A *combination*
+keeps an attribute of an earlier turn ("keep the colour of turn 1 and the neckline of the
+second turn"). What remains after the reference phrases is the modification text.
+
+Only explicit turn references count: "I prefer blue" or "the second button" are not
+rollbacks, so ordinary captions are never misread.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+    "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+    "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6, "7th": 7, "8th": 8,
+    "9th": 9, "10th": 10, "last": -1, "previous": -1,
+}
+_ORDINAL = r"(?:" + "|".join(sorted(map(re.escape, ORDINALS), key=len, reverse=True)) + r")"
+# "turn 2", "the second turn", "the 2nd round", "step 3"
+_TURN_REF = (
+    rf"(?:(?:turn|round|step)\s+(?P<num>\d+)|(?:the\s+)?(?P<ord>{_ORDINAL})\s+(?:turn|round|step|one|item|image))"
+)
+
+_ROLLBACK_PATTERNS = [
+    rf"\bgo(?:ing)?\s+back\s+to\s+{_TURN_REF}",
+    rf"\bback\s+to\s+{_TURN_REF}",
+    rf"\bcompared\s+to\s+this\s+one,?\s+i\s+prefer\s+the\s+(?:item|one|image)\s+(?:from|in|of)\s+{_TURN_REF}",
+    rf"\bi\s+(?:still\s+)?prefer\s+the\s+(?:item|one|image|dress|shirt|top)\s+(?:from|in|of)\s+{_TURN_REF}",
+    rf"\bi\s+would\s+rather\s+(?:choose|have|take)\s+{_TURN_REF}",
+    rf"\bi\s+would\s+rather\s+(?:choose|have|take)\s+the\s+(?:item|one|image)\s+(?:from|in|of)\s+{_TURN_REF}",
+]
+_ROLLBACK = [re.compile(p, re.IGNORECASE) for p in _ROLLBACK_PATTERNS]
+
+_KEEP_CLAUSE = re.compile(
+    rf"\b(?:keep|keeping|retain|with)\s+the\s+(?P<attr>[a-z][a-z\- ]{{1,30}}?)\s+(?:of|in|from)\s+{_TURN_REF}",
+    re.IGNORECASE,
+)
+_AND_CLAUSE = re.compile(
+    rf"^\s*(?:,\s*)?and\s+the\s+(?P<attr>[a-z][a-z\- ]{{1,30}}?)\s+(?:of|in|from)\s+{_TURN_REF}",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Keep ``attribute`` as it was in turn ``turn`` (1-based; -1 = the previous turn)."""
+
+    attribute: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class ParsedTurn:
+    text: str
+    rollback_to: int | None = None
+    keeps: tuple[Keep, ...] = field(default_factory=tuple)
+
+    @property
+    def kind(self) -> str:
+        if self.keeps:
+            return "combination"
+        return "rollback" if self.rollback_to is not None else "composed"
+
+
+def _turn_number(match: re.Match[str]) -> int:
+    if match.group("num"):
+        return int(match.group("num"))
+    return ORDINALS[match.group("ord").lower()]
+
+
+def parse_turn_text(text: str) -> ParsedTurn:
+    """Split a typed turn into rollback target, kept attributes and the remaining request."""
+    rest = text
+    rollback: int | None = None
+    for pattern in _ROLLBACK:
+        match = pattern.search(rest)
+        if match:
+            rollback = _turn_number(match)
+            rest = rest[: match.start()] + rest[match.end():]
+            break
+    keeps: list[Keep] = []
+    match = _KEEP_CLAUSE.search(rest)
+    while match:
+        keeps.append(Keep(_normalise_attribute(match.group("attr")), _turn_number(match)))
+        tail = rest[match.end():]
+        rest = rest[: match.start()]
+        follow = _AND_CLAUSE.match(tail)
+        while follow:
+            keeps.append(Keep(_normalise_attribute(follow.group("attr")), _turn_number(follow)))
+            tail = tail[follow.end():]
+            follow = _AND_CLAUSE.match(tail)
+        rest = rest + tail
+        match = _KEEP_CLAUSE.search(rest)
+    return ParsedTurn(text=_tidy(rest), rollback_to=rollback, keeps=tuple(keeps))
+
+
+def resolve_turn(reference: int, current_turn: int) -> int:
+    """Turn number to 1-based index; -1 ("previous", "last") means the turn before this one."""
+    return current_turn - 1 if reference == -1 else reference
+
+
+def _normalise_attribute(words: str) -> str:
+    words = words.strip().lower()
+    return {"colour": "color"}.get(words, words)
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+([,.;])", r"\1", text)
+    text = re.sub(r"^[\s,;.]*(?:and|but|,)\s+", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"^[\s,;.]+|[\s,;]+$", "", text)
+    return text.strip()

@@ -1,0 +1,169 @@
+"""Composition strategies: how a session's turns become one query.
+
+Every strategy sees the same history (each turn's reference vector, modification text
+vector and the facet values the text asks for) and returns a ``Query``: a unit vector to
+search with and, optionally, facet constraints that re-rank the nearest candidates.
+
+- ``text``: the last turn's text alone.
+- ``image``: the current reference image alone.
+- ``sum``: weighted image + text sum, the classic zero-shot composed-retrieval baseline.
+- ``history`` (default): carries every turn forward. The vector adds the reference to all
+  turns' texts (older turns decay but never vanish), and the constraints collect what each
+  turn asked for, a later turn overriding an earlier one on the same facet (turn 4's "make
+  it blue" replaces turn 1's "red"), combination turns contributing the kept facet of the
+  named turn's image. So a request made in turn 1 is not forgotten in turn 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """One turn as a strategy sees it (after rollback has chosen the reference)."""
+
+    reference: np.ndarray | None
+    text_vector: np.ndarray | None
+    asked: Mapping[str, str] = field(default_factory=dict)  # facet -> value from the text
+    kept: Mapping[str, str] = field(default_factory=dict)  # facet -> value kept from a turn
+
+
+@dataclass(frozen=True)
+class Query:
+    vector: np.ndarray
+    constraints: Mapping[str, str] = field(default_factory=dict)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(vector))
+    return (vector / norm).astype(np.float32) if norm > 0 else vector.astype(np.float32)
+
+
+class Strategy:
+    name = ""
+    label = ""
+    description = ""
+
+    def compose(self, turns: Sequence[TurnInput]) -> Query:
+        raise NotImplementedError
+
+
+class TextOnly(Strategy):
+    name, label = "text", "Text only"
+    description = "The last turn's text alone; ignores the reference image."
+
+    def compose(self, turns: Sequence[TurnInput]) -> Query:
+        last = turns[-1]
+        if last.text_vector is None:
+            raise ValueError("the text-only strategy needs a modification text")
+        return Query(_unit(last.text_vector))
+
+
+class ImageOnly(Strategy):
+    name, label = "image", "Image only"
+    description = "The current reference image alone; ignores the text."
+
+    def compose(self, turns: Sequence[TurnInput]) -> Query:
+        last = turns[-1]
+        if last.reference is None:
+            raise ValueError("the image-only strategy needs a reference image")
+        return Query(_unit(last.reference))
+
+
+class WeightedSum(Strategy):
+    name, label = "sum", "Image + text sum"
+    description = "w·image + (1−w)·text of the last turn, the classic zero-shot baseline."
+
+    def __init__(self, image_weight: float = 0.5) -> None:
+        if not 0.0 <= image_weight <= 1.0:
+            raise ValueError("image_weight must lie in [0, 1]")
+        self.image_weight = image_weight
+
+    def compose(self, turns: Sequence[TurnInput]) -> Query:
+        last = turns[-1]
+        parts = []
+        if last.reference is not None:
+            parts.append(self.image_weight * _unit(last.reference))
+        if last.text_vector is not None:
+            parts.append((1.0 - self.image_weight) * _unit(last.text_vector))
+        if not parts:
+            raise ValueError("a turn needs a reference image or a text")
+        return Query(_unit(np.sum(parts, axis=0)))
+
+
+class HistoryAware(Strategy):
+    name, label = "history", "History-aware (default)"
+    description = (
+        "Reference + every turn's text (older turns decay), and facet constraints gathered "
+        "from all turns, later turns overriding earlier ones; combination turns keep the "
+        "named turn's facet."
+    )
+
+    def __init__(self, image_weight: float = 0.5, decay: float = 0.6) -> None:
+        self.image_weight = image_weight
+        self.decay = decay
+
+    def compose(self, turns: Sequence[TurnInput]) -> Query:
+        last = turns[-1]
+        texts = [
+            (self.decay ** (len(turns) - 1 - i)) * _unit(turn.text_vector)
+            for i, turn in enumerate(turns)
+            if turn.text_vector is not None
+        ]
+        parts = []
+        if last.reference is not None:
+            parts.append(self.image_weight * _unit(last.reference))
+        if texts:
+            parts.append((1.0 - self.image_weight) * _unit(np.sum(texts, axis=0)))
+        if not parts:
+            raise ValueError("a turn needs a reference image or a text")
+        constraints: dict[str, str] = {}
+        for turn in turns:
+            constraints.update(turn.kept)
+            constraints.update(turn.asked)
+        return Query(_unit(np.sum(parts, axis=0)), constraints)
+
+
+STRATEGIES: dict[str, type[Strategy]] = {
+    cls.name: cls for cls in (HistoryAware, WeightedSum, TextOnly, ImageOnly)
+}
+DEFAULT_STRATEGY = HistoryAware.name
+
+
+def make_strategy(name: str) -> Strategy:
+    try:
+        return STRATEGIES[name]()
+    except KeyError:
+        raise ValueError(
+            f"Unsupported strategy '{name}'. The available strategies are: "
+            + ", ".join(STRATEGIES)
+        ) from None
+
+
+def rerank(
+    ids: Sequence[str],
+    scores: np.ndarray,
+    facets_of: Mapping[str, Mapping[str, str]],
+    constraints: Mapping[str, str],
+    weight: float = 0.1,
+) -> tuple[list[str], np.ndarray]:
+    """Add ``weight`` per satisfied constraint and subtract it per contradicted one.
+
+    An item whose facet is unknown is neither rewarded nor punished. Stable: equal
+    adjusted scores keep their retrieval order.
+    """
+    if not constraints:
+        return list(ids), np.asarray(scores, dtype=np.float32)
+    adjusted = np.asarray(scores, dtype=np.float64).copy()
+    for position, image_id in enumerate(ids):
+        facets = facets_of.get(image_id, {})
+        for facet, wanted in constraints.items():
+            have = facets.get(facet)
+            if have is not None:
+                adjusted[position] += weight if have == wanted else -weight
+    order = np.argsort(-adjusted, kind="stable")
+    return [ids[i] for i in order], adjusted[order].astype(np.float32)
