@@ -68,3 +68,33 @@ def fashioniq_fixtures() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared Fashion IQ fixtures not found at {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def demo_model():
+    """The shipped demo model, loaded once per test session (CPU)."""
+    from backends.models.registry import load_model
+
+    return load_model("demo", device="cpu")
+
+
+@pytest.fixture(scope="session")
+def indexed_demo_template(demo_template: Path, demo_model, tmp_path_factory) -> Path:
+    """The small demo project with text-extracted attributes and a demo-model index."""
+    from studio.attributes.extract import extract_from_text
+    from studio.index_service import build_index
+    from studio.store import Project
+
+    folder = tmp_path_factory.mktemp("indexed-demo") / "demo"
+    shutil.copytree(demo_template, folder)
+    with Project.open(folder) as project:
+        extract_from_text(project, "tests")
+        build_index(project, demo_model)
+    return folder
+
+
+@pytest.fixture
+def indexed_demo_dir(indexed_demo_template: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "indexed-demo"
+    shutil.copytree(indexed_demo_template, target)
+    return target

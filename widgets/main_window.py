@@ -27,9 +27,13 @@ from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
 from widgets.job_runner import JobRunner
 from widgets.job_status import JobStatus
-from widgets.panes.coming_pane import ComingPane
+from widgets.panes.attributes_pane import AttributesPane
+from widgets.panes.captions_pane import CaptionsPane
 from widgets.panes.dashboard_pane import DashboardPane
+from widgets.panes.pairs_pane import PairsPane
 from widgets.panes.pane import Pane
+from widgets.panes.quality_pane import QualityPane
+from widgets.panes.retrieval_pane import RetrievalPane
 from widgets.settings_dialog import SettingsDialog
 
 PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
@@ -53,17 +57,11 @@ class MainWindow(QMainWindow):
     def _make_panes(self) -> list[Pane]:
         ws = self.workspace
         return [
-            ComingPane(ws, "Pairs", "Browse image pairs with filters, search and a "
-                       "side-by-side reference | target view; mine pairs by TF-IDF or "
-                       "embeddings."),
-            ComingPane(ws, "Captions", "Write relative captions (\"Unlike the provided image, "
-                       "the one I want …\") keyboard-first, with autosave and review."),
-            ComingPane(ws, "Attributes", "Extract attributes from product text, get model "
-                       "suggestions and review them one image or one attribute at a time."),
-            ComingPane(ws, "Retrieval", "Run composed multi-turn and chat retrieval sessions "
-                       "against the local index, with rollback and combination."),
-            ComingPane(ws, "Quality", "Rate multi-turn transactions blind on accuracy, "
-                       "historical awareness, granularity, consistency and coverage."),
+            PairsPane(ws, self.runner),
+            CaptionsPane(ws, self.runner),
+            AttributesPane(ws, self.runner),
+            RetrievalPane(ws, self.runner),
+            QualityPane(ws),
             DashboardPane(ws),
         ]
 

@@ -13,14 +13,27 @@ import time
 from collections.abc import Sequence
 
 from studio import __version__
-from studio.cli import demo_cmd
+from studio.cli import (
+    attributes_cmd,
+    demo_cmd,
+    export_cmd,
+    import_cmd,
+    index_cmd,
+    pairs_cmd,
+    quality_cmd,
+    simulate_cmd,
+    stats_cmd,
+    transactions_cmd,
+)
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 
 PROCESS_START = time.perf_counter()
 
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
-COMMAND_MODULES = (demo_cmd,)
+COMMAND_MODULES = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
+COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
+COMMAND_MODULES += (index_cmd,)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from studio.errors import StudioError
+
 
 @dataclass(frozen=True)
 class TurnInput:
@@ -138,7 +140,7 @@ def make_strategy(name: str) -> Strategy:
     try:
         return STRATEGIES[name]()
     except KeyError:
-        raise ValueError(
+        raise StudioError(
             f"Unsupported strategy '{name}'. The available strategies are: "
             + ", ".join(STRATEGIES)
         ) from None

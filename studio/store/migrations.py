@@ -184,5 +184,11 @@ CREATE TABLE experiment_runs (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2)
+# Version 3: dataset-specific fields of a pair that have no column (CIRR's ``img_set`` and
+# ``target_soft``), kept verbatim as JSON so an export writes them back unchanged.
+MIGRATION_3 = """
+ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
+"""
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
 LATEST_VERSION = len(MIGRATIONS)

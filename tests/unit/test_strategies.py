@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from studio.errors import StudioError
 from studio.sessions.strategies import (
     HistoryAware,
     ImageOnly,
@@ -66,5 +67,5 @@ def test_rerank_leaves_unknown_facets_alone_and_is_stable() -> None:
 
 
 def test_unknown_strategy_lists_the_available_ones() -> None:
-    with pytest.raises(ValueError, match="Unsupported strategy 'magic'.*history, sum, text, image"):
+    with pytest.raises(StudioError, match="Unsupported strategy 'magic'.*history, sum, text, image"):
         make_strategy("magic")

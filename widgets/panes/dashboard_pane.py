@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from studio.stats import image_counts_by_category_split
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
 
 TABLE_LABELS = {
@@ -60,6 +61,9 @@ class DashboardPane(Pane):
         self.split_table = QTableWidget()
         self.split_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.split_table, 1)
+        layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
+        self.attribute_quality = AttributeQualityPlot()
+        layout.addWidget(self.attribute_quality)
         self._stack.addWidget(content)
 
     def show_project(self, project: Project | None) -> None:
@@ -74,6 +78,7 @@ class DashboardPane(Pane):
         for key, value in project.table_counts().items():
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
+        self.attribute_quality.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))

@@ -1,0 +1,188 @@
+"""Writing labels: machine suggestions in bulk, and people's review decisions.
+
+A decision is about a fact (this image has this attribute), not about one source's row,
+so accepting or rejecting sets every row of that (image, attribute) at once, and a new
+suggestion for a fact someone already decided arrives with that decision instead of
+asking again. Re-running a machine source replaces only its undecided rows, so it is
+idempotent and never undoes a person's work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from studio.attributes.records import STATUSES
+from studio.attributes.vocabulary import VocabularyError, get_entry
+from studio.store import Project
+from studio.store.database import utc_now
+
+ENTITY = "image_attributes"
+Fact = tuple[str, int]  # (image id, attribute id)
+
+
+def decided_statuses(project: Project, image_ids: Iterable[str] | None = None) -> dict[Fact, str]:
+    """The latest accept/reject per (image, attribute), over every source."""
+    rows = project.db.execute(
+        "SELECT image_id, attribute_id, status FROM image_attributes "
+        "WHERE status != 'suggested' ORDER BY updated_at, id"
+    ).fetchall()
+    wanted = None if image_ids is None else set(image_ids)
+    return {(r[0], r[1]): r[2] for r in rows if wanted is None or r[0] in wanted}
+
+
+def replace_suggestions(
+    project: Project,
+    actor: str,
+    source: str,
+    model: str,
+    found: Mapping[str, Mapping[int, float]],
+    action: str,
+) -> dict[str, int]:
+    """Make ``source``/``model``'s rows on the images of ``found`` equal to ``found``.
+
+    ``found`` maps image id -> {attribute id: confidence}; images absent from it are left
+    alone. Decided rows are kept even when no longer found. One transaction, one audit
+    row; returns counts of rows added, updated and removed.
+    """
+    images = list(found)
+    existing: dict[Fact, tuple[str, float | None]] = {}
+    for start in range(0, len(images), 500):
+        chunk = images[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for image_id, attribute_id, status, confidence in project.db.execute(
+            "SELECT image_id, attribute_id, status, confidence FROM image_attributes "
+            f"WHERE source = ? AND model = ? AND image_id IN ({marks})",
+            [source, model, *chunk],
+        ):
+            existing[(image_id, attribute_id)] = (status, confidence)
+    decided = decided_statuses(project, images)
+    wanted = {(i, a): c for i, attrs in found.items() for a, c in attrs.items()}
+    now = utc_now()
+    added = [
+        (i, a, source, model, c, decided.get((i, a), "suggested"), now)
+        for (i, a), c in wanted.items()
+        if (i, a) not in existing
+    ]
+    updated = [
+        (c, now, i, a, source, model)
+        for (i, a), c in wanted.items()
+        if (i, a) in existing and existing[(i, a)][1] != c
+    ]
+    removed = [
+        (i, a, source, model)
+        for (i, a), (status, _) in existing.items()
+        if (i, a) not in wanted and status == "suggested"
+    ]
+    counts = {"added": len(added), "updated": len(updated), "removed": len(removed)}
+    with project.change(actor, action, ENTITY) as record:
+        db = project.db
+        db.conn.executemany(
+            "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
+            "status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            added,
+        )
+        db.conn.executemany(
+            "UPDATE image_attributes SET confidence = ?, updated_at = ? "
+            "WHERE image_id = ? AND attribute_id = ? AND source = ? AND model = ?",
+            updated,
+        )
+        db.conn.executemany(
+            "DELETE FROM image_attributes "
+            "WHERE image_id = ? AND attribute_id = ? AND source = ? AND model = ?",
+            removed,
+        )
+        record["after"] = {"source": source, "model": model, "images": len(images), **counts}
+    return counts
+
+
+def _states(project: Project, image_id: str, attribute_ids: Sequence[int]) -> dict[int, str]:
+    """Current folded status per attribute of one image (None-free: absent = missing)."""
+    out: dict[int, str] = {}
+    for attribute_id in attribute_ids:
+        rows = project.db.execute(
+            "SELECT status FROM image_attributes WHERE image_id = ? AND attribute_id = ? "
+            "ORDER BY updated_at DESC, id DESC",
+            [image_id, attribute_id],
+        ).fetchall()
+        statuses = [r[0] for r in rows]
+        decided = [s for s in statuses if s != "suggested"]
+        if statuses:
+            out[attribute_id] = decided[0] if decided else "suggested"
+    return out
+
+
+def _apply(project: Project, image_id: str, attribute_id: int, status: str, now: str) -> None:
+    db = project.db
+    if status == "suggested":
+        db.execute(
+            "DELETE FROM image_attributes WHERE image_id = ? AND attribute_id = ? "
+            "AND source = 'person'",
+            [image_id, attribute_id],
+        )
+    db.execute(
+        "UPDATE image_attributes SET status = ?, updated_at = ? "
+        "WHERE image_id = ? AND attribute_id = ?",
+        [status, now, image_id, attribute_id],
+    )
+    if status != "suggested":
+        db.execute(
+            "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
+            "status, updated_at) SELECT ?, ?, 'person', '', 1.0, ?, ? WHERE NOT EXISTS "
+            "(SELECT 1 FROM image_attributes WHERE image_id = ? AND attribute_id = ?)",
+            [image_id, attribute_id, status, now, image_id, attribute_id],
+        )
+
+
+def _check_status(status: str) -> None:
+    if status not in STATUSES:
+        raise VocabularyError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
+
+
+def review(
+    project: Project, actor: str, image_id: str, attributes: Sequence[str], status: str
+) -> None:
+    """Accept, reject or (status 'suggested') un-decide attributes of one image.
+
+    Accepting or rejecting an attribute no source suggested records it as a person's
+    label; un-deciding removes a person's own label. One audited change.
+    """
+    _check_status(status)
+    entries = [get_entry(project, name) for name in dict.fromkeys(attributes)]
+    if not entries:
+        return
+    ids = [int(e.id or 0) for e in entries]
+    before = _states(project, image_id, ids)
+    action = {"accepted": "attributes.accept", "rejected": "attributes.reject"}.get(
+        status, "attributes.undecide"
+    )
+    with project.change(
+        actor, action, ENTITY, image_id,
+        before={e.name: before.get(int(e.id or 0)) for e in entries},
+    ) as record:
+        now = utc_now()
+        for attribute_id in ids:
+            _apply(project, image_id, attribute_id, status, now)
+        record["after"] = {e.name: status for e in entries}
+
+
+def review_many(
+    project: Project, actor: str, attribute: str, image_ids: Sequence[str], status: str
+) -> None:
+    """One attribute decided on many images at once: one transaction, one audit row."""
+    _check_status(status)
+    entry = get_entry(project, attribute)
+    image_ids = list(dict.fromkeys(image_ids))
+    if not image_ids:
+        return
+    attribute_id = int(entry.id or 0)
+    before = {i: _states(project, i, [attribute_id]).get(attribute_id) for i in image_ids}
+    action = {"accepted": "attributes.accept_many", "rejected": "attributes.reject_many"}.get(
+        status, "attributes.undecide_many"
+    )
+    with project.change(
+        actor, action, ENTITY, f"attribute:{entry.name}", before=before
+    ) as record:
+        now = utc_now()
+        for image_id in image_ids:
+            _apply(project, image_id, attribute_id, status, now)
+        record["after"] = {"attribute": entry.name, "status": status, "images": image_ids}

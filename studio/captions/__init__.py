@@ -1,0 +1,1 @@
+"""Relative captions: writing with autosave and undo, review, queues and automatic flags."""

@@ -1,0 +1,183 @@
+"""Which pair an annotator writes next, and which caption a reviewer checks next.
+
+Queues are queries, not stored lists: two people working at once never get a stale
+queue, and a pair leaves everyone's queue the moment it has its captions. Pairs are
+visited in creation order. A pair whose image file is missing is never offered: nobody
+can describe what they cannot see.
+"""
+
+from __future__ import annotations
+
+from studio.captions.records import CaptionPolicy
+from studio.store import Project
+
+_VISIBLE = """
+    p.target_id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id IN (p.reference_id, p.target_id)
+                    AND i.missing = 1)
+"""
+_LIVE = (
+    "(SELECT count(*) FROM captions c WHERE c.pair_id = p.id "
+    "AND c.status IN ('submitted', 'accepted'))"
+)
+_MINE_LIVE = (
+    "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
+    "WHERE c.pair_id = p.id AND a.name = :me AND c.status IN ('submitted', 'accepted'))"
+)
+_MINE_ANY = (
+    "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
+    "WHERE c.pair_id = p.id AND a.name = :me AND c.status != 'rejected')"
+)
+_MY_DRAFT = (
+    "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
+    "WHERE c.pair_id = p.id AND a.name = :me AND c.status = 'draft')"
+)
+_SKIPPED = (
+    "EXISTS (SELECT 1 FROM audit_log s WHERE s.entity = 'pair' "
+    "AND s.entity_id = CAST(p.id AS TEXT) AND s.action = 'skip' AND s.actor = :me)"
+)
+
+
+def _needs_me(policy: CaptionPolicy) -> str:
+    """A pair needs this person: it lacks captions, they did not skip it or write one yet."""
+    mine = f"AND NOT {_MINE_LIVE}" if policy.distinct_authors else ""
+    return f"({_MY_DRAFT} OR ({_LIVE} < :quota {mine} AND NOT {_SKIPPED}))"
+
+
+def next_to_write(
+    project: Project, author: str, policy: CaptionPolicy, after: int | None = None
+) -> int | None:
+    """The first pair after ``after`` that needs this author's caption, wrapping around."""
+    sql = (
+        f"SELECT p.id FROM pairs p WHERE p.id > :after AND {_VISIBLE} "
+        f"AND {_needs_me(policy)} ORDER BY p.id LIMIT 1"
+    )
+    params = {"me": author, "quota": policy.per_pair}
+    for start in [after, -1] if after is not None else [-1]:
+        row = project.db.execute(sql, {**params, "after": start}).fetchone()
+        if row is not None:
+            return int(row[0])
+    return None
+
+
+def step_writing(
+    project: Project, author: str, policy: CaptionPolicy, current: int, forward: bool
+) -> int | None:
+    """The neighbour of ``current`` among the pairs this author wrote or may write."""
+    mine = f"({_MINE_ANY} OR {_needs_me(policy)})"
+    compare, order = (">", "ASC") if forward else ("<", "DESC")
+    row = project.db.execute(
+        f"SELECT p.id FROM pairs p WHERE p.id {compare} :current AND {_VISIBLE} AND {mine} "
+        f"ORDER BY p.id {order} LIMIT 1",
+        {"me": author, "quota": policy.per_pair, "current": current},
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def remaining_for(project: Project, author: str, policy: CaptionPolicy) -> int:
+    """How many visible pairs still need this author (the queue's length).
+
+    Counted with set arithmetic over a few flat queries whose results are small (pairs
+    that are hidden, full, or touched by this author): the per-pair conditions of
+    ``next_to_write`` would cost correlated subqueries per pair, too slow to run after
+    every save on 100,000 pairs.
+    """
+    db = project.db
+    total = int(db.execute("SELECT count(*) FROM pairs").fetchone()[0])
+    hidden = {
+        row[0]
+        for row in db.execute(
+            "SELECT id FROM pairs WHERE target_id IS NULL "
+            "OR reference_id IN (SELECT id FROM images WHERE missing = 1) "
+            "OR target_id IN (SELECT id FROM images WHERE missing = 1)"
+        )
+    }
+    full = {
+        row[0]
+        for row in db.execute(
+            "SELECT pair_id FROM captions WHERE status IN ('submitted', 'accepted') "
+            "GROUP BY pair_id HAVING count(*) >= ?",
+            [policy.per_pair],
+        )
+    }
+    mine: dict[int, set[str]] = {}
+    for pair_id, status in db.execute(
+        "SELECT c.pair_id, c.status FROM captions c JOIN people a ON a.id = c.author_id "
+        "WHERE a.name = ?",
+        [author],
+    ):
+        mine.setdefault(pair_id, set()).add(status)
+    drafts = {pair_id for pair_id, statuses in mine.items() if "draft" in statuses}
+    done = (
+        {pair_id for pair_id, statuses in mine.items() if statuses & {"submitted", "accepted"}}
+        if policy.distinct_authors
+        else set()
+    )
+    skipped = {
+        int(row[0])
+        for row in db.execute(
+            "SELECT entity_id FROM audit_log WHERE entity = 'pair' AND action = 'skip' "
+            "AND actor = ?",
+            [author],
+        )
+    }
+    closed = (full | done | skipped) - hidden
+    return total - len(hidden) - len(closed) + len((drafts - hidden) & closed)
+
+
+_REVIEWABLE = """
+    c.status != 'draft' AND (a.name IS NULL OR a.name != :me)
+    AND (c.status = 'submitted' OR r.name = :me)
+"""
+_REVIEW_FROM = """
+    FROM captions c LEFT JOIN people a ON a.id = c.author_id
+    LEFT JOIN people r ON r.id = c.reviewer_id
+"""
+
+
+def next_to_review(project: Project, reviewer: str, after: int | None = None) -> int | None:
+    """The next submitted caption (by someone else) after caption ``after``, wrapping."""
+    key = _review_key(project, after)
+    sql = (
+        f"SELECT c.id {_REVIEW_FROM} WHERE c.status = 'submitted' "
+        "AND (a.name IS NULL OR a.name != :me) AND (c.pair_id, c.position) > (:pair, :pos) "
+        "ORDER BY c.pair_id, c.position LIMIT 1"
+    )
+    for start in [key, (-1, -1)] if after is not None else [(-1, -1)]:
+        row = project.db.execute(
+            sql, {"me": reviewer, "pair": start[0], "pos": start[1]}
+        ).fetchone()
+        if row is not None:
+            return int(row[0])
+    return None
+
+
+def step_review(project: Project, reviewer: str, current: int, forward: bool) -> int | None:
+    """The neighbour of caption ``current`` among those to review or reviewed by this person."""
+    pair, position = _review_key(project, current)
+    compare, order = (">", "ASC") if forward else ("<", "DESC")
+    row = project.db.execute(
+        f"SELECT c.id {_REVIEW_FROM} WHERE {_REVIEWABLE} "
+        f"AND (c.pair_id, c.position) {compare} (:pair, :pos) "
+        f"ORDER BY c.pair_id {order}, c.position {order} LIMIT 1",
+        {"me": reviewer, "pair": pair, "pos": position},
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def review_remaining(project: Project, reviewer: str) -> int:
+    row = project.db.execute(
+        f"SELECT count(*) {_REVIEW_FROM} WHERE c.status = 'submitted' "
+        "AND (a.name IS NULL OR a.name != :me)",
+        {"me": reviewer},
+    ).fetchone()
+    return int(row[0])
+
+
+def _review_key(project: Project, caption_id: int | None) -> tuple[int, int]:
+    if caption_id is None:
+        return (-1, -1)
+    row = project.db.execute(
+        "SELECT pair_id, position FROM captions WHERE id = ?", [caption_id]
+    ).fetchone()
+    return (-1, -1) if row is None else (int(row[0]), int(row[1]))

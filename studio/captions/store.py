@@ -1,0 +1,244 @@
+"""Writing, editing and reviewing captions; every submitted change is audited.
+
+Drafts are saved on every pause in typing (``save_draft``) without an audit row: they
+are the annotator's scratch space, and auditing each keystroke would bury the real
+history. Submitting, editing, undoing and reviewing each go through ``Project.change``:
+one transaction and one audit row with the caption before and after.
+"""
+
+from __future__ import annotations
+
+import json
+
+from studio.captions.records import LIVE_STATUSES, Caption, CaptionPolicy
+from studio.errors import StudioError
+from studio.store import Project
+from studio.store.database import utc_now
+
+_SELECT = """
+    SELECT c.id, c.pair_id, c.position, c.text, a.name, c.status, c.flagged,
+           c.reject_reason, r.name, c.created_at, c.updated_at, c.reviewed_at
+    FROM captions c
+    LEFT JOIN people a ON a.id = c.author_id
+    LEFT JOIN people r ON r.id = c.reviewer_id
+"""
+
+
+def _caption(row) -> Caption:
+    return Caption(*row[:6], bool(row[6]), *row[7:])
+
+
+def get_caption(project: Project, caption_id: int) -> Caption:
+    row = project.db.execute(_SELECT + " WHERE c.id = ?", [caption_id]).fetchone()
+    if row is None:
+        raise StudioError(f"Caption {caption_id} does not exist (was its pair deleted?).")
+    return _caption(row)
+
+
+def captions_for_pair(project: Project, pair_id: int) -> list[Caption]:
+    rows = project.db.execute(
+        _SELECT + " WHERE c.pair_id = ? ORDER BY c.position, c.id", [pair_id]
+    ).fetchall()
+    return [_caption(row) for row in rows]
+
+
+def own_caption(project: Project, pair_id: int, author: str) -> Caption | None:
+    """The author's current caption on the pair: a draft, or one they submitted."""
+    mine = [
+        c
+        for c in captions_for_pair(project, pair_id)
+        if c.author == author and c.status != "rejected"
+    ]
+    return mine[-1] if mine else None
+
+
+def load_policy(project: Project) -> CaptionPolicy:
+    per_pair = project.get_meta("captions.per_pair")
+    distinct = project.get_meta("captions.distinct_authors")
+    return CaptionPolicy(int(per_pair) if per_pair else 2, distinct != "0")
+
+
+def save_policy(project: Project, policy: CaptionPolicy, actor: str) -> None:
+    before = load_policy(project)
+    with project.change(
+        actor, "set_policy", "captions", "policy", before=before.__dict__
+    ) as record:
+        project.set_meta("captions.per_pair", str(policy.per_pair))
+        project.set_meta("captions.distinct_authors", "1" if policy.distinct_authors else "0")
+        record["after"] = policy.__dict__
+
+
+def save_draft(project: Project, pair_id: int, author: str, text: str) -> Caption:
+    """Keep what the author typed so far; creates the draft on first use.
+
+    On the author's submitted (not yet reviewed) caption this is an audited edit
+    instead, so a later change of mind is never silent.
+    """
+    current = own_caption(project, pair_id, author)
+    if current is not None and current.status == "submitted":
+        return edit_caption(project, current.id, author, text) if text != current.text else current
+    if current is not None and current.status == "accepted":
+        raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+    now = utc_now()
+    with project.db.atomic():
+        if current is None:
+            person = project.ensure_person(author)
+            cursor = project.db.execute(
+                "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, 'draft', ?, ?)",
+                [pair_id, _next_position(project, pair_id), text, person.id, now, now],
+            )
+            caption_id = int(cursor.lastrowid)
+        else:
+            caption_id = current.id
+            project.db.execute(
+                "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, caption_id]
+            )
+    return get_caption(project, caption_id)
+
+
+def submit_caption(
+    project: Project, pair_id: int, author: str, text: str, policy: CaptionPolicy | None = None
+) -> tuple[Caption, dict | None]:
+    """Submit the author's caption; returns it and its state before (for undo).
+
+    Refuses empty text, a pair that already has all its captions, and (by default) a
+    second caption of the same person on one pair. The draft stays in every case.
+    """
+    text = " ".join(text.split())
+    if not text:
+        raise StudioError("The caption is empty; type how the wanted item differs.")
+    policy = policy or load_policy(project)
+    current = own_caption(project, pair_id, author)
+    if current is not None and current.status == "submitted":
+        before = current.audit_state()
+        return edit_caption(project, current.id, author, text), before
+    if current is not None and current.status == "accepted":
+        raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+    draft = save_draft(project, pair_id, author, text)  # kept whatever happens next
+    live = [c for c in captions_for_pair(project, pair_id) if c.is_live]
+    if len(live) >= policy.per_pair:
+        raise StudioError(
+            f"This pair already has {len(live)} captions; your text is kept as a draft."
+        )
+    if policy.distinct_authors and any(c.author == author for c in live):
+        raise StudioError(
+            "You already captioned this pair; a second caption must come from someone else."
+        )
+    before = draft.audit_state()
+    with project.change(author, "submit", "caption", draft.id, before=before) as record:
+        project.db.execute(
+            "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ?",
+            [text, utc_now(), draft.id],
+        )
+        caption = get_caption(project, draft.id)
+        record["after"] = caption.audit_state()
+    return caption, before
+
+
+def edit_caption(project: Project, caption_id: int, actor: str, text: str) -> Caption:
+    """Change a caption's text, keeping the old text in the audit log."""
+    current = get_caption(project, caption_id)
+    with project.change(
+        actor, "edit", "caption", caption_id, before=current.audit_state()
+    ) as record:
+        project.db.execute(
+            "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?",
+            [text, utc_now(), caption_id],
+        )
+        caption = get_caption(project, caption_id)
+        record["after"] = caption.audit_state()
+    return caption
+
+
+def undo_save(project: Project, caption_id: int, actor: str, before: dict) -> Caption:
+    """Put a caption back as it was before the author's last save (text and status)."""
+    current = get_caption(project, caption_id)
+    if current.reviewed_at is not None:
+        raise StudioError("This caption was reviewed since; it can no longer be undone.")
+    with project.change(
+        actor, "undo", "caption", caption_id, before=current.audit_state()
+    ) as record:
+        project.db.execute(
+            "UPDATE captions SET text = ?, status = ?, updated_at = ? WHERE id = ?",
+            [before["text"], before["status"], utc_now(), caption_id],
+        )
+        caption = get_caption(project, caption_id)
+        record["after"] = caption.audit_state()
+    return caption
+
+
+def review_caption(
+    project: Project,
+    caption_id: int,
+    reviewer: str,
+    decision: str,
+    reason: str = "",
+    text: str | None = None,
+) -> Caption:
+    """Accept (optionally with edited text) or reject (with a reason) one caption."""
+    if decision not in ("accept", "reject"):
+        raise StudioError(f"Unknown review decision {decision!r}; use accept or reject.")
+    reason = reason.strip()
+    if decision == "reject" and not reason:
+        raise StudioError("Say why the caption is rejected; the author will see the reason.")
+    current = get_caption(project, caption_id)
+    if current.author == reviewer:
+        raise StudioError("You cannot review your own caption.")
+    if current.status == "draft":
+        raise StudioError("This caption is still a draft; it cannot be reviewed yet.")
+    new_text = current.text if text is None else " ".join(text.split())
+    if not new_text:
+        raise StudioError("The edited caption is empty; reject it instead.")
+    person = project.ensure_person(reviewer, "reviewer")
+    status = "accepted" if decision == "accept" else "rejected"
+    with project.change(
+        reviewer, decision, "caption", caption_id, before=current.audit_state()
+    ) as record:
+        project.db.execute(
+            "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
+            "reviewed_at = ?, updated_at = ? WHERE id = ?",
+            [new_text, status, reason or None, person.id, utc_now(), utc_now(), caption_id],
+        )
+        caption = get_caption(project, caption_id)
+        record["after"] = caption.audit_state()
+    return caption
+
+
+def mark_pair(project: Project, pair_id: int, actor: str, action: str, reason: str = "") -> None:
+    """Record that the person skipped or flagged a pair (``action``: skip | flag)."""
+    if action not in ("skip", "flag", "unflag"):
+        raise StudioError(f"Unknown pair mark {action!r}.")
+    with project.change(actor, action, "pair", pair_id) as record:
+        record["after"] = {"reason": reason} if reason else {}
+
+
+def flagged_pairs(project: Project) -> dict[int, str]:
+    """Pairs whose latest flag/unflag is a flag, with the reason given."""
+    rows = project.db.execute(
+        "SELECT entity_id, action, after FROM audit_log WHERE entity = 'pair' "
+        "AND action IN ('flag', 'unflag') ORDER BY id"
+    ).fetchall()
+    flags: dict[int, str] = {}
+    for entity_id, action, after in rows:
+        if action == "flag":
+            flags[int(entity_id)] = json.loads(after or "{}").get("reason", "")
+        else:
+            flags.pop(int(entity_id), None)
+    return flags
+
+
+def _next_position(project: Project, pair_id: int) -> int:
+    row = project.db.execute(
+        "SELECT max(position) FROM captions WHERE pair_id = ?", [pair_id]
+    ).fetchone()
+    return 0 if row[0] is None else int(row[0]) + 1
+
+
+def live_count(project: Project, pair_id: int) -> int:
+    marks = ",".join("?" * len(LIVE_STATUSES))
+    row = project.db.execute(
+        f"SELECT count(*) FROM captions WHERE pair_id = ? AND status IN ({marks})",
+        [pair_id, *LIVE_STATUSES],
+    ).fetchone()
+    return int(row[0])

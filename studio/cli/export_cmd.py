@@ -1,0 +1,78 @@
+"""``cir-studio export fashioniq|cirr|jsonl``: write the project's pairs and captions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from studio.cli.progress import TerminalProgress
+from studio.cli.project_arg import add_project_argument, open_project
+
+FORMATS = {
+    "fashioniq": "Fashion IQ files (captions/ and image_splits/) in the folder OUT",
+    "cirr": "CIRR files (captions/ and image_splits/) in the folder OUT",
+    "jsonl": "one JSON line per pair with every caption's author, reviewer, status and times",
+    "ranking": "the top-50 gallery ids per pair (Fashion IQ challenge format) from the index",
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    command = subparsers.add_parser(
+        "export",
+        help="export pairs and captions as Fashion IQ, CIRR or JSON Lines",
+        description="Submitted and accepted captions are exported; drafts never are.",
+    )
+    kinds = command.add_subparsers(dest="export_kind", metavar="FORMAT", required=True)
+    for name, help_text in FORMATS.items():
+        parser = kinds.add_parser(
+            name, help=help_text, description=help_text[0].upper() + help_text[1:] + "."
+        )
+        parser.add_argument("out", type=Path, help="folder (or .jsonl file) to write")
+        add_project_argument(parser)
+        parser.add_argument(
+            "--source", help="only pairs and images of this source (e.g. fashioniq, cirr, mined)"
+        )
+        parser.add_argument("--json", action="store_true", help="print a JSON summary")
+        parser.set_defaults(func=run_export)
+        if name == "ranking":
+            parser.add_argument(
+                "--model",
+                dest="export_model",
+                help="embedding model (default: the one in Settings)",
+            )
+            parser.add_argument("--device", dest="export_device", help="cpu, cuda, mps or auto")
+            parser.add_argument("--k", type=int, default=50, help="ids per ranking (50)")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from studio.exporters import EXPORTERS
+
+    options = {}
+    if args.export_kind == "ranking":
+        from studio.settings import Settings
+
+        settings = Settings.load()
+        options = {
+            "model": args.export_model or args.model or settings.model,
+            "device": args.export_device or args.device or settings.device,
+            "k": args.k,
+        }
+    with open_project(args) as project, TerminalProgress(f"Exporting {args.export_kind}") as bar:
+        summary = EXPORTERS[args.export_kind](
+            project, args.out, source=args.source, progress=bar, **options
+        )
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        files = summary.get("files")
+        if files:
+            for name, counts in files.items():
+                details = ", ".join(
+                    f"{value} {key.replace('_', ' ')}" for key, value in counts.items()
+                )
+                print(f"{name}: {details}")
+        else:
+            print(f"{summary['pairs']} pairs with {summary['captions']} captions")
+        print(f"Written to {summary['out']}")
+    return 0

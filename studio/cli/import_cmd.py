@@ -1,0 +1,122 @@
+"""``cir-studio import fashioniq|cirr|folder``: validate a dataset, then import it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from studio.cli.progress import TerminalProgress
+from studio.cli.project_arg import add_project_argument, cli_user, open_or_create_project
+
+LISTED = 10
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    command = subparsers.add_parser(
+        "import",
+        help="import Fashion IQ, CIRR or a folder of images into a project",
+        description="Every file is validated first; a problem stops the import before "
+        "anything is written, unless --skip-invalid is given.",
+    )
+    kinds = command.add_subparsers(dest="import_kind", metavar="FORMAT", required=True)
+    fashioniq = kinds.add_parser(
+        "fashioniq",
+        help="captions/cap.CAT.SPLIT.json and image_splits/split.CAT.SPLIT.json",
+        description="Import Fashion IQ: pairs with their two captions, and the gallery of "
+        "each category and split. Missing image files are counted and listed.",
+    )
+    cirr = kinds.add_parser(
+        "cirr",
+        help="captions/cap.rc2.SPLIT.json and image_splits/split.rc2.SPLIT.json",
+        description="Import CIRR: pairs with their caption, image sets and soft targets.",
+    )
+    for parser in (fashioniq, cirr):
+        parser.add_argument(
+            "root", type=Path, help="the dataset folder (holds captions/ and image_splits/)"
+        )
+        parser.add_argument(
+            "--images",
+            type=Path,
+            metavar="DIR",
+            help="folder of the image files (default: ROOT/images for Fashion "
+            "IQ, ROOT/img_raw for CIRR, else the project's image root)",
+        )
+    folder = kinds.add_parser(
+        "folder",
+        help="a folder of images with optional product metadata",
+        description="Import every image below a folder (hashing each), with metadata from a "
+        "CSV, JSON or JSON Lines file (id, title, description, category, split).",
+    )
+    folder.add_argument("root", type=Path, help="the folder of images")
+    folder.add_argument(
+        "--metadata",
+        type=Path,
+        metavar="FILE",
+        help="metadata file (default: metadata.csv/.json/.jsonl in the folder)",
+    )
+    for parser in (fashioniq, cirr, folder):
+        add_project_argument(
+            parser,
+            "the project (created, with the images as its image "
+            "root, when the path does not exist)",
+        )
+        parser.add_argument(
+            "--skip-invalid",
+            action="store_true",
+            help="import the valid entries and report the rest",
+        )
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.set_defaults(func=run_import)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from studio.importers import import_cirr, import_fashioniq, import_folder
+
+    with open_or_create_project(args, _image_root(args)) as project:
+        options = {"skip_invalid": args.skip_invalid, "actor": cli_user()}
+        with TerminalProgress(f"Importing {args.import_kind}") as progress:
+            if args.import_kind == "fashioniq":
+                report = import_fashioniq(
+                    project, args.root, args.images, progress=progress, **options
+                )
+            elif args.import_kind == "cirr":
+                report = import_cirr(project, args.root, args.images, progress=progress, **options)
+            else:
+                report = import_folder(
+                    project, args.root, args.metadata, progress=progress, **options
+                )
+    if args.json:
+        print(json.dumps(report.to_dict(), sort_keys=True))
+        return 0
+    for (category, split), counts in sorted(report.groups.items()):
+        print(
+            f"{category or '(no category)'}/{split or '(no split)'}: "
+            f"{counts['entries']} entries, {counts['captions']} captions, "
+            f"{counts['gallery']} gallery images, {counts['missing']} missing image files"
+        )
+    print(
+        f"Added {report.images_added} images, {report.pairs_added} pairs and "
+        f"{report.captions_added} captions."
+    )
+    if report.missing_images:
+        shown = ", ".join(report.missing_images[:LISTED])
+        more = " …" if len(report.missing_images) > LISTED else ""
+        print(f"{len(report.missing_images)} image files are missing: {shown}{more}")
+    if report.problems:
+        print(f"Skipped {report.skipped} invalid entries ({len(report.problems)} problems):")
+        for problem in report.problems[:LISTED]:
+            print(f"  {problem}")
+        if len(report.problems) > LISTED:
+            print(f"  … and {len(report.problems) - LISTED} more (--json lists them all)")
+    return 0
+
+
+def _image_root(args: argparse.Namespace) -> Path:
+    """Where a project created by this import keeps its images."""
+    if args.import_kind == "folder":
+        return args.root
+    if args.images:
+        return args.images
+    default = args.root / ("images" if args.import_kind == "fashioniq" else "img_raw")
+    return default if default.is_dir() else args.root

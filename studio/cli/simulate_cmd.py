@@ -1,0 +1,172 @@
+"""``cir-studio simulate``, ``cir-studio evaluate`` and ``cir-studio experiments``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from studio.cli.progress import TerminalProgress
+from studio.cli.project_arg import add_project_argument, cli_user, open_project
+from studio.errors import StudioError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    simulate = subparsers.add_parser(
+        "simulate",
+        help="multi-turn or chat retrieval with a simulated user, N targets × T turns",
+        description="Run N dialogs of T turns with a simulated user on the project's index. "
+        "Every strategy sees the same seeded list of (target, start image) pairs. Prints "
+        "Recall@1/5/10/20/50, ranking percentile, cumulative Hits@10 and mean rank per turn "
+        "with 95%% confidence intervals, and stores the run in the project.",
+    )
+    add_project_argument(simulate)
+    simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text or image (history)")
+    simulate.add_argument("--simulator", default="attribute", help="simulated user: attribute, retrospective or chat (attribute)")
+    simulate.add_argument("--questioner", default="infogain", help="chat questioner: infogain or random (infogain)")
+    simulate.add_argument("--turns", type=int, default=5, help="turns or chat rounds (5)")
+    simulate.add_argument("--n", type=int, default=200, help="number of dialogs (200)")
+    simulate.add_argument("--seed", type=int, default=0, help="seed of the dialog list (0)")
+    simulate.add_argument("--split", default="test",
+                          help="targets from this split ('all' for every image; test)")
+    simulate.add_argument("--comparative", type=float, default=0.3,
+                          help="share of comparative phrases (0.3)")
+    simulate.add_argument("--noise", type=float, default=0.0,
+                          help="chance that a phrase names a wrong value (0)")
+    _model_arguments(simulate)
+    simulate.set_defaults(func=run_simulate)
+
+    evaluate = subparsers.add_parser(
+        "evaluate",
+        help="the standard single-turn protocols on imported datasets",
+        description="Fashion IQ: R@10 and R@50 per category, reference kept in the gallery, "
+        "captions joined as 'c1 and c2'. CIRR: reference removed, R@1/5/10/50 and "
+        "Recall_subset@1/2/3.",
+    )
+    evaluate.add_argument("protocol", choices=("fashioniq", "cirr"))
+    add_project_argument(evaluate)
+    evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text or image (sum)")
+    evaluate.add_argument("--source", help="only pairs imported from this dataset")
+    _model_arguments(evaluate)
+    evaluate.set_defaults(func=run_evaluate)
+
+    experiments = subparsers.add_parser("experiments", help="stored simulation runs")
+    actions = experiments.add_subparsers(dest="experiments_command", metavar="ACTION",
+                                         required=True)
+    listing = actions.add_parser("list", help="list stored runs")
+    add_project_argument(listing)
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(func=run_list)
+    plot = actions.add_parser("plot", help="plot stored runs side by side as a PNG")
+    add_project_argument(plot)
+    plot.add_argument("png", type=Path, help="the PNG to write")
+    plot.add_argument("--runs", help="comma-separated run ids (default: every simulate run)")
+    plot.add_argument("--csv", type=Path, help="also write the runs' per-turn figures as CSV")
+    plot.set_defaults(func=run_plot)
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default="demo", help="embedding model (demo)")
+    parser.add_argument("--device", default=None, help="auto, cpu, cuda or mps")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    if parser.prog.endswith("simulate"):
+        parser.add_argument("--csv", type=Path, metavar="FILE", help="write per-turn CSV")
+        parser.add_argument("--png", type=Path, metavar="FILE", help="plot the run as PNG")
+
+
+def _context(args: argparse.Namespace, project):
+    from studio.sessions.setup import load_session_context
+
+    return load_session_context(project, args.model, args.device)
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    from studio.simulation.outputs import save_plot, store_run, write_csv, write_json
+    from studio.simulation.runner import RunConfig, run_simulation
+
+    config = RunConfig(
+        strategy=args.strategy, simulator=args.simulator, turns=args.turns, n=args.n,
+        seed=args.seed, model=args.model, split=None if args.split == "all" else args.split,
+        questioner=args.questioner, comparative=args.comparative, noise=args.noise,
+    )
+    with open_project(args) as project:
+        context = _context(args, project)
+        with TerminalProgress(f"Simulating {config.label}") as progress:
+            result = run_simulation(context, config, progress=progress)
+        summary = result.summary()
+        summary["run_id"] = store_run(project, "simulate", summary, result.queries, cli_user())
+    if args.json:
+        write_json(args.json, summary)
+    if args.csv:
+        write_csv(args.csv, [summary])
+    if args.png:
+        save_plot(args.png, [summary])
+    print(_table(summary))
+    return 0
+
+
+def _table(summary: dict) -> str:
+    lines = [f"{summary['label']}: {summary['queries']} dialogs, run {summary['run_id']}",
+             "turn   R@1    R@5    R@10   R@20   R@50   P      Hits@10 mean rank"]
+    for row in summary["per_turn"]:
+        r = row["recall_at"]
+        lines.append(
+            f"{row['turn']:>4}  " + "  ".join(f"{r[k]:.3f}" for k in ("1", "5", "10", "20", "50"))
+            + f"  {row['percentile']['value']:.3f}  {row['hits_at_10']['value']:.3f}"
+            + f"   {row['mean_rank']['value']:.1f}"
+        )
+    return "\n".join(lines)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from studio.simulation.outputs import store_run, write_json
+    from studio.simulation.protocols import evaluate_cirr, evaluate_fashioniq
+
+    evaluate = evaluate_fashioniq if args.protocol == "fashioniq" else evaluate_cirr
+    with open_project(args) as project:
+        context = _context(args, project)
+        with TerminalProgress(f"Evaluating ({args.protocol})") as progress:
+            report = evaluate(context, args.strategy, args.source, progress=progress)
+        report["run_id"] = store_run(project, f"evaluate-{args.protocol}", report, [],
+                                     cli_user())
+    if args.json:
+        write_json(args.json, report)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from studio.simulation.outputs import list_runs
+
+    with open_project(args) as project:
+        runs = list_runs(project)
+    if args.json:
+        print(json.dumps(runs))
+        return 0
+    if not runs:
+        print("No stored runs yet; run 'cir-studio simulate' or 'cir-studio evaluate'.")
+    for run in runs:
+        label = run["summary"].get("label", run["kind"])
+        print(f"{run['id']:>4}  {run['created_at'][:19]}  {run['kind']:<18} {label}")
+    return 0
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    from studio.simulation.outputs import list_runs, save_plot, write_csv
+
+    with open_project(args) as project:
+        runs = list_runs(project, "simulate")
+    if args.runs:
+        try:
+            wanted = {int(part) for part in args.runs.split(",")}
+        except ValueError:
+            raise StudioError("--runs takes comma-separated run ids, e.g. --runs 3,4") from None
+        runs = [r for r in runs if r["id"] in wanted]
+    if not runs:
+        raise StudioError("No simulate runs to plot; run 'cir-studio simulate' first.")
+    summaries = [run["summary"] for run in runs]
+    save_plot(args.png, summaries)
+    if args.csv:
+        write_csv(args.csv, summaries)
+    print(f"Plotted {len(runs)} run(s) into {args.png}.")
+    return 0

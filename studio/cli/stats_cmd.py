@@ -1,0 +1,45 @@
+"""``cir-studio stats``: pairs, captions, gallery images and missing files per group."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from studio.cli.project_arg import add_project_argument, open_project
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    command = subparsers.add_parser(
+        "stats",
+        help="counts per category and split, and per annotator",
+        description="Pairs, captions (submitted or accepted), gallery images and missing "
+        "image files per category and split; captions per annotator.",
+    )
+    add_project_argument(command)
+    command.add_argument("--json", action="store_true", help="print JSON")
+    command.set_defaults(func=run_stats)
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from studio.stats import annotator_throughput, pair_counts_by_category_split
+
+    with open_project(args) as project:
+        groups = pair_counts_by_category_split(project)
+        annotators = annotator_throughput(project)
+    if args.json:
+        print(json.dumps({"groups": groups, "annotators": annotators}, sort_keys=True))
+        return 0
+    print(f"{'category':<14}{'split':<10}{'pairs':>9}{'captions':>10}{'gallery':>9}{'missing':>9}")
+    for category, splits in groups.items():
+        for split, c in splits.items():
+            print(
+                f"{category:<14}{split:<10}{c['pairs']:>9}{c['captions']:>10}"
+                f"{c['gallery']:>9}{c['missing']:>9}"
+            )
+    for entry in annotators:
+        rate = f", {entry['per_hour']} per hour" if entry["per_hour"] else ""
+        print(
+            f"{entry['name']}: {entry['written']} captions ({entry['accepted']} accepted, "
+            f"{entry['rejected']} rejected, {entry['draft']} drafts){rate}"
+        )
+    return 0

@@ -1,0 +1,273 @@
+"""The project's embedding cache: one vector per (model, image content hash), kept on disk.
+
+Embedding is the slowest thing the studio does, so vectors are computed once per model
+and image content and reused by the index, pair mining, attribute suggestions and quality
+reports. The cache lives in ``<project cache>/embeddings/<model-slug>/``:
+
+- ``model.json`` names the model's cache key; a folder never holds two models' vectors;
+- ``shard-NNNNNN.npy`` are float32 arrays written atomically, a few thousand rows each;
+- ``keys.sqlite`` maps a content hash to (shard, row), and remembers images that could not
+  be read, with the reason, so they are not retried until their bytes change.
+
+A build that is cancelled or killed keeps every shard already written; the next run skips
+those hashes (resumable). Renamed or moved images keep their vectors (same content).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from studio.errors import StudioError
+from studio.hashing import file_digest
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.store import Project
+from studio.store.records import ImageRecord
+
+if TYPE_CHECKING:
+    from backends.models.base import EmbeddingModel
+
+SHARD_ROWS = 2048
+KEYS_FILE = "keys.sqlite"
+MODEL_FILE = "model.json"
+
+
+def model_slug(cache_key: str) -> str:
+    """A folder name for a model: readable, filesystem-safe, and unique per cache key."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", cache_key).strip("-.")[:60] or "model"
+    return f"{readable}-{hashlib.sha1(cache_key.encode()).hexdigest()[:8]}"
+
+
+class EmbeddingCache:
+    """Vectors of one model, keyed by image content hash."""
+
+    def __init__(self, folder: Path, cache_key: str, dim: int) -> None:
+        self.folder = Path(folder)
+        self.cache_key = cache_key
+        self.dim = int(dim)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._check_model()
+        self._local = threading.local()
+        with self._db() as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors "
+                "(hash TEXT PRIMARY KEY, shard INTEGER NOT NULL, row INTEGER NOT NULL)"
+            )
+            db.execute("CREATE TABLE IF NOT EXISTS skipped (hash TEXT PRIMARY KEY, reason TEXT)")
+
+    @classmethod
+    def for_project(cls, project: Project, model: EmbeddingModel) -> EmbeddingCache:
+        folder = project.cache_dir / "embeddings" / model_slug(model.cache_key)
+        return cls(folder, model.cache_key, model.dim)
+
+    def _check_model(self) -> None:
+        path = self.folder / MODEL_FILE
+        wanted = {"cache_key": self.cache_key, "dim": self.dim}
+        if path.is_file():
+            stored = json.loads(path.read_text())
+            if stored != wanted:
+                raise StudioError(
+                    f"The embedding cache {self.folder} belongs to model "
+                    f"{stored.get('cache_key')!r} (dim {stored.get('dim')}), not "
+                    f"{self.cache_key!r}; delete the folder to rebuild it."
+                )
+        else:
+            path.write_text(json.dumps(wanted, indent=2))
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.folder / KEYS_FILE, timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+            self._local.db = db
+        return db
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    def __len__(self) -> int:
+        return int(self._db().execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+    def known(self, hashes: Iterable[str]) -> set[str]:
+        """Hashes already embedded or already known to be unreadable."""
+        wanted = list(dict.fromkeys(hashes))
+        found: set[str] = set()
+        db = self._db()
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start : start + 900]
+            marks = ",".join("?" * len(chunk))
+            for table in ("vectors", "skipped"):
+                rows = db.execute(f"SELECT hash FROM {table} WHERE hash IN ({marks})", chunk)
+                found.update(row[0] for row in rows)
+        return found
+
+    def skipped(self) -> dict[str, str]:
+        return dict(self._db().execute("SELECT hash, reason FROM skipped").fetchall())
+
+    def put(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        """Store vectors: the shard file first, then its keys in one transaction."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if len(hashes) != len(vectors) or (len(vectors) and vectors.shape[1] != self.dim):
+            raise ValueError(f"expected {len(hashes)} vectors of dimension {self.dim}")
+        if not len(hashes):
+            return
+        db = self._db()
+        shard = int(db.execute("SELECT coalesce(max(shard), 0) + 1 FROM vectors").fetchone()[0])
+        while (self.folder / f"shard-{shard:06d}.npy").exists():
+            shard += 1  # a shard left by a crash before its keys were written
+        tmp = self.folder / f"shard-{shard:06d}.tmp.npy"
+        np.save(tmp, vectors)
+        tmp.replace(self.folder / f"shard-{shard:06d}.npy")
+        with db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (hash, shard, row) VALUES (?, ?, ?)",
+                [(h, shard, row) for row, h in enumerate(hashes)],
+            )
+
+    def put_skipped(self, reasons: dict[str, str]) -> None:
+        if reasons:
+            with self._db() as db:
+                db.executemany(
+                    "INSERT OR REPLACE INTO skipped (hash, reason) VALUES (?, ?)", reasons.items()
+                )
+
+    def get(self, hashes: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(found mask, vectors of the found hashes in input order)."""
+        locations: dict[str, tuple[int, int]] = {}
+        db = self._db()
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 900):
+            chunk = unique[start : start + 900]
+            marks = ",".join("?" * len(chunk))
+            rows = db.execute(
+                f"SELECT hash, shard, row FROM vectors WHERE hash IN ({marks})", chunk
+            )
+            locations.update((h, (s, r)) for h, s, r in rows)
+        found = np.array([h in locations for h in hashes], dtype=bool)
+        out = np.zeros((int(found.sum()), self.dim), dtype=np.float32)
+        by_shard: dict[int, list[tuple[int, int]]] = {}
+        for position, h in enumerate(h for h in hashes if h in locations):
+            shard, row = locations[h]
+            by_shard.setdefault(shard, []).append((position, row))
+        for shard, pairs in by_shard.items():
+            array = np.load(self.folder / f"shard-{shard:06d}.npy", mmap_mode="r")
+            positions, rows = zip(*pairs, strict=True)
+            out[list(positions)] = array[list(rows)]
+        return found, out
+
+
+@dataclass
+class EmbedReport:
+    """What an embedding run did; ``skipped`` pairs image ids with reasons."""
+
+    embedded: int = 0
+    cached: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def image_hashes(project: Project, images: Sequence[ImageRecord]) -> dict[str, str]:
+    """Content hash per image id: the stored one, else hashed from the file now."""
+    out: dict[str, str] = {}
+    for image in images:
+        if image.content_hash:
+            out[image.id] = image.content_hash
+            continue
+        path = project.image_path(image)
+        if path.is_file():
+            out[image.id] = file_digest(path)
+    return out
+
+
+def embed_project_images(
+    project: Project,
+    model: EmbeddingModel,
+    images: Sequence[ImageRecord] | None = None,
+    *,
+    batch_size: int = 64,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> EmbedReport:
+    """Make sure the cache holds a vector for every readable image (default: all images).
+
+    Images whose content is already cached are skipped, so an interrupted run resumes.
+    Vectors are flushed to disk every ``SHARD_ROWS`` images and when the job stops.
+    """
+    from backends.embedding import iter_embedded_batches
+
+    images = list(images if images is not None else project.iter_images())
+    cache = EmbeddingCache.for_project(project, model)
+    report = EmbedReport()
+    hashes = image_hashes(project, images)
+    for image in images:
+        if image.id not in hashes:
+            report.skipped.append((image.id, "file not found"))
+    known = cache.known(hashes.values())
+    skipped_before = cache.skipped()
+    todo: dict[str, ImageRecord] = {}
+    for image in images:
+        digest = hashes.get(image.id)
+        if digest is None:
+            continue
+        if digest in skipped_before:
+            report.skipped.append((image.id, skipped_before[digest]))
+        elif digest in known:
+            report.cached += 1
+        else:
+            todo.setdefault(digest, image)
+    todo_hashes = list(todo)
+    paths = [project.image_path(todo[h]) for h in todo_hashes]
+    pending_hashes: list[str] = []
+    pending_vectors: list[np.ndarray] = []
+
+    def flush() -> None:
+        if pending_hashes:
+            cache.put(pending_hashes, np.concatenate(pending_vectors))
+            report.embedded += len(pending_hashes)
+            pending_hashes.clear()
+            pending_vectors.clear()
+
+    path_index = {path: i for i, path in enumerate(paths)}
+    try:
+        batches = iter_embedded_batches(
+            model, paths, batch_size=batch_size, progress=progress, cancel=cancel
+        )
+        for batch in batches:
+            pending_hashes.extend(todo_hashes[int(i)] for i in batch.indices)
+            pending_vectors.append(batch.vectors)
+            reasons = {todo_hashes[path_index[path]]: reason for path, reason in batch.skipped}
+            cache.put_skipped(reasons)
+            report.skipped.extend((todo[h].id, r) for h, r in reasons.items())
+            if len(pending_hashes) >= SHARD_ROWS:
+                flush()
+    finally:
+        flush()
+        cache.close()
+    return report
+
+
+def cached_vectors(
+    project: Project, model: EmbeddingModel, images: Sequence[ImageRecord] | None = None
+) -> tuple[list[str], np.ndarray]:
+    """(image ids, vectors) for the images whose vectors are cached; embeds nothing."""
+    images = list(images if images is not None else project.iter_images())
+    hashes = image_hashes(project, images)
+    with_hash = [image for image in images if image.id in hashes]
+    cache = EmbeddingCache.for_project(project, model)
+    try:
+        found, vectors = cache.get([hashes[image.id] for image in with_hash])
+    finally:
+        cache.close()
+    ids = [image.id for image, hit in zip(with_hash, found, strict=True) if hit]
+    return ids, vectors

@@ -1,0 +1,204 @@
+"""What an importer decided to write, and writing it: one transaction, cancellable.
+
+Importers only read and validate; they hand an ``ImportPlan`` to ``apply_plan``, which
+inserts images, pairs and captions inside one ``Project.change`` (one transaction and
+one audit row). Cancelling rolls everything back. Rows that already exist are kept as
+they are (images by id, pairs by ``(source, external_key)``, captions by pair and
+position), so importing the same files twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from studio.errors import StudioError
+from studio.importers.validation import Problem
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.store import Project
+from studio.store.database import utc_now
+from studio.store.records import ImageRecord
+
+BATCH = 1000
+
+
+@dataclass(frozen=True)
+class PairEntry:
+    """One annotated pair of the input, with its captions in order."""
+
+    external_key: str
+    reference_id: str
+    target_id: str | None
+    category: str
+    split: str
+    captions: tuple[str, ...]
+    extra: str = "{}"  # dataset fields without a column, as JSON (pairs.extra)
+
+
+@dataclass
+class ImportPlan:
+    dataset: str
+    source: str
+    images: list[ImageRecord] = field(default_factory=list)
+    pairs: list[PairEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    author: str = ""
+    gallery: Counter[tuple[str, str]] = field(default_factory=Counter)
+    missing_known: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    """What an import found and wrote; ``groups`` is keyed by (category, split)."""
+
+    dataset: str
+    groups: dict[tuple[str, str], dict[str, int]]
+    images_added: int
+    pairs_added: int
+    captions_added: int
+    missing_images: list[str]
+    problems: list[Problem]
+
+    @property
+    def skipped(self) -> int:
+        """Entries (or whole files) left out because of problems (one may have several)."""
+        return len({(problem.file, problem.entry) for problem in self.problems})
+
+    def to_dict(self) -> dict[str, Any]:
+        per_group: dict[str, dict[str, dict[str, int]]] = {}
+        for (category, split), counts in sorted(self.groups.items()):
+            per_group.setdefault(category or "(none)", {})[split or "(none)"] = counts
+        return {
+            "dataset": self.dataset,
+            "groups": per_group,
+            "images_added": self.images_added,
+            "pairs_added": self.pairs_added,
+            "captions_added": self.captions_added,
+            "missing_images": len(self.missing_images),
+            "missing_image_ids": self.missing_images,
+            "problems": [p.to_dict() for p in self.problems],
+            "skipped": self.skipped,
+        }
+
+
+def relative_image_path(project: Project, file: Path) -> str:
+    """The image's path relative to the project's image root ('../' where it lies outside)."""
+    try:
+        return Path(os.path.relpath(Path(file).resolve(), project.image_root)).as_posix()
+    except ValueError as error:  # another drive on Windows
+        raise StudioError(
+            f"{file} cannot be reached from the project's image root {project.image_root}."
+        ) from error
+
+
+def group_counts(plan: ImportPlan) -> dict[tuple[str, str], dict[str, int]]:
+    groups: dict[tuple[str, str], dict[str, int]] = {}
+
+    def group(key: tuple[str, str]) -> dict[str, int]:
+        return groups.setdefault(key, {"entries": 0, "captions": 0, "gallery": 0, "missing": 0})
+
+    for pair in plan.pairs:
+        counts = group((pair.category, pair.split))
+        counts["entries"] += 1
+        counts["captions"] += len(pair.captions)
+    for key, size in plan.gallery.items():
+        group(key)["gallery"] = size
+    for image in plan.images:
+        if image.missing:
+            group((image.category, image.split))["missing"] += 1
+    for _, key in plan.missing_known:
+        group(key)["missing"] += 1
+    return groups
+
+
+def apply_plan(
+    project: Project,
+    plan: ImportPlan,
+    actor: str,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> ImportReport:
+    """Write the plan in one transaction; returns what was added."""
+    cancel = cancel or CancelToken()
+    db = project.db
+    before = project.table_counts()
+    total = len(plan.images) + len(plan.pairs)
+    done = 0
+    now = utc_now()
+    with project.change(actor, "import", "dataset", plan.source) as record:
+        for start in range(0, len(plan.images), BATCH):
+            cancel.raise_if_cancelled()
+            rows = [
+                {**image.to_row(), "added_at": now} for image in plan.images[start : start + BATCH]
+            ]
+            db["images"].insert_all(rows, pk="id", ignore=True)
+            done += len(rows)
+            progress(done, total, "images")
+        author_id = project.ensure_person(plan.author).id if plan.author else None
+        for start in range(0, len(plan.pairs), BATCH):
+            cancel.raise_if_cancelled()
+            batch = plan.pairs[start : start + BATCH]
+            _insert_pairs(project, plan.source, batch, author_id, now)
+            done += len(batch)
+            progress(done, total, "pairs and captions")
+        after = project.table_counts()
+        added = {table: after[table] - before[table] for table in ("images", "pairs", "captions")}
+        record["after"] = {"dataset": plan.dataset, **added, "skipped": len(plan.problems)}
+    return ImportReport(
+        dataset=plan.dataset,
+        groups=group_counts(plan),
+        images_added=added["images"],
+        pairs_added=added["pairs"],
+        captions_added=added["captions"],
+        missing_images=[image.id for image in plan.images if image.missing]
+        + [image_id for image_id, _ in plan.missing_known],
+        problems=plan.problems,
+    )
+
+
+def _insert_pairs(
+    project: Project, source: str, batch: list[PairEntry], author_id: int | None, now: str
+) -> None:
+    db = project.db
+    db.conn.executemany(
+        "INSERT INTO pairs (reference_id, target_id, category, split, method, source, "
+        "external_key, extra, created_at) VALUES (?, ?, ?, ?, 'imported', ?, ?, ?, ?) "
+        "ON CONFLICT (source, external_key) DO NOTHING",
+        [
+            (p.reference_id, p.target_id, p.category, p.split, source, p.external_key, p.extra, now)
+            for p in batch
+        ],
+    )
+    keys = [p.external_key for p in batch]
+    ids: dict[str, int] = {}
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(
+            f"SELECT external_key, id FROM pairs WHERE source = ? AND external_key IN ({marks})",
+            [source, *chunk],
+        ).fetchall()
+        ids.update(dict(rows))
+    db.conn.executemany(
+        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+        "updated_at) SELECT ?, ?, ?, ?, 'submitted', ?, ? WHERE NOT EXISTS "
+        "(SELECT 1 FROM captions WHERE pair_id = ? AND position = ?)",
+        [
+            (
+                ids[p.external_key],
+                position,
+                text,
+                author_id,
+                now,
+                now,
+                ids[p.external_key],
+                position,
+            )
+            for p in batch
+            for position, text in enumerate(p.captions)
+        ],
+    )

@@ -1,0 +1,1 @@
+"""Image pairs: mining references for targets, and queries for the pair browser."""

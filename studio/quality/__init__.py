@@ -1,0 +1,1 @@
+"""Blind quality scoring of multi-turn transactions: samples, ratings, report, indicators."""

@@ -1,0 +1,223 @@
+"""Automatic indicators per turn, to set beside the human scores.
+
+- **refers back**: the text points at earlier turns: a rollback or combination template
+  ("I still prefer the item from the second turn", "keep the colour of the first turn"),
+  an ordinal turn reference ("the second turn", "turn 2", "the original one"), or it names
+  an attribute that an earlier image had, the reference lacks and the target has again.
+- **attributes named**: how many vocabulary attributes the text names (the project's
+  vocabulary when it has one, else the demo catalog's attribute phrases).
+- **embedding consistency**: cos(normalise(reference + text), target) − cos(reference,
+  target): positive when adding the text moves the query toward the target. Only when an
+  embedding source is available; otherwise it is left out with a note.
+
+The report correlates each with the human scores (Spearman's rho over items).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from studio.quality.stats import spearman
+from studio.store import Project
+from studio.transactions.attribute_data import AttributeData, load_attribute_data
+
+Item = tuple[int, int]
+INDICATOR_NAMES: dict[str, str] = {
+    "refers_back": "Refers to earlier turns",
+    "attribute_count": "Attributes named",
+    "embedding_consistency": "Embedding consistency",
+}
+
+_ORDINAL = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+            r"\d+(?:st|nd|rd|th)|original|earlier|initial)")
+_BACK_PATTERNS = [
+    rf"\b{_ORDINAL}\s+(?:turn|round|step|one|item|image|dress|shirt|top)s?\b",
+    r"\b(?:turn|round|step)\s+\d+\b",
+    r"\b(?:still|rather)\s+prefer\b",
+    r"\b(?:go(?:ing)?|went)\s+back\b",
+    r"\bkeep(?:ing)?\s+the\s+[a-z\- ]{1,30}?\s+(?:of|from|in)\s+the\b",
+    r"\b(?:as|like)\s+before\b",
+]
+_BACK = re.compile("|".join(f"(?:{p})" for p in _BACK_PATTERNS), re.IGNORECASE)
+
+
+class Embedder(Protocol):
+    """Unit vectors for images and texts from one model."""
+
+    def image_vectors(self, image_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def text_vectors(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class PhraseMatcher:
+    """Finds which keys' phrases a text names: whole words, any case, plural allowed."""
+
+    def __init__(self, phrases: dict[str, Sequence[str]]) -> None:
+        self.patterns = {
+            key: re.compile("|".join(_phrase_pattern(p) for p in options), re.IGNORECASE)
+            for key, options in phrases.items()
+            if options
+        }
+
+    def find(self, text: str) -> set[str]:
+        return {key for key, pattern in self.patterns.items() if pattern.search(text)}
+
+
+def _phrase_pattern(phrase: str) -> str:
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", phrase.strip().lower()) if w]
+    return r"(?<!\w)" + r"[\s\-]*".join(words) + r"(?:s|es)?(?!\w)"
+
+
+def _value_phrases(slot: str, value: str) -> tuple[str, ...]:
+    try:
+        from studio.demo.catalog import TEXT_PHRASES
+    except ImportError:
+        return (value,)
+    return TEXT_PHRASES.get(slot, {}).get(value, (value,))
+
+
+def vocabulary_phrases(project: Project) -> tuple[dict[str, Sequence[str]], str]:
+    """key → phrases to count: the project's vocabulary, else the demo's attribute values."""
+    try:
+        from studio.attributes.vocabulary import load_vocabulary
+
+        entries = load_vocabulary(project)
+    except ImportError:
+        entries = []
+    if entries:
+        return {e.name: e.terms for e in entries}, f"the project vocabulary ({len(entries)} words)"
+    from studio.demo.catalog import TEXT_PHRASES
+
+    phrases = {f"{slot}={value}": options for slot, values in TEXT_PHRASES.items()
+               for value, options in values.items()}
+    return phrases, "the demo catalog's attribute values"
+
+
+@dataclass(frozen=True)
+class TurnIndicators:
+    refers_back: bool
+    attribute_count: int
+    embedding_consistency: float | None = None
+
+    def value(self, name: str) -> float | None:
+        raw = getattr(self, name)
+        return None if raw is None else float(raw)
+
+
+@dataclass
+class IndicatorResult:
+    values: dict[Item, TurnIndicators]
+    notes: list[str] = field(default_factory=list)
+
+
+def refers_back(text: str, turn: int, reference: int, images: Sequence[str],
+                data: AttributeData) -> bool:
+    """Does turn ``turn`` (reference image ``reference``) point at earlier turns?"""
+    if _BACK.search(text):
+        return True
+    ref, target = images[reference], images[turn]
+    for position in range(turn):
+        if position == reference:
+            continue
+        for slot, value in data.values(images[position]).items():
+            if data.values(ref).get(slot) == value or data.values(target).get(slot) != value:
+                continue
+            if PhraseMatcher({"v": _value_phrases(slot, value)}).find(text):
+                return True
+    return False
+
+
+def _turns(project: Project, items: Sequence[Item]) -> dict[Item, tuple[str, int, tuple[str, ...]]]:
+    out: dict[Item, tuple[str, int, tuple[str, ...]]] = {}
+    images: dict[int, tuple[str, ...]] = {}
+    for tid, turn in items:
+        if tid not in images:
+            rows = project.db.execute(
+                "SELECT image_id FROM transaction_images WHERE transaction_id = ? "
+                "ORDER BY position", [tid]).fetchall()
+            images[tid] = tuple(r[0] for r in rows)
+        row = project.db.execute(
+            "SELECT text, reference_position FROM transaction_turns "
+            "WHERE transaction_id = ? AND turn_index = ?", [tid, turn]).fetchone()
+        if row is not None:
+            out[(tid, turn)] = (row[0], int(row[1]), images[tid])
+    return out
+
+
+def compute_indicators(
+    project: Project,
+    items: Sequence[Item],
+    embedder: Embedder | None = None,
+    no_embedder_reason: str = "no embedding vectors are available",
+) -> IndicatorResult:
+    turns = _turns(project, items)
+    data = load_attribute_data(project, {i for _, _, ims in turns.values() for i in ims})
+    phrases, vocabulary_source = vocabulary_phrases(project)
+    counter = PhraseMatcher(phrases)
+    notes = [f"Attributes named are counted against {vocabulary_source}.",
+             f"Earlier-turn attributes come from {data.source}."]
+    consistency = _consistency(turns, embedder, notes, no_embedder_reason)
+    values = {
+        item: TurnIndicators(
+            refers_back=refers_back(text, item[1], reference, images, data),
+            attribute_count=len(counter.find(text)),
+            embedding_consistency=consistency.get(item),
+        )
+        for item, (text, reference, images) in turns.items()
+    }
+    return IndicatorResult(values, notes)
+
+
+def _consistency(turns: dict[Item, tuple[str, int, tuple[str, ...]]],
+                 embedder: Embedder | None, notes: list[str], reason: str) -> dict[Item, float]:
+    if embedder is None:
+        notes.append(f"Embedding consistency was not computed: {reason}.")
+        return {}
+    ids = sorted({i for _, _, images in turns.values() for i in images})
+    vectors = embedder.image_vectors(ids)
+    keys = list(turns)
+    texts = embedder.text_vectors([turns[k][0] for k in keys])
+    out: dict[Item, float] = {}
+    for key, text_vector in zip(keys, texts, strict=True):
+        _, reference, images = turns[key]
+        ref, target = vectors.get(images[reference]), vectors.get(images[key[1]])
+        if ref is None or target is None:
+            continue
+        query = ref + text_vector
+        query = query / (np.linalg.norm(query) or 1.0)
+        out[key] = float(query @ target - ref @ target)
+    missing = len(keys) - len(out)
+    if missing:
+        notes.append(f"Embedding consistency is missing for {missing} turns whose images "
+                     "have no vectors yet.")
+    return out
+
+
+def correlate(indicators: dict[Item, TurnIndicators],
+              scores: dict[Item, dict[str, float]],
+              criteria: Sequence[str]) -> dict[str, dict[str, tuple[float | None, int]]]:
+    """indicator → criterion → (Spearman rho or None, number of items).
+
+    An indicator with no value on any item (embedding consistency without vectors) is
+    left out rather than shown as a row of blanks.
+    """
+    out: dict[str, dict[str, tuple[float | None, int]]] = {}
+    for name in INDICATOR_NAMES:
+        if all(turn.value(name) is None for turn in indicators.values()):
+            continue
+        out[name] = {}
+        for criterion in criteria:
+            pairs = [
+                (value, scores[item][criterion])
+                for item, turn in indicators.items()
+                if item in scores and criterion in scores[item]
+                and (value := turn.value(name)) is not None
+            ]
+            rho = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
+            out[name][criterion] = (rho, len(pairs))
+    return out

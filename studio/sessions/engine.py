@@ -1,0 +1,215 @@
+"""A retrieval session: turns in, ranked results and the target's rank out.
+
+Qt-free and synchronous: the Retrieval pane runs each turn as a job, the simulators run
+hundreds of sessions in a loop, and both get the same behaviour.
+
+The *item of a turn* is what the user carried forward from it: the result they chose as
+the next reference (or, if they chose none, the reference they kept). Rollback ("I still
+prefer the item from the second turn") makes that item the reference again; combination
+("keep the colour of turn 1") adds the kept facet of that item as a constraint.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from studio.errors import StudioError
+from studio.sessions.questioner import Candidate, Question, Questioner
+from studio.sessions.references import parse_turn_text, resolve_turn
+from studio.sessions.strategies import Query, Strategy, TurnInput, rerank
+
+if TYPE_CHECKING:
+    from studio.index_service import Hit, ProjectIndex
+
+Mode = Literal["composed", "chat"]
+TextFacetReader = Callable[[str], dict[str, str]]
+
+# Words people use for a facet in "keep the … of turn 1".
+FACET_WORDS = {
+    "color": "color", "colour": "color", "shade": "color",
+    "pattern": "pattern", "print": "pattern", "texture": "pattern",
+    "sleeve": "sleeve", "sleeves": "sleeve",
+    "neckline": "neckline", "neck": "neckline", "collar": "neckline",
+    "length": "length", "hem": "length",
+    "fit": "fit", "cut": "fit", "silhouette": "fit",
+    "graphic": "graphic", "logo": "graphic", "text": "graphic",
+}
+RERANK_WEIGHT = 0.15
+
+
+@dataclass
+class SessionTurn:
+    index: int
+    kind: str
+    reference_id: str | None
+    text: str
+    asked: dict[str, str] = field(default_factory=dict)
+    kept: dict[str, str] = field(default_factory=dict)
+    question: str | None = None
+    answer: str | None = None
+    results: list[Hit] = field(default_factory=list)
+    target_rank: int | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    chosen_id: str | None = None
+
+
+class RetrievalSession:
+    def __init__(
+        self,
+        index: ProjectIndex,
+        strategy: Strategy,
+        *,
+        facets: Mapping[str, Mapping[str, str]] | None = None,
+        read_text_facets: TextFacetReader | None = None,
+        mode: Mode = "composed",
+        target_id: str | None = None,
+        k: int = 50,
+        category: str | None = None,
+        split: str | None = None,
+    ) -> None:
+        self.index = index
+        self.strategy = strategy
+        self.facets = facets or {}
+        self.read_text_facets = read_text_facets or (lambda _text: {})
+        self.mode = mode
+        self.target_id = target_id
+        self.k = k
+        self.category = category
+        self.split = split
+        self.turns: list[SessionTurn] = []
+        self._inputs: list[TurnInput] = []
+        self.asked_facets: list[str] = []
+
+    # -- where the session stands ----------------------------------------------------
+
+    @property
+    def current_reference(self) -> str | None:
+        if not self.turns:
+            return None
+        last = self.turns[-1]
+        return last.chosen_id or last.reference_id
+
+    def item_of_turn(self, number: int) -> str | None:
+        if not 1 <= number <= len(self.turns):
+            raise StudioError(
+                f"There is no turn {number} to go back to (this session has "
+                f"{len(self.turns)} turn{'s' if len(self.turns) != 1 else ''})."
+            )
+        turn = self.turns[number - 1]
+        return turn.chosen_id or turn.reference_id
+
+    def choose(self, image_id: str) -> None:
+        """Carry ``image_id`` (usually a shown result) forward as the next reference."""
+        if not self.turns:
+            raise StudioError("Run a turn before choosing one of its results.")
+        self.turns[-1].chosen_id = image_id
+
+    # -- composed turns --------------------------------------------------------------
+
+    def composed_turn(self, text: str, reference_id: str | None = None) -> SessionTurn:
+        """One composed turn: (reference, modification text) → ranked results."""
+        started = time.perf_counter()
+        number = len(self.turns) + 1
+        parsed = parse_turn_text(text)
+        reference = reference_id or self.current_reference
+        kind = parsed.kind
+        if parsed.rollback_to is not None:
+            reference = self.item_of_turn(resolve_turn(parsed.rollback_to, number))
+        kept = {}
+        for keep in parsed.keeps:
+            facet = FACET_WORDS.get(keep.attribute, keep.attribute)
+            source = self.item_of_turn(resolve_turn(keep.turn, number))
+            value = self.facets.get(source or "", {}).get(facet)
+            if value is not None:
+                kept[facet] = value
+        if reference is None and not parsed.text and not kept:
+            raise StudioError("Give a reference image, a text, or both.")
+        asked = self.read_text_facets(parsed.text)
+        # What a combination keeps is also said in words, so the vector moves toward it.
+        phrase = ", ".join([parsed.text, *kept.values()]).strip(", ")
+        encode_started = time.perf_counter()
+        text_vector = self.index.text_vectors([phrase])[0] if phrase else None
+        reference_vector = self.index.image_vector(reference) if reference else None
+        encoded = time.perf_counter()
+        turn_input = TurnInput(reference_vector, text_vector, asked, kept)
+        query = self.strategy.compose([*self._inputs, turn_input])
+        turn = SessionTurn(number, kind, reference, text, asked=asked, kept=kept)
+        self._retrieve(turn, query, exclude=[reference] if reference else [])
+        self._inputs.append(turn_input)
+        turn.timings.update(
+            encode_ms=_ms(encode_started, encoded), total_ms=_ms(started, time.perf_counter())
+        )
+        self.turns.append(turn)
+        return turn
+
+    # -- chat ------------------------------------------------------------------------
+
+    def chat_turn(self, text: str, question: Question | None = None) -> SessionTurn:
+        """Round 0 is the description; later rounds answer ``question``."""
+        started = time.perf_counter()
+        number = len(self.turns) + 1
+        answer_text = text.strip()
+        if not answer_text:
+            raise StudioError("Type a description or an answer.")
+        asked = self.read_text_facets(answer_text)
+        if question is not None:
+            self.asked_facets.append(question.facet)
+            if question.facet not in asked and answer_text.lower() in question.options:
+                asked = {**asked, question.facet: answer_text.lower()}
+        phrase = answer_text if question is None else f"{answer_text} {question.facet}"
+        vector = self.index.text_vectors([phrase])[0]
+        turn_input = TurnInput(None, vector, asked)
+        query = self.strategy.compose([*self._inputs, turn_input])
+        turn = SessionTurn(
+            number, "chat", None, answer_text, asked=asked,
+            question=None if question is None else question.text,
+            answer=None if question is None else answer_text,
+        )
+        self._retrieve(turn, query, exclude=[])
+        self._inputs.append(turn_input)
+        turn.timings["total_ms"] = _ms(started, time.perf_counter())
+        self.turns.append(turn)
+        return turn
+
+    def next_question(self, questioner: Questioner, top: int = 20) -> Question | None:
+        """What the system asks after the latest round, about its current top results."""
+        if not self.turns:
+            return None
+        candidates = [
+            Candidate(hit.id, hit.score, self.facets.get(hit.id, {}))
+            for hit in self.turns[-1].results[:top]
+        ]
+        return questioner.ask(candidates, self.asked_facets)
+
+    # -- retrieval -------------------------------------------------------------------
+
+    def _retrieve(self, turn: SessionTurn, query: Query, exclude: list[str]) -> None:
+        started = time.perf_counter()
+        everything = self.index.search(
+            query.vector, k=len(self.index), category=self.category, split=self.split,
+            exclude=exclude,
+        )[0]
+        searched = time.perf_counter()
+        ids = [hit.id for hit in everything]
+        scores = np.fromiter((hit.score for hit in everything), np.float32, len(everything))
+        ids, scores = rerank(ids, scores, self.facets, query.constraints, RERANK_WEIGHT)
+        from studio.index_service import Hit
+
+        turn.results = [Hit(i, float(s)) for i, s in zip(ids[: self.k], scores, strict=False)]
+        if self.target_id is not None:
+            try:
+                turn.target_rank = ids.index(self.target_id) + 1
+            except ValueError:
+                turn.target_rank = None
+        turn.timings.update(
+            search_ms=_ms(started, searched), rank_ms=_ms(searched, time.perf_counter())
+        )
+
+
+def _ms(start: float, end: float) -> float:
+    return round((end - start) * 1000.0, 2)

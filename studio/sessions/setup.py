@@ -1,0 +1,64 @@
+"""Open a retrieval session on a project: model, index, facets and strategy in one call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studio.attributes.vocabulary import load_vocabulary
+from studio.index_service import ProjectIndex, load_project_model
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.engine import Mode, RetrievalSession
+from studio.sessions.facets import FacetMap, TextFacets, project_facets
+from studio.sessions.strategies import make_strategy
+from studio.store import Project
+
+
+@dataclass
+class SessionContext:
+    """What every session on one project and model shares; loading it is the slow part."""
+
+    project: Project
+    model_name: str
+    index: ProjectIndex
+    facet_map: FacetMap
+    facets: dict[str, dict[str, str]]
+    read_text_facets: TextFacets
+
+    def new_session(
+        self,
+        strategy: str = "history",
+        *,
+        mode: Mode = "composed",
+        target_id: str | None = None,
+        k: int = 50,
+        category: str | None = None,
+    ) -> RetrievalSession:
+        return RetrievalSession(
+            self.index, make_strategy(strategy), facets=self.facets,
+            read_text_facets=self.read_text_facets, mode=mode, target_id=target_id, k=k,
+            category=category,
+        )
+
+
+def load_session_context(
+    project: Project,
+    model_name: str = "demo",
+    device: str | None = None,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> SessionContext:
+    """Load the model and the project's index (built beforehand with ``index build``)."""
+    progress(0, 3, f"Loading model {model_name}")
+    model = load_project_model(model_name, device)
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    progress(1, 3, "Loading the index")
+    index = ProjectIndex.load(project, model, device)
+    progress(2, 3, "Reading attributes")
+    entries = load_vocabulary(project)
+    facet_map = FacetMap.for_vocabulary(entries)
+    facets = project_facets(project, facet_map)
+    progress(3, 3, "Ready")
+    return SessionContext(project, model_name, index, facet_map, facets,
+                          TextFacets(entries, facet_map))

@@ -1,0 +1,1 @@
+"""Simulated users and batch evaluation of single-turn, multi-turn and chat retrieval."""

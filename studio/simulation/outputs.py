@@ -1,0 +1,101 @@
+"""Where runs go: the project's ``experiment_runs`` table, JSON, CSV and PNG plots."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from studio.store import Project
+from studio.store.database import utc_now
+
+CSV_COLUMNS = ("label", "turn", "R@1", "R@5", "R@10", "R@20", "R@50", "percentile",
+               "percentile_low", "percentile_high", "hits@10", "mean_rank", "queries")
+
+
+def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, actor: str
+              ) -> int:
+    """Keep config, per-query ranks and summary in the project; returns the run id."""
+    with project.change(actor, f"record {kind} run", "experiment_run") as record:
+        cursor = project.db.execute(
+            "INSERT INTO experiment_runs (kind, config, summary, ranks, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [kind, json.dumps(summary.get("config", {})), json.dumps(summary),
+             json.dumps(ranks), utc_now()],
+        )
+        record["entity_id"] = cursor.lastrowid
+        record["after"] = {"kind": kind, "label": summary.get("label", kind)}
+    return int(cursor.lastrowid)
+
+
+def list_runs(project: Project, kind: str | None = None) -> list[dict[str, Any]]:
+    where, params = ("WHERE kind = ?", [kind]) if kind else ("", [])
+    rows = project.db.query(
+        f"SELECT id, kind, summary, created_at FROM experiment_runs {where} ORDER BY id", params
+    )
+    return [{"id": r["id"], "kind": r["kind"], "created_at": r["created_at"],
+             "summary": json.loads(r["summary"])} for r in rows]
+
+
+def write_json(path: Path, data: Any) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def write_csv(path: Path, summaries: Sequence[dict[str, Any]]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for summary in summaries:
+            for row in summary["per_turn"]:
+                r = row["recall_at"]
+                writer.writerow([
+                    summary["label"], row["turn"], r["1"], r["5"], r["10"], r["20"], r["50"],
+                    row["percentile"]["value"], row["percentile"]["low"],
+                    row["percentile"]["high"], row["hits_at_10"]["value"],
+                    row["mean_rank"]["value"], summary["queries"],
+                ])
+
+
+def plot_runs(summaries: Sequence[dict[str, Any]], figure=None):
+    """Recall@10 per turn per method, and mean target rank per round, side by side."""
+    if figure is None:
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(10, 4), layout="constrained")
+    figure.clear()
+    recall_axes, rank_axes = figure.subplots(1, 2)
+    for summary in summaries:
+        turns = [row["turn"] for row in summary["per_turn"]]
+        recall = [row["recall_at"]["10"] for row in summary["per_turn"]]
+        low = [row["recall_ci"]["10"][0] for row in summary["per_turn"]]
+        high = [row["recall_ci"]["10"][1] for row in summary["per_turn"]]
+        line = recall_axes.plot(turns, recall, marker="o", label=summary["label"])[0]
+        recall_axes.fill_between(turns, low, high, color=line.get_color(), alpha=0.15)
+        rank_axes.plot(turns, [row["mean_rank"]["value"] for row in summary["per_turn"]],
+                       marker="o", label=summary["label"])
+    recall_axes.set(title="Recall@10 per turn (95% CI)", xlabel="turn", ylabel="Recall@10",
+                    ylim=(0, 1.02))
+    rank_axes.set(title="Mean target rank per round", xlabel="turn / round",
+                  ylabel="mean rank", yscale="log")
+    from matplotlib.ticker import MaxNLocator
+
+    for axes in (recall_axes, rank_axes):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize="small")
+    return figure
+
+
+def save_plot(path: Path, summaries: Sequence[dict[str, Any]]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plot_runs(summaries).savefig(path, dpi=110)

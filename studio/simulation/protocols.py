@@ -1,0 +1,143 @@
+"""The standard single-turn protocols for imported datasets.
+
+- **Fashion IQ**: per category, query = reference image + "c1 and c2" (the pair's two
+  captions joined), gallery = the images of that category and split, the reference *kept*
+  in the gallery; Recall@10 and Recall@50 (and the ranking percentile).
+- **CIRR**: gallery = the split's images with the reference *removed*; Recall@1/5/10/50,
+  and Recall_subset@1/2/3, the rank of the target among the query's ``img_set`` members
+  (the reference excluded).
+
+Both use the session strategies, so "history" adds the caption's facet constraints and
+"sum" is the plain zero-shot baseline.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from studio.errors import StudioError
+from studio.exporters.common import ExportedPair, iter_pairs
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.setup import SessionContext
+from studio.sessions.strategies import TurnInput, make_strategy, rerank
+from studio.simulation.metrics import percentile, recall_at
+
+FASHIONIQ_KS = (10, 50)
+CIRR_KS = (1, 5, 10, 50)
+SUBSET_KS = (1, 2, 3)
+
+
+def joined_captions(captions: list[str]) -> str:
+    return " and ".join(text.strip().rstrip(".") for text in captions if text.strip())
+
+
+def _rank_pairs(
+    context: SessionContext,
+    pairs: list[ExportedPair],
+    strategy: str,
+    *,
+    keep_reference: bool,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> list[tuple[ExportedPair, list[str]]]:
+    """Each usable pair with its full ranking (best first) over its category/split gallery."""
+    composer = make_strategy(strategy)
+    index = context.index
+    ranked = []
+    for done, pair in enumerate(pairs, start=1):
+        if cancel is not None and done % 50 == 0:
+            cancel.raise_if_cancelled()
+        text = joined_captions([c["text"] for c in pair.captions])
+        try:
+            reference = index.image_vector(pair.reference_id)
+        except StudioError:
+            continue  # the reference image is missing or unreadable: not evaluable
+        query = composer.compose([TurnInput(reference, index.text_vectors([text])[0],
+                                            context.read_text_facets(text))])
+        gallery = context.project.count_images(category=pair.category or None,
+                                               split=pair.split or None)
+        hits = index.search(query.vector, k=gallery, category=pair.category or None,
+                            split=pair.split or None,
+                            exclude=() if keep_reference else (pair.reference_id,))[0]
+        ids, _ = rerank([h.id for h in hits], [h.score for h in hits], context.facets,
+                        query.constraints)
+        ranked.append((pair, ids))
+        progress(done, len(pairs), f"query {done} of {len(pairs)}")
+    return ranked
+
+
+def _evaluable(context: SessionContext, source: str | None) -> list[ExportedPair]:
+    pairs = [p for p in iter_pairs(context.project, source) if p.target_id and p.captions]
+    if not pairs:
+        raise StudioError("No captioned pairs with a target to evaluate; import a dataset "
+                          "(cir-studio import …) or caption some pairs first.")
+    return pairs
+
+
+def _rank(ids: list[str], target: str) -> int | None:
+    try:
+        return ids.index(target) + 1
+    except ValueError:
+        return None
+
+
+def evaluate_fashioniq(
+    context: SessionContext,
+    strategy: str = "sum",
+    source: str | None = None,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    pairs = _evaluable(context, source)
+    ranked = _rank_pairs(context, pairs, strategy, keep_reference=True, progress=progress,
+                         cancel=cancel)
+    per_category: dict[str, list[tuple[int | None, int]]] = defaultdict(list)
+    for pair, ids in ranked:
+        per_category[pair.category].append((_rank(ids, pair.target_id or ""), len(ids)))
+    categories = {}
+    for category, rows in sorted(per_category.items()):
+        ranks = [rank for rank, _ in rows]
+        size = round(sum(n for _, n in rows) / len(rows))
+        categories[category] = {
+            **{f"recall@{k}": recall_at(ranks, k).to_json() for k in FASHIONIQ_KS},
+            "percentile": percentile(ranks, size).to_json(),
+            "queries": len(rows),
+        }
+    mean = {
+        f"recall@{k}": round(sum(c[f"recall@{k}"]["value"] for c in categories.values())
+                             / len(categories), 6)
+        for k in FASHIONIQ_KS
+    }
+    return {"protocol": "fashioniq", "strategy": strategy, "model": context.model_name,
+            "categories": categories, "mean": mean,
+            "skipped_without_image": len(pairs) - len(ranked)}
+
+
+def evaluate_cirr(
+    context: SessionContext,
+    strategy: str = "sum",
+    source: str | None = None,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    pairs = _evaluable(context, source)
+    ranked = _rank_pairs(context, pairs, strategy, keep_reference=False, progress=progress,
+                         cancel=cancel)
+    ranks, subset_ranks = [], []
+    for pair, ids in ranked:
+        ranks.append(_rank(ids, pair.target_id or ""))
+        members = set(pair.extra.get("img_set", {}).get("members", [])) - {pair.reference_id}
+        if members:
+            subset_ranks.append(_rank([i for i in ids if i in members], pair.target_id or ""))
+    size = round(sum(len(ids) for _, ids in ranked) / max(1, len(ranked)))
+    return {
+        "protocol": "cirr", "strategy": strategy, "model": context.model_name,
+        **{f"recall@{k}": recall_at(ranks, k).to_json() for k in CIRR_KS},
+        **{f"recall_subset@{k}": recall_at(subset_ranks, k).to_json() for k in SUBSET_KS},
+        "percentile": percentile(ranks, max(1, size)).to_json(),
+        "queries": len(ranked), "subset_queries": len(subset_ranks),
+        "skipped_without_image": len(pairs) - len(ranked),
+    }

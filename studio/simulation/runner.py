@@ -1,0 +1,220 @@
+"""Batch runs: N targets × T turns with a simulated user, one strategy, one seeded list.
+
+The list of (target, start image) pairs depends only on the seed and the project, so every
+strategy and simulator is measured on the same dialogs (as Fashion IQ did). Each query's
+gallery is the target's category (the start image excluded, as in the Retrieval pane).
+After every turn the simulated user carries the top result forward as the next reference;
+a dialog whose top result *is* the target has found it and keeps rank 1 from then on.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from studio.errors import StudioError
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.questioner import InformationGainQuestioner, RandomQuestioner
+from studio.sessions.setup import SessionContext
+from studio.simulation.metrics import cumulative_hits, mean_rank, percentile, recall_at
+from studio.simulation.users import (
+    AttributeDifferenceUser,
+    ChatAnswerer,
+    RetrospectiveUser,
+    describe_target,
+)
+
+Simulator = Literal["attribute", "retrospective", "chat"]
+SIMULATORS: tuple[str, ...] = ("attribute", "retrospective", "chat")
+QUESTIONERS: tuple[str, ...] = ("infogain", "random")
+RECALL_KS = (1, 5, 10, 20, 50)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    strategy: str = "history"
+    simulator: str = "attribute"
+    turns: int = 5
+    n: int = 200
+    seed: int = 0
+    model: str = "demo"
+    split: str | None = "test"
+    questioner: str = "infogain"
+    comparative: float = 0.3
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.simulator not in SIMULATORS:
+            raise StudioError(f"Unsupported simulator '{self.simulator}'. The available "
+                              f"simulators are: {', '.join(SIMULATORS)}")
+        if self.questioner not in QUESTIONERS:
+            raise StudioError(f"Unsupported questioner '{self.questioner}'. The available "
+                              f"questioners are: {', '.join(QUESTIONERS)}")
+        if self.turns < 1 or self.n < 1:
+            raise StudioError("--turns and --n must be at least 1.")
+
+    @property
+    def label(self) -> str:
+        if self.simulator == "chat":
+            return f"chat/{self.questioner}"
+        return f"{self.strategy}/{self.simulator}"
+
+
+@dataclass
+class RunResult:
+    config: RunConfig
+    ranks: list[list[float | None]]  # ranks[query][turn]
+    gallery_sizes: list[int]
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    texts: list[list[str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def per_turn(self) -> list[dict[str, Any]]:
+        hits = cumulative_hits(self.ranks, 10)
+        size = round(sum(self.gallery_sizes) / max(1, len(self.gallery_sizes)))
+        rows = []
+        for t in range(len(self.ranks[0]) if self.ranks else 0):
+            at_turn = [ranks[t] for ranks in self.ranks]
+            recalls = {k: recall_at(at_turn, k) for k in RECALL_KS}
+            rows.append({
+                "turn": t + 1 if self.config.simulator != "chat" else t,
+                "recall_at": {str(k): round(e.value, 6) for k, e in recalls.items()},
+                "recall_ci": {str(k): [round(e.low, 6), round(e.high, 6)]
+                              for k, e in recalls.items()},
+                "percentile": percentile(at_turn, size).to_json(),
+                "hits_at_10": hits[t].to_json(),
+                "mean_rank": mean_rank(at_turn).to_json(),
+            })
+        return rows
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "label": self.config.label,
+            "config": asdict(self.config),
+            "queries": len(self.ranks),
+            "seconds": round(self.seconds, 2),
+            "per_turn": self.per_turn(),
+        }
+
+
+def dialog_list(context: SessionContext, n: int, seed: int, split: str | None
+                ) -> list[tuple[str, str]]:
+    """The seeded (target, start image) list every method shares."""
+    project = context.project
+    images = [image for image in project.iter_images() if not image.missing]
+    by_category: dict[str, list[str]] = {}
+    for image in images:
+        by_category.setdefault(image.category, []).append(image.id)
+    targets = [image for image in images
+               if split is None or image.split == split] or images
+    targets = [t for t in targets if t.id in context.facets and len(by_category[t.category]) > 1]
+    if not targets:
+        raise StudioError("No target with attributes to simulate; run 'cir-studio attributes "
+                          "extract' first.")
+    rng = random.Random(f"dialogs:{seed}")
+    chosen = [targets[i] for i in sorted(rng.sample(range(len(targets)), min(n, len(targets))))]
+    pairs = []
+    for target in chosen:
+        others = [i for i in by_category[target.category] if i != target.id]
+        pairs.append((target.id, rng.choice(others)))
+    return pairs
+
+
+def run_simulation(
+    context: SessionContext,
+    config: RunConfig,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> RunResult:
+    started = time.perf_counter()
+    dialogs = dialog_list(context, config.n, config.seed, config.split)
+    values = _facet_values(context)
+    categories = {image.id: image.category for image in context.project.iter_images()}
+    result = RunResult(config, [], [])
+    for number, (target, start) in enumerate(dialogs, start=1):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        category = categories[target]
+        session = context.new_session(
+            config.strategy, mode="chat" if config.simulator == "chat" else "composed",
+            target_id=target, k=10, category=category,
+        )
+        if config.simulator == "chat":
+            ranks, texts = _chat_dialog(context, session, config, target, category, number)
+        else:
+            ranks, texts = _composed_dialog(context, session, config, target, start, values,
+                                            number)
+        result.ranks.append(ranks)
+        result.texts.append(texts)
+        result.gallery_sizes.append(context.project.count_images(category=category) - 1)
+        result.queries.append({"target": target, "start": start, "ranks": ranks})
+        progress(number, len(dialogs), f"{config.label}: dialog {number} of {len(dialogs)}")
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _composed_dialog(context, session, config: RunConfig, target: str, start: str,
+                     values: dict[str, Sequence[str]], number: int):
+    user_class = RetrospectiveUser if config.simulator == "retrospective" else \
+        AttributeDifferenceUser
+    user = user_class(seed=config.seed * 100_003 + number, comparative=config.comparative,
+                      noise=config.noise)
+    truth = context.facets.get(target, {})
+    history = [context.facets.get(start, {})]
+    ranks: list[float | None] = []
+    texts: list[str] = []
+    reference: str | None = start
+    for turn_number in range(1, config.turns + 1):
+        if ranks and ranks[-1] == 1 and session.current_reference == target:
+            ranks.append(1)  # found: the user stops refining
+            texts.append("")
+            continue
+        text = user.turn(turn_number, truth, history, values)
+        turn = session.composed_turn(text, reference_id=reference)
+        reference = None
+        top = turn.results[0].id if turn.results else None
+        if top is not None:
+            session.choose(top)
+            history.append(context.facets.get(top, {}))
+        ranks.append(turn.target_rank)
+        texts.append(text)
+        if top == target:
+            ranks[-1] = 1
+    return ranks, texts
+
+
+def _chat_dialog(context, session, config: RunConfig, target: str, category: str,
+                 number: int):
+    rng = random.Random(f"chat:{config.seed}:{number}")
+    truth = context.facets.get(target, {})
+    names = context.facet_map.names
+    questioner = (InformationGainQuestioner(names) if config.questioner == "infogain"
+                  else RandomQuestioner(names, seed=config.seed * 100_003 + number))
+    answerer = ChatAnswerer()
+    opening = describe_target(truth, category, rng)
+    turn = session.chat_turn(opening)
+    ranks: list[float | None] = [turn.target_rank]
+    texts = [opening]
+    for _ in range(config.turns):
+        question = session.next_question(questioner)
+        if question is None:
+            ranks.append(ranks[-1])
+            texts.append("")
+            continue
+        answer = answerer.answer(question.facet, truth)
+        turn = session.chat_turn(answer, question)
+        ranks.append(turn.target_rank)
+        texts.append(f"{question.text} {answer}")
+    return ranks, texts
+
+
+def _facet_values(context: SessionContext) -> dict[str, Sequence[str]]:
+    values: dict[str, set[str]] = {}
+    for facets in context.facets.values():
+        for facet, value in facets.items():
+            values.setdefault(facet, set()).add(value)
+    return {facet: sorted(v) for facet, v in values.items()}

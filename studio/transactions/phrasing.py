@@ -1,0 +1,122 @@
+"""Draft modification texts from attribute differences, FashionMT's way.
+
+An ordinary turn says what the target has that the reference lacks ("is blue with long
+sleeves"); a *rollback* returns to an earlier turn's item ("I still prefer the item from
+the second turn, but it is red"); a *combination* keeps one attribute of an earlier turn
+("keep the colour of the first turn and has a v-neck"). These are drafts: an annotator
+accepts or edits every one before it counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from studio.transactions.attribute_data import Difference
+
+ORDINAL_WORDS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth",
+                 "seventh", "eighth", "ninth", "tenth")
+
+#: catalog slot → value → ("is" | "has", phrase). Unlisted values read "is <value>".
+_CATALOG_PHRASES: dict[str, dict[str, tuple[str, str]]] = {
+    "pattern": {
+        "solid": ("is", "solid-coloured"),
+        "stripes": ("has", "stripes"),
+        "dots": ("has", "polka dots"),
+        "floral": ("has", "a floral print"),
+        "plaid": ("is", "plaid"),
+    },
+    "sleeve": {
+        "sleeveless": ("is", "sleeveless"),
+        "short": ("has", "short sleeves"),
+        "long": ("has", "long sleeves"),
+    },
+    "neckline": {
+        "crew": ("has", "a crew neck"),
+        "v-neck": ("has", "a v-neck"),
+        "scoop": ("has", "a scoop neck"),
+        "collar": ("has", "a collar"),
+    },
+    "length": {
+        "mini": ("is", "mini length"),
+        "knee": ("is", "knee-length"),
+        "midi": ("is", "midi length"),
+        "maxi": ("is", "maxi length"),
+        "cropped": ("is", "cropped"),
+        "regular": ("is", "regular length"),
+        "long": ("is", "longline"),
+    },
+    "fit": {
+        "slim": ("is", "slim-fit"),
+        "regular": ("is", "regular fit"),
+        "loose": ("is", "loose"),
+    },
+    "graphic": {
+        "none": ("has", "a plain front"),
+        "graphic": ("has", "a graphic print"),
+        "text": ("has", "a text print"),
+    },
+}
+
+#: what to call a slot in "keep the … of the first turn".
+SLOT_NOUNS = {"color": "colour", "sleeve": "sleeves", "graphic": "print"}
+#: label types whose words read as parts an item has rather than what it is.
+_HAS_TYPES = {"part", "fabric"}
+
+
+def ordinal(position: int) -> str:
+    return ORDINAL_WORDS[position] if position < len(ORDINAL_WORDS) else f"{position}th"
+
+
+def slot_noun(slot: str) -> str:
+    return SLOT_NOUNS.get(slot, slot)
+
+
+def _clause(diff: Difference, types: dict[str, str]) -> tuple[str, str]:
+    """("is" | "has" | "without", phrase) for one difference."""
+    if diff.new is None:
+        return "without", str(diff.old)
+    table = _CATALOG_PHRASES.get(diff.slot, {})
+    if diff.new in table:
+        return table[diff.new]
+    if types.get(diff.slot) in _HAS_TYPES:
+        return "has", diff.new
+    return "is", diff.new
+
+
+def _join(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def describe(diffs: Sequence[Difference], types: dict[str, str] | None = None) -> str:
+    """"is blue and loose with long sleeves and a v-neck", from what the target changes."""
+    groups: dict[str, list[str]] = {"is": [], "has": [], "without": []}
+    for diff in diffs:
+        verb, phrase = _clause(diff, types or {})
+        groups[verb].append(phrase)
+    pieces: list[str] = []
+    if groups["is"]:
+        pieces.append("is " + _join(groups["is"]))
+        if groups["has"]:
+            pieces.append("with " + _join(groups["has"]))
+    elif groups["has"]:
+        pieces.append("has " + _join(groups["has"]))
+    if groups["without"]:
+        pieces.append(("but " if pieces else "") + "without " + _join(groups["without"]))
+    return " ".join(pieces) if pieces else "looks the same"
+
+
+def turn_name(position: int) -> str:
+    """Image ``position`` of a transaction as a person names it: the target of that turn."""
+    return f"the {ordinal(position)} turn"
+
+
+def rollback_text(position: int, diffs: Sequence[Difference], types: dict[str, str] | None = None
+                  ) -> str:
+    return f"I still prefer the item from {turn_name(position)}, but it {describe(diffs, types)}"
+
+
+def combination_text(
+    position: int, slot: str, diffs: Sequence[Difference], types: dict[str, str] | None = None
+) -> str:
+    text = f"keep the {slot_noun(slot)} of {turn_name(position)}"
+    return f"{text} and {describe(diffs, types)}" if diffs else text

@@ -1,0 +1,198 @@
+"""The Attributes pane: keyboard review of one image, bulk review of one attribute, jobs."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.attributes.extract import extract_from_text
+from studio.attributes.query import attribute_states, images_with_attribute, label_counts
+
+ATTRIBUTES = 2  # position of the pane in the navigation (Ctrl+3)
+
+
+def states(project, image_id: str) -> dict[str, str]:
+    return {s.attribute: s.status for s in attribute_states(project, image_id)}
+
+
+def audit(project) -> list[dict]:
+    return list(project.db.query("SELECT * FROM audit_log WHERE action LIKE 'attributes.%' "
+                                 "ORDER BY id"))
+
+
+@pytest.fixture
+def pane(window, demo_project_dir, qtbot):
+    assert window.open_project(demo_project_dir)
+    window.workspace.settings.user_name = "Ana"
+    extract_from_text(window.workspace.project, "importer")
+    window.show_pane(ATTRIBUTES)
+    pane = window.stack.currentWidget()
+    assert pane.title == "Attributes"
+    pane.refresh()
+    return pane
+
+
+def test_single_image_review_by_keyboard(pane, qtbot) -> None:
+    project = pane.workspace.project
+    single = pane.single
+    first = single.current_image()
+    assert first == "dress-00000"
+    chips = [chip.state.attribute for chip in single.chips.chips]
+    assert set(chips) == set(states(project, first))
+    assert "text" in single.chips.chips[0].toolTip() and "1.00" in single.chips.chips[0].toolTip()
+
+    single.setFocus()
+    qtbot.keyClick(single, Qt.Key.Key_A)
+    qtbot.keyClick(single, Qt.Key.Key_R)
+    after = states(project, first)
+    assert after[chips[0]] == "accepted"
+    assert after[chips[1]] == "rejected"  # the cursor moved on by itself
+    assert single.chips.current_name() == chips[2]
+
+    qtbot.keyClick(single, Qt.Key.Key_N)
+    assert single.add_box.hasFocus() or single.add_box.isVisible()
+    qtbot.keyClicks(single.add_box, "mesh")
+    qtbot.keyClick(single.add_box, Qt.Key.Key_Return)
+    assert states(project, first)["mesh"] == "accepted"
+    assert single.add_box.text() == ""
+
+    qtbot.keyClick(single, Qt.Key.Key_J)
+    assert single.current_image() != first
+    qtbot.keyClick(single, Qt.Key.Key_K)
+    assert single.current_image() == first
+    assert [c.state.status for c in single.chips.chips if c.state.attribute == "mesh"] == [
+        "accepted"
+    ]
+
+    rows = audit(project)
+    assert [r["action"] for r in rows] == [
+        "attributes.extract", "attributes.accept", "attributes.reject", "attributes.accept"
+    ]
+    assert {r["actor"] for r in rows[1:]} == {"Ana"}
+    assert rows[-1]["entity_id"] == first
+
+
+def test_accept_all_undecided_with_shift(pane, qtbot) -> None:
+    project = pane.workspace.project
+    single = pane.single
+    single.setFocus()
+    qtbot.keyClick(single, Qt.Key.Key_A, Qt.KeyboardModifier.ShiftModifier)
+    assert set(states(project, single.current_image()).values()) == {"accepted"}
+
+
+def test_unknown_attribute_is_explained_not_added(pane, qtbot) -> None:
+    single = pane.single
+    assert not single.add_attribute("glow-in-the-dark unicorn")
+    assert "no attribute" in single.message.text()
+
+
+def test_bulk_accepts_many_at_once(pane, qtbot) -> None:
+    project = pane.workspace.project
+    pane.tabs.setCurrentWidget(pane.bulk)
+    bulk = pane.bulk
+    bulk.show_attribute("floral")
+    floral = [image_id for image_id, _, _ in images_with_attribute(project, "floral")]
+    assert bulk.grid.count() == len(floral) >= 3
+    qtbot.waitUntil(lambda: not bulk._pending)
+    assert not bulk.grid.item(0).icon().isNull()
+
+    bulk.grid.setFocus()
+    qtbot.keyClick(bulk.grid, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(bulk.grid, Qt.Key.Key_A)
+    assert {status for _, _, status in images_with_attribute(project, "floral")} == {"accepted"}
+
+    bulk.grid.clearSelection()
+    bulk.grid.item(0).setSelected(True)
+    qtbot.keyClick(bulk.grid, Qt.Key.Key_R)
+    statuses = dict((i, s) for i, _, s in images_with_attribute(project, "floral"))
+    assert list(statuses.values()).count("rejected") == 1
+
+    rows = audit(project)
+    assert [r["action"] for r in rows[-2:]] == ["attributes.accept_many", "attributes.reject_many"]
+    assert rows[-2]["entity_id"] == "attribute:floral"
+    assert pane.summary.text().startswith(f"{label_counts(project)['suggested']:,} suggested")
+
+
+def click_and_wait(loop, button, done) -> None:
+    """Click inside the running qasync loop (as a person would) and wait for the job."""
+
+    async def scenario() -> None:
+        button.click()
+        while not done():
+            await asyncio.sleep(0.05)
+
+    loop.run_until_complete(asyncio.wait_for(scenario(), timeout=120))
+
+
+def test_extract_button_runs_a_job(window, demo_project_dir, event_loop_qt) -> None:
+    assert window.open_project(demo_project_dir)
+    pane = window.panes[ATTRIBUTES]
+    window.show_pane(ATTRIBUTES)
+    assert pane.single.chips.chips == []
+    click_and_wait(event_loop_qt, pane.extract_button, lambda: len(pane.single.chips.chips) > 0)
+    assert label_counts(window.workspace.project)["suggested"] > 60
+
+
+def test_vocabulary_editor_edits_are_audited(pane, qtbot) -> None:
+    project = pane.workspace.project
+    dialog = pane.edit_vocabulary()
+    qtbot.addWidget(dialog)
+    assert dialog.table.rowCount() >= 300
+    assert dialog.add("mesh panel", "part", ["mesh insert"])
+    assert not dialog.add("flower pattern", "texture", ["floral"])
+    assert "'floral'" in dialog.message.text()
+    assert dialog.rename("mesh panel", "mesh inset")
+    assert dialog.retype("mesh inset", "fabric")
+    assert dialog.merge(["stripy look"], "striped") is False  # unknown name is explained
+    assert dialog.merge(["pinstripe"], "striped")
+    actions = [r["action"] for r in project.db.query(
+        "SELECT action FROM audit_log WHERE entity = 'attribute_vocab' ORDER BY id")]
+    assert actions[-4:] == [
+        "vocabulary.add", "vocabulary.rename", "vocabulary.retype", "vocabulary.merge"
+    ]
+    dialog.filter.setText("pinstripe")
+    visible = [r for r in range(dialog.table.rowCount()) if not dialog.table.isRowHidden(r)]
+    assert [dialog.table.item(r, 0).text() for r in visible] == ["striped"]
+
+
+def test_dashboard_plots_suggestion_quality_after_review(pane, qtbot) -> None:
+    from studio.attributes.labels import replace_suggestions, review
+    from studio.attributes.vocabulary import get_entry
+
+    project = pane.workspace.project
+    red, floral = get_entry(project, "red").id, get_entry(project, "floral").id
+    replace_suggestions(project, "model-run", "model", "some-model",
+                        {"dress-00000": {red: 0.9, floral: 0.7}}, "attributes.suggest")
+    dashboard = pane.window().panes[-1]
+    plot = dashboard.attribute_quality
+    pane.window().show_pane(len(pane.window().panes) - 1)
+    assert plot.reports == {} and "No reviewed" in plot.note.text()
+    review(project, "Ana", "dress-00000", ["red"], "rejected")
+    review(project, "Ana", "dress-00000", ["floral"], "accepted")
+    plot.refresh(project)
+    report = plot.reports["some-model"]
+    assert report.per_type["color"].precision == 0.0
+    assert report.per_type["texture"].precision == 1.0
+    assert plot.canvas is not None and not plot.canvas.isHidden()
+
+
+def test_suggest_button_runs_the_model_as_a_job(window, demo_project_dir, event_loop_qt) -> None:
+    from pathlib import Path
+
+    weights = Path(__file__).resolve().parents[2] / "resources/demo_model/cir-demo.safetensors"
+    if not weights.is_file():
+        pytest.skip("the demo model is not in resources/demo_model yet")
+    assert window.open_project(demo_project_dir)
+    window.workspace.settings.model, window.workspace.settings.device = "demo", "cpu"
+    pane = window.panes[ATTRIBUTES]
+    window.show_pane(ATTRIBUTES)
+
+    def has_model_chips() -> bool:
+        return any(source == "model" for chip in pane.single.chips.chips
+                   for source, _, _ in chip.state.evidence)
+
+    click_and_wait(event_loop_qt, pane.suggest_button, has_model_chips)
+    chip = next(c for c in pane.single.chips.chips if c.state.evidence[0][0] == "model")
+    assert "model: demo" in chip.toolTip() and "confidence" in chip.toolTip()

@@ -1,0 +1,175 @@
+"""The Captions pane, driven by the keyboard as an annotator and a reviewer would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.captions import store
+from studio.pairs.mining import mine_pairs
+from studio.store import Project
+from widgets.panes.captions_pane import CaptionsPane
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+ALT = Qt.KeyboardModifier.AltModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+
+
+@pytest.fixture
+def pairs_demo(demo_project_dir: Path) -> Path:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 8)
+    return demo_project_dir
+
+
+def open_as(window, path: Path, user: str) -> CaptionsPane:
+    window.workspace.settings.user_name = user
+    window.open_project(path)
+    window.show_pane(1)
+    pane = window.panes[1]
+    assert isinstance(pane, CaptionsPane)
+    window.activateWindow()
+    return pane
+
+
+def pair_ids(path: Path) -> list[int]:
+    with Project.open(path) as project:
+        return [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+
+
+def type_caption(qtbot, editor, text: str) -> None:
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+
+
+def test_write_save_and_next_step_back_and_undo(window, pairs_demo, qtbot) -> None:
+    ids = pair_ids(pairs_demo)
+    pane = open_as(window, pairs_demo, "ana")
+    writer = pane.writer
+    assert writer.prompt.text() == "Unlike the provided image, the one I want …"
+    assert writer.session.current == ids[0]
+    assert pane.view.reference.title.text()  # the pair is on screen
+    type_caption(qtbot, writer.editor, "is red with longer sleeves")
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Return, CTRL)
+    assert writer.session.current == ids[1] and writer.editor.text() == ""
+    with Project.open(pairs_demo) as project:
+        [caption] = store.captions_for_pair(project, ids[0])
+        assert (caption.text, caption.status, caption.author) == (
+            "is red with longer sleeves",
+            "submitted",
+            "ana",
+        )
+    # Ctrl+Z in the editor undoes typing; the saved caption is untouched.
+    type_caption(qtbot, writer.editor, "has a bow")
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Z, CTRL)
+    assert writer.editor.text() != "has a bow"
+    # Alt+Left goes back to the caption just written.
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Left, ALT)
+    assert writer.session.current == ids[0]
+    assert writer.editor.text() == "is red with longer sleeves"
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Right, ALT)
+    assert writer.session.current == ids[1]
+    # Ctrl+Shift+Z takes back the last save: the caption is a draft again, on screen.
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Z, CTRL | SHIFT)
+    assert writer.session.current == ids[0]
+    assert writer.editor.text() == "is red with longer sleeves"
+    with Project.open(pairs_demo) as project:
+        assert store.captions_for_pair(project, ids[0])[0].status == "draft"
+    assert "draft again" in writer.state.text()
+    shown = " ".join(writer.buttons[name].text() for name in writer.buttons)
+    for key in ("Ctrl+Enter", "Alt+←", "Ctrl+K", "Ctrl+F", "Ctrl+Shift+Z"):
+        assert key in shown
+
+
+def test_drafts_are_saved_while_typing_and_found_after_reopening(window, pairs_demo, qtbot) -> None:
+    ids = pair_ids(pairs_demo)
+    pane = open_as(window, pairs_demo, "ana")
+    type_caption(qtbot, pane.writer.editor, "has shorter sleeves and a belt")
+
+    def draft_text() -> str | None:
+        with Project.open(pairs_demo) as project:
+            own = store.own_caption(project, ids[0], "ana")
+            return own.text if own else None
+
+    qtbot.waitUntil(lambda: draft_text() == "has shorter sleeves and a belt")
+    assert pane.writer.state.text().startswith("Draft saved")
+    type_caption(qtbot, pane.writer.editor, "is blue")
+    window.workspace.close_project()  # saved on the way out, no pause needed
+    assert draft_text() == "is blue"
+    pane = open_as(window, pairs_demo, "ana")
+    assert pane.writer.session.current == ids[0]
+    assert pane.writer.editor.text() == "is blue"
+
+
+def test_skip_and_flag_move_on_and_are_remembered(window, pairs_demo, qtbot) -> None:
+    ids = pair_ids(pairs_demo)
+    pane = open_as(window, pairs_demo, "ana")
+    writer = pane.writer
+    writer.editor.setFocus()
+    qtbot.keyClick(writer.editor, Qt.Key.Key_K, CTRL)
+    assert writer.session.current == ids[1]
+    qtbot.keyClick(writer.editor, Qt.Key.Key_F, CTRL)
+    assert writer.reason.isVisible()
+    qtbot.keyClicks(writer.reason, "same item twice")
+    qtbot.keyClick(writer.reason, Qt.Key.Key_Return)
+    assert writer.session.current == ids[2]
+    with Project.open(pairs_demo) as project:
+        assert store.flagged_pairs(project) == {ids[1]: "same item twice"}
+
+
+def test_a_second_caption_must_come_from_someone_else(window, pairs_demo, qtbot) -> None:
+    ids = pair_ids(pairs_demo)
+    pane = open_as(window, pairs_demo, "ana")
+    type_caption(qtbot, pane.writer.editor, "is red")
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
+    window.workspace.close_project()
+    pane = open_as(window, pairs_demo, "ben")
+    assert pane.writer.session.current == ids[0]  # needs a second caption
+    assert "1 of 2 captions" in pane.writer.info.text()
+    type_caption(qtbot, pane.writer.editor, "has stripes")
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
+    pane.refresh_progress()
+    assert pane.progress.summary.text().startswith("ben: 1 caption written")
+    names = [pane.progress.table.item(r, 0).text() for r in range(pane.progress.table.rowCount())]
+    assert sorted(names) == ["ana", "ben"]
+    window.workspace.close_project()
+    pane = open_as(window, pairs_demo, "ana")
+    assert pane.writer.session.current == ids[1]  # the first pair is complete
+
+
+def test_review_accepts_edits_and_rejects_by_keyboard(window, pairs_demo, qtbot) -> None:
+    ids = pair_ids(pairs_demo)
+    with Project.open(pairs_demo) as project:
+        first, _ = store.submit_caption(project, ids[0], "ana", "is red wiht stripes")
+        second, _ = store.submit_caption(project, ids[0], "ben", "is blue")
+        third, _ = store.submit_caption(project, ids[1], "ana", "x")
+    pane = open_as(window, pairs_demo, "rev")
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_R, CTRL | SHIFT)
+    reviewer = pane.reviewer
+    assert pane.panels.currentWidget() is reviewer
+    assert reviewer.session.current == first.id
+    assert "Colour contradicts" in reviewer.flags.text()
+    assert "is blue" in reviewer.others.text()
+    type_caption(qtbot, reviewer.editor, "is red with stripes")
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Return, CTRL)
+    assert reviewer.session.current == second.id
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_R, CTRL)
+    qtbot.keyClicks(reviewer.reason, "contradicts the images")
+    qtbot.keyClick(reviewer.reason, Qt.Key.Key_Return)
+    assert reviewer.session.current == third.id
+    assert "Very short" in reviewer.flags.text()
+    with Project.open(pairs_demo) as project:
+        accepted = store.get_caption(project, first.id)
+        assert (accepted.status, accepted.text) == ("accepted", "is red with stripes")
+        rejected = store.get_caption(project, second.id)
+        assert (rejected.status, rejected.reject_reason) == ("rejected", "contradicts the images")
+        history = project.audit_trail("caption", first.id)
+        assert '"is red wiht stripes"' in history[-1]["before"]
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Left, ALT)
+    assert reviewer.session.current == second.id
+    assert "Rejected by rev: contradicts the images" in reviewer.state.text()
+    pane.refresh_progress()
+    assert "1 caption waiting for review" in pane.progress.summary.text()

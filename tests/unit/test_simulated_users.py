@@ -1,0 +1,90 @@
+"""Simulated users mention only true differences, and refer back as FashionMT does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from studio.sessions.references import parse_turn_text
+from studio.simulation.users import (
+    AttributeDifferenceUser,
+    ChatAnswerer,
+    RetrospectiveUser,
+    comparative_phrase,
+    differences,
+)
+
+VALUES = {
+    "color": ["red", "blue", "black", "white", "navy"],
+    "sleeve": ["sleeveless", "short sleeve", "long sleeve"],
+    "length": ["mini", "knee-length", "midi", "maxi"],
+    "pattern": ["solid", "striped", "floral"],
+}
+TARGET = {"color": "navy", "sleeve": "long sleeve", "length": "maxi", "pattern": "solid"}
+CURRENT = {"color": "white", "sleeve": "short sleeve", "length": "maxi", "pattern": "floral"}
+
+
+def mentioned_values(text: str) -> set[str]:
+    return {v for values in VALUES.values() for v in values if re.search(rf"\b{v}\b", text)}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_direct_texts_mention_only_true_differences(seed: int) -> None:
+    user = AttributeDifferenceUser(seed=seed, max_facets=3)
+    text = user.describe(TARGET, CURRENT, VALUES)
+    true_new = {TARGET[f] for f in differences(TARGET, CURRENT)}
+    assert mentioned_values(text) and mentioned_values(text) <= true_new
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_comparative_texts_point_the_right_way(seed: int) -> None:
+    user = AttributeDifferenceUser(seed=seed, max_facets=3, comparative=1.0)
+    text = user.describe(TARGET, CURRENT, VALUES)
+    assert "lighter" not in text and "shorter" not in text  # navy is darker; longer sleeves
+    assert mentioned_values(text) <= {TARGET[f] for f in differences(TARGET, CURRENT)}
+
+
+def test_comparatives_by_hand() -> None:
+    assert comparative_phrase("color", "navy", "white") == "is darker"
+    assert comparative_phrase("length", "mini", "maxi") == "shorter"
+    assert comparative_phrase("sleeve", "long sleeve", "sleeveless") == "has longer sleeves"
+    assert comparative_phrase("pattern", "solid", "floral") is None
+
+
+def test_noise_names_wrong_values_when_asked() -> None:
+    user = AttributeDifferenceUser(seed=1, max_facets=3, noise=1.0)
+    text = user.describe(TARGET, CURRENT, VALUES)
+    assert not mentioned_values(text) & {TARGET[f] for f in differences(TARGET, CURRENT)}
+
+
+def test_the_same_seed_writes_the_same_texts() -> None:
+    first = [AttributeDifferenceUser(seed=4, comparative=0.5).describe(TARGET, CURRENT, VALUES)
+             for _ in range(2)]
+    assert first[0] == first[1]
+
+
+def test_retrospective_user_rolls_back_to_a_closer_earlier_item() -> None:
+    start = {"color": "red", "sleeve": "sleeveless", "length": "mini", "pattern": "floral"}
+    good = {"color": "navy", "sleeve": "long sleeve", "length": "midi", "pattern": "solid"}
+    worse = {"color": "red", "sleeve": "short sleeve", "length": "mini", "pattern": "floral"}
+    user = RetrospectiveUser(seed=0, retrospect=1.0)
+    text = user.turn(3, TARGET, [start, good, worse], VALUES)
+    parsed = parse_turn_text(text)
+    assert parsed.kind == "rollback" and parsed.rollback_to == 1
+    assert "maxi" in parsed.text  # what still differs from the first turn's item
+
+
+def test_retrospective_user_keeps_a_facet_an_earlier_item_had() -> None:
+    start = {"color": "red", "sleeve": "sleeveless", "length": "mini", "pattern": "floral"}
+    navy = {"color": "navy", "sleeve": "sleeveless", "length": "mini", "pattern": "striped"}
+    now = {"color": "red", "sleeve": "long sleeve", "length": "mini", "pattern": "solid"}
+    user = RetrospectiveUser(seed=0, retrospect=1.0)
+    parsed = parse_turn_text(user.turn(3, TARGET, [start, navy, now], VALUES))
+    assert parsed.kind == "combination"
+    assert parsed.keeps[0].attribute == "color" and parsed.keeps[0].turn == 1
+
+
+def test_chat_answerer_tells_the_targets_value() -> None:
+    assert ChatAnswerer().answer("color", TARGET) == "navy"
+    assert ChatAnswerer().answer("fit", TARGET) == "unknown"

@@ -1,0 +1,54 @@
+"""Who wrote how much: per-annotator captions by status and captions per hour."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from studio.stats import annotator_throughput
+from studio.store import Project
+
+COLUMNS = ("Annotator", "Written", "Accepted", "Rejected", "Drafts", "Per hour")
+
+
+class AnnotatorProgress(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel()
+        self.summary.setObjectName("progressSummary")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setMaximumHeight(140)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table)
+
+    def refresh(self, project: Project, user: str, remaining: int, mode: str) -> None:
+        rows = annotator_throughput(project)
+        mine = next((r for r in rows if r["name"] == user), None)
+        written = mine["written"] if mine else 0
+        rate = f" · {mine['per_hour']:g} captions per hour" if mine and mine["per_hour"] else ""
+        left = (
+            f"{_count(remaining, 'pair')} left for you"
+            if mode == "write"
+            else f"{_count(remaining, 'caption')} waiting for review"
+        )
+        self.summary.setText(f"{user}: {_count(written, 'caption')} written{rate} · {left}")
+        self.table.setRowCount(len(rows))
+        for row, entry in enumerate(rows):
+            values = (
+                entry["name"],
+                entry["written"],
+                entry["accepted"],
+                entry["rejected"],
+                entry["draft"],
+                "" if entry["per_hour"] is None else f"{entry['per_hour']:g}",
+            )
+            for column, value in enumerate(values):
+                self.table.setItem(row, column, QTableWidgetItem(str(value)))
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,213 @@
+"""Review one image at a time: its picture and text, its chips, and keys for every action.
+
+Keys: A accept and R reject the current chip (Shift: every undecided chip of the image),
+U undo the decision, Up/Down move between chips, J or → next image, K or ← previous,
+N or / to add an attribute by typing (Enter adds it as accepted, Esc goes back).
+After a decision the cursor moves to the next undecided chip, so reviewing an image is a
+run of A and R presses.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCompleter,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.attributes.labels import review
+from studio.attributes.query import attribute_states
+from studio.attributes.vocabulary import load_vocabulary
+from studio.errors import StudioError
+from studio.workspace import Workspace
+from widgets.attribute_chips import AttributeChips
+from widgets.thumbnails import load_pixmap
+
+IMAGE_SIZE = 360
+NEXT_KEYS = {Qt.Key.Key_J, Qt.Key.Key_Right}
+PREVIOUS_KEYS = {Qt.Key.Key_K, Qt.Key.Key_Left}
+HINT = ("A accept · R reject · Shift+A/R all undecided · U undo · ↑↓ chip · "
+        "J/→ next · K/← previous · N add")
+
+
+class SingleImageReview(QWidget):
+    labels_changed = Signal(str)  # image id
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.image_ids: list[str] = []
+        self.index = -1
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+        self.picture = QLabel()
+        self.picture.setFixedSize(IMAGE_SIZE, IMAGE_SIZE)
+        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.picture.setStyleSheet("background: #f3f4f6;")
+        self.position = QLabel()
+        self.title = QLabel()
+        self.title.setObjectName("paneHeading")
+        self.title.setWordWrap(True)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.chips = AttributeChips()
+        self.add_box = QLineEdit()
+        self.add_box.setPlaceholderText("Add an attribute (N): type to search the vocabulary")
+        self.add_box.returnPressed.connect(self._add_typed)
+        self.add_box.installEventFilter(self)
+        self.message = QLabel()
+        self.message.setStyleSheet("color: #b91c1c;")
+        hint = QLabel(HINT)
+        hint.setStyleSheet("color: #6b7280;")
+
+        left = QVBoxLayout()
+        left.addWidget(self.picture)
+        left.addWidget(self.position)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(self.title)
+        right.addWidget(self.description)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.chips)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        right.addWidget(scroll, 1)
+        right.addWidget(self.add_box)
+        right.addWidget(self.message)
+        right.addWidget(hint)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left)
+        layout.addLayout(right, 1)
+
+    # -- data ------------------------------------------------------------------------
+
+    def set_images(self, image_ids: list[str]) -> None:
+        """Review these images, starting at the first (or staying on the current one)."""
+        current = self.current_image()
+        self.image_ids = list(image_ids)
+        self.refresh_vocabulary()
+        start = self.image_ids.index(current) if current in self.image_ids else 0
+        self.show_index(start if self.image_ids else -1)
+
+    def refresh_vocabulary(self) -> None:
+        project = self.workspace.project
+        names = [e.name for e in load_vocabulary(project)] if project else []
+        completer = QCompleter(names, self.add_box)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.add_box.setCompleter(completer)
+
+    def current_image(self) -> str | None:
+        return self.image_ids[self.index] if 0 <= self.index < len(self.image_ids) else None
+
+    def show_index(self, index: int, keep: str | None = None) -> None:
+        project = self.workspace.project
+        self.message.clear()
+        if project is None or not self.image_ids or index < 0:
+            self.index = -1
+            self.picture.clear()
+            self.title.setText("No images to review")
+            self.description.clear()
+            self.position.clear()
+            self.chips.set_states([])
+            return
+        self.index = max(0, min(index, len(self.image_ids) - 1))
+        image = project.image(self.image_ids[self.index])
+        if image is None:
+            return
+        self.picture.setPixmap(load_pixmap(project.image_path(image), IMAGE_SIZE))
+        self.position.setText(f"{image.id} · {image.category} · "
+                              f"{self.index + 1:,} of {len(self.image_ids):,}")
+        self.title.setText(image.title or image.id)
+        self.description.setText(image.description)
+        self.chips.set_states(attribute_states(project, image.id), keep=keep)
+
+    def step_image(self, delta: int) -> None:
+        if self.image_ids:
+            self.show_index((self.index + delta) % len(self.image_ids))
+
+    # -- decisions -------------------------------------------------------------------
+
+    def decide(self, status: str, everything_undecided: bool = False) -> None:
+        project, image_id = self.workspace.project, self.current_image()
+        current = self.chips.current_name()
+        if project is None or image_id is None or current is None:
+            return
+        names = self.chips.names("suggested") if everything_undecided else [current]
+        if not names:
+            return
+        try:
+            review(project, self.workspace.user_name, image_id, names, status)
+        except StudioError as error:
+            self.message.setText(str(error))
+            return
+        self.show_index(self.index, keep=current)
+        if status != "suggested" and not everything_undecided:
+            following = self.chips.next_undecided_after(current)
+            if following is not None:
+                self.chips.select(self.chips.names().index(following))
+        self.labels_changed.emit(image_id)
+
+    def add_attribute(self, name: str) -> bool:
+        """Accept ``name`` on the current image (added as a person's label if new)."""
+        project, image_id = self.workspace.project, self.current_image()
+        if project is None or image_id is None or not name.strip():
+            return False
+        try:
+            review(project, self.workspace.user_name, image_id, [name.strip()], "accepted")
+        except StudioError as error:
+            self.message.setText(str(error))
+            return False
+        self.show_index(self.index, keep=name.strip())
+        self.labels_changed.emit(image_id)
+        return True
+
+    def _add_typed(self) -> None:
+        if self.add_attribute(self.add_box.text()):
+            self.add_box.clear()
+            self.setFocus()
+
+    # -- keys ------------------------------------------------------------------------
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
+        if (watched is self.add_box and event.type() == event.Type.KeyPress
+                and event.key() == Qt.Key.Key_Escape):
+            self.add_box.clear()
+            self.setFocus()
+            return True
+        return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        key, shift = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        if key == Qt.Key.Key_A:
+            self.decide("accepted", everything_undecided=shift)
+        elif key == Qt.Key.Key_R:
+            self.decide("rejected", everything_undecided=shift)
+        elif key == Qt.Key.Key_U:
+            self.decide("suggested")
+        elif key in NEXT_KEYS:
+            self.step_image(1)
+        elif key in PREVIOUS_KEYS:
+            self.step_image(-1)
+        elif key in (Qt.Key.Key_Down, Qt.Key.Key_Tab):
+            self.chips.step(1)
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Backtab):
+            self.chips.step(-1)
+        elif key in (Qt.Key.Key_N, Qt.Key.Key_Slash, Qt.Key.Key_Plus):
+            self.add_box.setFocus()
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 (Qt name)
+        """Tab moves between chips while the review has focus, not between widgets."""
+        if self.hasFocus():
+            self.chips.step(1 if next else -1)
+            return True
+        return super().focusNextPrevChild(next)

@@ -1,0 +1,181 @@
+"""Attributes: label images from product text and a model, and review the labels fast.
+
+Two ways to review: one image at a time (its chips, A/R by keyboard) and one attribute
+across many images (a grid sorted by confidence, select many, A/R). Extraction and model
+suggestions run as background jobs in the status bar; the vocabulary has its own editor.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QStackedLayout,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from studio.attributes.extract import extract_from_text
+from studio.attributes.query import label_counts
+from studio.errors import StudioError
+from studio.jobs import JobCancelled
+from studio.store import Project
+from studio.workspace import Workspace
+from widgets.bulk_review import BulkReview
+from widgets.image_review import SingleImageReview
+from widgets.job_runner import JobRunner
+from widgets.panes.pane import Pane, empty_state
+from widgets.vocabulary_dialog import VocabularyDialog
+
+ALL_CATEGORIES = "All categories"
+
+
+class AttributesPane(Pane):
+    title = "Attributes"
+    tooltip = "Attribute labels from product text and model suggestions, reviewed fast"
+
+    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
+        super().__init__(workspace, parent)
+        self.runner = runner
+        self._stack = QStackedLayout(self)
+        self._stack.addWidget(
+            empty_state("No project open", "Open a project to label and review attributes.")
+        )
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        bar = QHBoxLayout()
+        self.extract_button = QPushButton("Extract from text")
+        self.extract_button.setToolTip("Find vocabulary words in every title and description")
+        self.extract_button.clicked.connect(self.run_extraction)
+        self.suggest_button = QPushButton("Suggest with model")
+        self.suggest_button.setToolTip("Score every attribute with the embedding model in "
+                                       "Settings and keep the top 8 per image")
+        self.suggest_button.clicked.connect(self.run_suggestions)
+        vocabulary_button = QPushButton("Vocabulary…")
+        vocabulary_button.clicked.connect(self.edit_vocabulary)
+        self.category = QComboBox()
+        self.category.currentIndexChanged.connect(lambda _=0: self._load_images())
+        self.summary = QLabel()
+        self.summary.setStyleSheet("color: #6b7280;")
+        for widget in (self.extract_button, self.suggest_button, vocabulary_button):
+            bar.addWidget(widget)
+        bar.addSpacing(16)
+        bar.addWidget(self.category)
+        bar.addWidget(self.summary, 1, Qt.AlignmentFlag.AlignRight)
+        layout.addLayout(bar)
+        self.single = SingleImageReview(workspace)
+        self.bulk = BulkReview(workspace)
+        self.single.labels_changed.connect(lambda _: self._update_summary())
+        self.bulk.labels_changed.connect(lambda _: self._update_summary())
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.single, "One image")
+        self.tabs.addTab(self.bulk, "One attribute, many images")
+        self.tabs.currentChanged.connect(self._on_tab)
+        layout.addWidget(self.tabs, 1)
+        self._stack.addWidget(content)
+
+    # -- project ---------------------------------------------------------------------
+
+    def show_project(self, project: Project | None) -> None:
+        if project is None:
+            self._stack.setCurrentIndex(0)
+            return
+        self.category.blockSignals(True)
+        self.category.clear()
+        self.category.addItems([ALL_CATEGORIES, *[c for c in project.categories() if c]])
+        self.category.blockSignals(False)
+        self.bulk.refresh_vocabulary()
+        self._load_images()
+        self._stack.setCurrentIndex(1)
+
+    def _load_images(self) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        category = self.category.currentText()
+        chosen = None if category in ("", ALL_CATEGORIES) else category
+        self.single.set_images([image.id for image in project.iter_images(category=chosen)])
+        self._update_summary()
+
+    def refresh(self) -> None:
+        """Re-read labels after a job or a vocabulary edit, keeping the current place."""
+        if self.workspace.project is None:
+            return
+        self.single.refresh_vocabulary()
+        self.single.show_index(self.single.index, keep=self.single.chips.current_name())
+        self.bulk.refresh_vocabulary()
+        if self.tabs.currentWidget() is self.bulk:
+            self.bulk.load()
+        self._update_summary()
+
+    def _update_summary(self) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        counts = label_counts(project)
+        self.summary.setText(" · ".join(
+            f"{counts.get(status, 0):,} {status}" for status in ("suggested", "accepted", "rejected")
+        ))
+
+    def _on_tab(self, index: int) -> None:
+        if self.tabs.widget(index) is self.bulk:
+            self.bulk.load()
+            self.bulk.grid.setFocus()
+        else:
+            self.single.show_index(self.single.index)
+            self.single.setFocus()
+
+    # -- jobs ------------------------------------------------------------------------
+
+    @asyncSlot()
+    async def run_extraction(self) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        await self._run_job("Extracting attributes from text", extract_from_text, project,
+                            self.workspace.user_name)
+
+    @asyncSlot()
+    async def run_suggestions(self) -> None:
+        from studio.attributes.suggest import suggest_attributes
+
+        project = self.workspace.project
+        if project is None:
+            return
+        settings = self.workspace.settings
+        await self._run_job(f"Suggesting attributes with {settings.model}", suggest_attributes,
+                            project, self.workspace.user_name, settings.model,
+                            device=settings.device)
+
+    async def _run_job(self, label: str, function, *args, **kwargs) -> None:
+        buttons = (self.extract_button, self.suggest_button)
+        for button in buttons:
+            button.setEnabled(False)
+        try:
+            await self.runner.run(label, function, *args, **kwargs)
+        except JobCancelled:
+            return
+        except StudioError as error:
+            box = QMessageBox(QMessageBox.Icon.Critical, label, str(error), parent=self)
+            box.open()
+            return
+        finally:
+            for button in buttons:
+                button.setEnabled(True)
+        self.refresh()
+
+    # -- vocabulary ------------------------------------------------------------------
+
+    def edit_vocabulary(self) -> VocabularyDialog | None:
+        if self.workspace.project is None:
+            return None
+        dialog = VocabularyDialog(self.workspace, self)
+        dialog.vocabulary_changed.connect(self.refresh)
+        dialog.open()
+        return dialog

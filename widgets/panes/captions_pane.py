@@ -1,0 +1,194 @@
+"""Captions: write relative captions for pairs, or review other people's, keyboard first.
+
+The pane shows the pair side by side, the writer or the reviewer under it, and each
+annotator's progress. It binds to Qt-free sessions (``studio.captions.session``) for
+the person in Settings (``workspace.user_name``); they write everything as it happens.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QStackedLayout,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.captions.records import CaptionPolicy
+from studio.captions.session import ReviewSession, WritingSession
+from studio.captions.store import load_policy, save_policy
+from studio.pairs.query import pair_images
+from studio.store import Project
+from studio.workspace import Workspace
+from widgets.annotator_progress import AnnotatorProgress
+from widgets.caption_reviewer import CaptionReviewer
+from widgets.caption_writer import CaptionWriter
+from widgets.job_runner import JobRunner
+from widgets.pair_view import PairView
+from widgets.panes.pane import Pane, empty_state
+from widgets.shortcuts import add_shortcuts
+from widgets.thumbnail_cache import ThumbnailCache
+
+PROGRESS_DELAY_MS = 500
+
+
+class CaptionsPane(Pane):
+    title = "Captions"
+    tooltip = "Write relative captions keyboard-first with autosave and undo; review them"
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        runner: JobRunner | None = None,
+        thumbnails: ThumbnailCache | None = None,
+        parent: QWidget | None = None,
+    ):
+        super().__init__(workspace, parent)
+        self.runner = runner
+        self.thumbnails = thumbnails or ThumbnailCache(parent=self)
+        self.project: Project | None = None
+        self.user = ""
+        self.writing: WritingSession | None = None
+        self.review: ReviewSession | None = None
+        self._progress_timer = QTimer(self, singleShot=True, interval=PROGRESS_DELAY_MS)
+        self._progress_timer.timeout.connect(self.refresh_progress)
+        self._stack = QStackedLayout(self)
+        self._stack.addWidget(
+            empty_state(
+                "No project open", "Open a project with pairs (import or mine them in Pairs)."
+            )
+        )
+        self._stack.addWidget(self._build())
+
+    def _build(self) -> QWidget:
+        content = QWidget()
+        self.user_label = QLabel()
+        self.write_button = QPushButton("Write  Ctrl+Shift+W")
+        self.review_button = QPushButton("Review  Ctrl+Shift+R")
+        self.modes = QButtonGroup(self)
+        for number, button in enumerate((self.write_button, self.review_button)):
+            button.setCheckable(True)
+            self.modes.addButton(button, number)
+        self.write_button.setChecked(True)
+        self.modes.idClicked.connect(self.set_mode)
+        self.per_pair = QSpinBox()
+        self.per_pair.setRange(1, 10)
+        self.per_pair.setToolTip("How many captions each pair needs")
+        self.distinct = QCheckBox("each from a different person")
+        self.per_pair.valueChanged.connect(self._policy_changed)
+        self.distinct.toggled.connect(self._policy_changed)
+        header = QHBoxLayout()
+        header.addWidget(self.user_label)
+        header.addStretch(1)
+        header.addWidget(QLabel("Captions per pair"))
+        header.addWidget(self.per_pair)
+        header.addWidget(self.distinct)
+        header.addSpacing(16)
+        header.addWidget(self.write_button)
+        header.addWidget(self.review_button)
+        self.view = PairView(self.thumbnails)
+        self.writer = CaptionWriter()
+        self.reviewer = CaptionReviewer()
+        self.panels = QStackedWidget()
+        self.panels.addWidget(self.writer)
+        self.panels.addWidget(self.reviewer)
+        self.progress = AnnotatorProgress()
+        layout = QVBoxLayout(content)
+        layout.addLayout(header)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.panels)
+        layout.addWidget(self.progress)
+        for panel in (self.writer, self.reviewer):
+            panel.pair_changed.connect(self._show_pair)
+        self.writer.saved.connect(self._progress_timer.start)
+        self.reviewer.reviewed.connect(self._progress_timer.start)
+        add_shortcuts(content, ("Ctrl+Shift+W",), lambda: self.set_mode(0))
+        add_shortcuts(content, ("Ctrl+Shift+R",), lambda: self.set_mode(1))
+        return content
+
+    # -- project -----------------------------------------------------------------------
+
+    def show_project(self, project: Project | None) -> None:
+        self.writer.flush()  # into the project being left, before anything else
+        if self.project is not None and self.project is not project:
+            self.project.close()  # the flush reopened a connection to the closed project
+        self.project = project
+        if project is None:
+            self.writer.bind(None)
+            self.reviewer.bind(None)
+            self.writing = self.review = None
+            self._stack.setCurrentIndex(0)
+            return
+        self._stack.setCurrentIndex(1)
+        self._start_sessions()
+
+    def _start_sessions(self) -> None:
+        project = self.project
+        if project is None:
+            return
+        self.user = self.workspace.user_name
+        self.user_label.setText(f"Working as <b>{self.user}</b> (change in File → Settings)")
+        policy = load_policy(project)
+        self.per_pair.blockSignals(True)
+        self.distinct.blockSignals(True)
+        self.per_pair.setValue(policy.per_pair)
+        self.distinct.setChecked(policy.distinct_authors)
+        self.per_pair.blockSignals(False)
+        self.distinct.blockSignals(False)
+        self.writing = WritingSession(project, self.user, policy)
+        self.review = ReviewSession(project, self.user)
+        self.writer.bind(self.writing)
+        self.reviewer.bind(self.review)
+        self.set_mode(self.modes.checkedId())
+
+    def set_mode(self, mode: int) -> None:
+        """0: write, 1: review."""
+        self.writer.flush()
+        self.modes.button(mode).setChecked(True)
+        self.panels.setCurrentIndex(mode)
+        session = self.writing if mode == 0 else self.review
+        if session is not None:
+            session.go_to(session.current)  # redraw the pair of this mode
+        self.refresh_progress()
+
+    def _policy_changed(self, *_args) -> None:
+        if self.project is None:
+            return
+        policy = CaptionPolicy(self.per_pair.value(), self.distinct.isChecked())
+        save_policy(self.project, policy, self.user)
+        if self.writing is not None:
+            self.writing.policy = policy
+        self.refresh_progress()
+
+    def _show_pair(self, pair_id: int | None) -> None:
+        images = pair_images(self.project, pair_id) if self.project and pair_id else None
+        if images is None:
+            self.view.clear()
+        else:
+            self.view.show_pair(self.project, *images)
+        self._progress_timer.start()
+
+    def refresh_progress(self) -> None:
+        if self.project is None or self.writing is None or self.review is None:
+            return
+        mode = "write" if self.panels.currentIndex() == 0 else "review"
+        remaining = self.writing.remaining() if mode == "write" else self.review.remaining()
+        self.progress.refresh(self.project, self.user, remaining, mode)
+
+    # -- visibility --------------------------------------------------------------------
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        super().showEvent(event)
+        if self.project is not None and self.workspace.user_name != self.user:
+            self._start_sessions()  # the name changed in Settings
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.writer.flush()
+        super().hideEvent(event)

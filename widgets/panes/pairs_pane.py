@@ -1,0 +1,376 @@
+"""Pairs: browse every pair with filters and search, see it side by side, mine or import.
+
+The table is virtual (``PairTableModel`` fetches rows a page at a time), so it stays
+smooth with 100,000 pairs. Imports and mining run as jobs in the status bar.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelection, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedLayout,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+from qasync import asyncSlot
+
+from studio.captions.store import captions_for_pair, load_policy
+from studio.errors import StudioError
+from studio.importers import ImportValidationError, import_cirr, import_fashioniq, import_folder
+from studio.jobs import JobCancelled
+from studio.pairs.mining import embedding_available, mine_pairs
+from studio.pairs.query import STATUS_FILTERS, PairFilter, filter_choices
+from studio.store import Project
+from studio.workspace import Workspace
+from widgets.job_runner import JobRunner
+from widgets.mine_dialog import MineDialog
+from widgets.pair_model import PairTableModel
+from widgets.pair_view import PairView
+from widgets.panes.pane import Pane, empty_state
+from widgets.thumbnail_cache import ThumbnailCache
+
+IMPORTERS = {"fashioniq": import_fashioniq, "cirr": import_cirr, "folder": import_folder}
+SEARCH_DELAY_MS = 250
+ROW_HEIGHT = 50
+
+
+class PairsPane(Pane):
+    title = "Pairs"
+    tooltip = "Browse pairs with filters and search, side by side; mine and import pairs"
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        runner: JobRunner | None = None,
+        thumbnails: ThumbnailCache | None = None,
+        parent: QWidget | None = None,
+    ):
+        super().__init__(workspace, parent)
+        self.runner = runner or JobRunner(self)
+        self.thumbnails = thumbnails or ThumbnailCache(parent=self)
+        self.model = PairTableModel(self.thumbnails, self)
+        self._stack = QStackedLayout(self)
+        self._stack.addWidget(
+            empty_state(
+                "No project open",
+                "Open a project, or create one and import Fashion IQ, CIRR or a "
+                "folder of images from here.",
+            )
+        )
+        self._stack.addWidget(self._build())
+        self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.apply_filters)
+
+    # -- layout ------------------------------------------------------------------------
+
+    def _build(self) -> QWidget:
+        content = QWidget()
+        self.category = QComboBox()
+        self.split = QComboBox()
+        self.status = QComboBox()
+        self.annotator = QComboBox()
+        self.status.addItem("Any status", None)
+        for key, label in STATUS_FILTERS.items():
+            self.status.addItem(label.capitalize(), key)
+        for box in (self.category, self.split, self.status, self.annotator):
+            box.currentIndexChanged.connect(self.apply_filters)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search pair, image id or title…  (Ctrl+L)")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda _: self._search_timer.start())
+        self.count_label = QLabel()
+        self.mine_button = QPushButton("Mine pairs…")
+        self.mine_button.setToolTip("Pair target images with references by TF-IDF or embeddings")
+        self.mine_button.clicked.connect(lambda: self.mine_dialog())
+        self.import_button = QToolButton()
+        self.import_button.setText("Import")
+        self.import_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.import_button)
+        menu.addAction("Fashion IQ…", lambda: self.import_dialog("fashioniq"))
+        menu.addAction("CIRR…", lambda: self.import_dialog("cirr"))
+        menu.addAction("Folder of images…", lambda: self.import_dialog("folder"))
+        self.import_button.setMenu(menu)
+        bar = QHBoxLayout()
+        for widget in (self.category, self.split, self.status, self.annotator):
+            bar.addWidget(widget)
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.count_label)
+        bar.addWidget(self.mine_button)
+        bar.addWidget(self.import_button)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setWordWrap(False)
+        self.table.setIconSize(self.thumbnails.placeholder(44).size())
+        self.table.verticalHeader().setVisible(False)
+        # Fixed row heights: the view never measures rows, which is what keeps it fast.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for column, width in enumerate((60, 220, 220, 80, 60, 70, 140, 110)):
+            header.resizeSection(column, width)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection)
+
+        self.view = PairView(self.thumbnails)
+        self.captions = QListWidget()
+        self.captions.setMaximumHeight(130)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.view, 1)
+        right_layout.addWidget(QLabel("Captions"))
+        right_layout.addWidget(self.captions)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(right)
+        splitter.setSizes([560, 640])
+        layout = QVBoxLayout(content)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.message)
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        focus_search = QShortcut(QKeySequence("Ctrl+L"), content)
+        focus_search.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        focus_search.activated.connect(self.search.setFocus)
+        return content
+
+    # -- project and filters -----------------------------------------------------------
+
+    def show_project(self, project: Project | None) -> None:
+        if project is None:
+            self.model.load(None)
+            self.view.clear()
+            self._stack.setCurrentIndex(0)
+            return
+        self._stack.setCurrentIndex(1)
+        self.reload()
+
+    def reload(self) -> None:
+        """Refill the filter menus and the list (after an import, mining or captions)."""
+        project = self.workspace.project
+        if project is None:
+            return
+        choices = filter_choices(project)
+        for box, key, any_label in (
+            (self.category, "category", "All categories"),
+            (self.split, "split", "All splits"),
+            (self.annotator, "annotator", "Any annotator"),
+        ):
+            current = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(any_label, None)
+            for value in choices[key]:
+                box.addItem(value or "(none)", value)
+            box.setCurrentIndex(max(0, box.findData(current)) if current is not None else 0)
+            box.blockSignals(False)
+        self.apply_filters()
+
+    def current_filter(self) -> PairFilter:
+        return PairFilter(
+            category=self.category.currentData(),
+            split=self.split.currentData(),
+            status=self.status.currentData(),
+            annotator=self.annotator.currentData(),
+            search=self.search.text(),
+        )
+
+    def apply_filters(self) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        selected = self.selected_pair_id()
+        self.model.load(project, self.current_filter(), load_policy(project))
+        total = project.table_counts()["pairs"]
+        shown = self.model.rowCount()
+        self.count_label.setText(
+            f"{shown:,} of {total:,} pairs" if shown != total else f"{total:,} pairs"
+        )
+        row = self.model.row_of(selected) if selected is not None else -1
+        self.select_row(row if row >= 0 else 0)
+
+    def select_row(self, row: int) -> None:
+        if 0 <= row < self.model.rowCount():
+            self.table.selectRow(row)
+            self.table.scrollTo(self.model.index(row, 0))
+        else:
+            self.view.clear()
+            self.captions.clear()
+
+    def selected_pair_id(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows or rows[0].row() >= len(self.model.ids):
+            return None
+        return self.model.ids[rows[0].row()]
+
+    def _on_selection(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        project = self.workspace.project
+        pair = self.model.row_at(selected.indexes()[0].row()) if selected.indexes() else None
+        if project is None or pair is None:
+            return
+        self.view.show_pair(project, pair.reference_id, pair.target_id)
+        self.captions.clear()
+        for caption in captions_for_pair(project, pair.id):
+            if caption.status == "draft":
+                continue
+            reason = f" — {caption.reject_reason}" if caption.reject_reason else ""
+            self.captions.addItem(
+                f"{caption.text}    [{caption.status}, {caption.author or '?'}{reason}]"
+            )
+        if not self.captions.count():
+            self.captions.addItem("No captions yet.")
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        super().showEvent(event)
+        if self.workspace.project is not None and self.model.project is not None:
+            self.apply_filters()  # captions may have changed in the Captions pane
+
+    # -- jobs --------------------------------------------------------------------------
+
+    def mine_dialog(self) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        categories = sorted(c for c in project.categories() if c)
+        dialog = MineDialog(categories, ["train", "val", "test"], embedding_available(), self)
+        if dialog.exec() == MineDialog.DialogCode.Accepted:
+            self._start_mining(**dialog.values())
+
+    @asyncSlot()
+    async def _start_mining(
+        self, method: str, count: int, category: str | None, split: str | None
+    ) -> None:
+        await self.mine(method, count, category, split)
+
+    async def mine(
+        self, method: str, count: int, category: str | None = None, split: str | None = None
+    ):
+        project = self.workspace.project
+        if project is None:
+            return None
+        try:
+            settings = self.workspace.settings
+            report = await self.runner.run(
+                "Mining pairs",
+                mine_pairs,
+                project,
+                method,
+                count,
+                category=category,
+                split=split,
+                actor=self.workspace.user_name,
+                model=settings.model,
+                device=settings.device,
+            )
+        except JobCancelled:
+            self.message.setText("Mining cancelled; nothing was added.")
+            return None
+        except StudioError as error:
+            self.show_error("Cannot mine pairs", str(error))
+            return None
+        self.message.setText(f"Added {report.added} {method} pairs.")
+        self.reload()
+        return report
+
+    def import_dialog(self, kind: str) -> None:
+        if self.workspace.project is None:
+            return
+        prompt = {
+            "fashioniq": "Fashion IQ folder (with captions/ and image_splits/)",
+            "cirr": "CIRR folder (with captions/ and image_splits/)",
+            "folder": "Folder of images",
+        }[kind]
+        folder = QFileDialog.getExistingDirectory(self, prompt)
+        if folder:
+            self._import_valid(kind, Path(folder), None, False)
+
+    async def run_import(
+        self, kind: str, root: Path, extra: Path | None = None, skip_invalid: bool = False
+    ):
+        """Import as a job; on validation problems offer to import the valid entries."""
+        project = self.workspace.project
+        if project is None:
+            return None
+        try:
+            report = await self.runner.run(
+                f"Importing {kind}",
+                IMPORTERS[kind],
+                project,
+                root,
+                extra,
+                skip_invalid=skip_invalid,
+                actor=self.workspace.user_name,
+            )
+        except JobCancelled:
+            self.message.setText("Import cancelled; nothing was written.")
+            return None
+        except ImportValidationError as error:
+            self._offer_skip(kind, root, extra, error)
+            return None
+        except StudioError as error:
+            self.show_error("Cannot import", str(error))
+            return None
+        missing = (
+            f", {len(report.missing_images)} image files missing" if report.missing_images else ""
+        )
+        skipped = f", {report.skipped} invalid entries skipped" if report.problems else ""
+        self.message.setText(
+            f"Imported {report.dataset}: {report.images_added} images, "
+            f"{report.pairs_added} pairs, {report.captions_added} captions"
+            f"{missing}{skipped}."
+        )
+        self.reload()
+        return report
+
+    def _offer_skip(
+        self, kind: str, root: Path, extra: Path | None, error: ImportValidationError
+    ) -> None:
+        self.message.setText(str(error))
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Import refused",
+            f"{len(error.problems)} problems; nothing was written.",
+            parent=self,
+        )
+        box.setDetailedText("\n".join(str(p) for p in error.problems))
+        skip = box.addButton("Import the valid entries", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.buttonClicked.connect(
+            lambda button: self._import_valid(kind, root, extra, True) if button is skip else None
+        )
+        box.open()
+        self.problem_box = box
+
+    @asyncSlot()
+    async def _import_valid(
+        self, kind: str, root: Path, extra: Path | None, skip_invalid: bool
+    ) -> None:
+        await self.run_import(kind, root, extra, skip_invalid=skip_invalid)
+
+    def show_error(self, title: str, text: str) -> None:
+        self.message.setText(text)
+        box = QMessageBox(QMessageBox.Icon.Critical, title, text, parent=self)
+        box.open()

@@ -1,0 +1,56 @@
+"""Quality: rate multi-turn transactions blind, see the report, manage transactions.
+
+Three tabs. *Rate* is the rater's view and never names a dataset; *Report* and
+*Transactions* are for whoever runs the study.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QStackedLayout, QTabWidget, QWidget
+
+from studio.store import Project
+from studio.workspace import Workspace
+from widgets.panes.pane import Pane, empty_state
+from widgets.quality_report_view import QualityReportView
+from widgets.rating_view import RatingView
+from widgets.transactions_view import TransactionsView
+
+
+class QualityPane(Pane):
+    title = "Quality"
+    tooltip = ("Rate multi-turn transactions blind on accuracy, historical awareness, "
+               "granularity, consistency and coverage")
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(workspace, parent)
+        self._stack = QStackedLayout(self)
+        self._stack.addWidget(empty_state(
+            "No project open", "Open a project, then import or draft transactions to rate."))
+        self.tabs = QTabWidget()
+        self.rating = RatingView(workspace)
+        self.report = QualityReportView(workspace)
+        self.transactions = TransactionsView(workspace)
+        self.tabs.addTab(self.rating, "Rate")
+        self.tabs.addTab(self.report, "Report")
+        self.tabs.addTab(self.transactions, "Transactions")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.transactions.changed.connect(self.rating.refresh)
+        self._stack.addWidget(self.tabs)
+
+    def show_project(self, project: Project | None) -> None:
+        self.rating.item = None
+        if project is None:
+            self._stack.setCurrentIndex(0)
+            return
+        self.rating.refresh()
+        self.transactions.refresh()
+        self._stack.setCurrentIndex(1)
+
+    def _tab_changed(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if widget is self.report:
+            self.report.refresh()
+        elif widget is self.transactions:
+            self.transactions.refresh()
+        elif widget is self.rating:
+            self.rating.refresh()
