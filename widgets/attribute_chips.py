@@ -32,9 +32,18 @@ def evidence_text(state: AttributeState) -> str:
     return "\n".join(lines)
 
 
+def chip_text(state: AttributeState) -> str:
+    """Mark and name; a suggestion only a model made also shows how sure the model was."""
+    text = f"{STATUS_MARK[state.status]} {state.attribute}"
+    sources = {source for source, _, _ in state.evidence}
+    if sources == {"model"} and state.best_confidence is not None:
+        text += f" · {state.best_confidence:.2f}"
+    return text
+
+
 class AttributeChip(QPushButton):
     def __init__(self, state: AttributeState, parent: QWidget | None = None) -> None:
-        super().__init__(f"{STATUS_MARK[state.status]} {state.attribute}", parent)
+        super().__init__(chip_text(state), parent)
         self.state = state
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setToolTip(evidence_text(state))
@@ -64,9 +73,8 @@ class AttributeChips(QWidget):
             item = self._grid.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()  # at once: deletion waits for the event loop
                 widget.deleteLater()
-            elif item is not None and item.layout() is not None:
-                _clear(item.layout())
         self.chips = []
         order = {t: i for i, t in enumerate(ATTRIBUTE_TYPES)}
         ordered = sorted(states, key=lambda s: (order[s.type], s.attribute))
@@ -119,10 +127,3 @@ class AttributeChips(QWidget):
 
     def names(self, status: str | None = None) -> list[str]:
         return [c.state.attribute for c in self.chips if status in (None, c.state.status)]
-
-
-def _clear(layout) -> None:
-    while layout.count():
-        item = layout.takeAt(0)
-        if item.widget() is not None:
-            item.widget().deleteLater()

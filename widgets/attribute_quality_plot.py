@@ -79,4 +79,4 @@ class AttributeQualityPlot(QWidget):
             axes.tick_params(axis="y", labelsize=8)
         figure.axes[0].legend(fontsize=8, loc="lower left")
         self.canvas.show()
-        self.canvas.draw_idle()
+        self.canvas.draw()

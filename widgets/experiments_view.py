@@ -114,7 +114,7 @@ class ExperimentsView(QWidget):
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(9, 3.6), layout="constrained"))
             self.plot_area.addWidget(self.canvas, 1)
         plot_runs(summaries, self.canvas.figure)
-        self.canvas.draw_idle()
+        self.canvas.draw()
         self.canvas.show()
 
     @asyncSlot()

@@ -100,7 +100,7 @@ class QualityReportView(QWidget):
             self.canvas.setMinimumHeight(220)
             self.chart_box.addWidget(self.canvas)
         draw(self.report, self.canvas.figure)
-        self.canvas.draw_idle()
+        self.canvas.draw()
 
     # -- exports ---------------------------------------------------------------------
 
