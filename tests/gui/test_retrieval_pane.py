@@ -101,3 +101,18 @@ def test_experiments_tab_runs_a_simulation_and_plots_it(
     assert len(view.canvas.figure.axes) == 2
     view.runs.item(0).setCheckState(Qt.CheckState.Unchecked)
     assert view.canvas.isHidden() and not view.note.isHidden()
+
+
+def test_a_project_without_an_index_builds_one_then_searches(
+    window, qtbot, event_loop_qt, demo_project_dir
+) -> None:
+    assert window.open_project(demo_project_dir)
+    window.show_pane(3)
+    pane = window.stack.currentWidget()
+    event_loop_qt.run_until_complete(pane.load_context())
+    assert pane.session is None and "no index" in pane.loader_text.text()
+    event_loop_qt.run_until_complete(pane.build_index())
+    run_until(event_loop_qt, lambda: pane.session is not None)
+    assert pane.context.facets  # attributes were extracted from the product text
+    type_turn(pane, qtbot, event_loop_qt, "is blue")
+    assert pane.results.count() == 10

@@ -95,7 +95,9 @@ class RetrievalPane(Pane):
         self.load_button.clicked.connect(self.load_context)
         self.build_button = QPushButton("Build index…")
         self.build_button.setToolTip("Embed the project's images with the active model and "
-                                     "build its search index (a cancellable job)")
+                                     "build its search index (a cancellable job); a project "
+                                     "without attribute labels first gets them from its "
+                                     "product text")
         self.build_button.clicked.connect(self.build_index)
         row.addWidget(self.load_button)
         row.addWidget(self.build_button)
@@ -260,7 +262,14 @@ class RetrievalPane(Pane):
             return
         settings = self.workspace.settings
 
+        actor = self.workspace.user_name
+
         def job(*, progress, cancel):
+            from studio.attributes.extract import extract_from_text
+
+            if not project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone():
+                # Sessions read facets from attribute labels; product text gives them free.
+                extract_from_text(project, actor, progress=progress, cancel=cancel)
             model = load_project_model(settings.model, None if settings.device == "auto"
                                        else settings.device)
             return build_index(project, model, progress=progress, cancel=cancel)
