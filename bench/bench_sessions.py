@@ -23,8 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
 
-TEXTS = ("is red with long sleeves", "is shorter and has a v-neck", "is striped and looser",
-         "has no print and is navy", "is darker with a collar", "is floral and midi length")
+TEXTS = (
+    "is red with long sleeves",
+    "is shorter and has a v-neck",
+    "is striped and looser",
+    "has no print and is navy",
+    "is darker with a collar",
+    "is floral and midi length",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,17 +56,27 @@ def main(argv: list[str] | None = None) -> int:
                 session = context.new_session(strategy, target_id=rng.choice(ids))
                 session.composed_turn(TEXTS[0], reference_id=rng.choice(ids))  # warm-up
                 for number in range(args.queries):
-                    turn = session.composed_turn(TEXTS[number % len(TEXTS)],
-                                                 reference_id=rng.choice(ids))
+                    turn = session.composed_turn(
+                        TEXTS[number % len(TEXTS)], reference_id=rng.choice(ids)
+                    )
                     totals.append(turn.timings["total_ms"])
                     if strategy == "history":
                         for key in parts:
                             parts[key].append(turn.timings.get(key, 0.0))
                 p50, p95 = np.percentile(totals, [50, 95])
-                rows.append([strategy, len(ids), args.queries, f"{p50:.0f}", f"{p95:.0f}",
-                             f"{max(totals):.0f}"])
-    breakdown = ", ".join(f"{k.removesuffix('_ms')} {np.median(v):.0f} ms"
-                          for k, v in parts.items())
+                rows.append(
+                    [
+                        strategy,
+                        len(ids),
+                        args.queries,
+                        f"{p50:.0f}",
+                        f"{p95:.0f}",
+                        f"{max(totals):.0f}",
+                    ]
+                )
+    breakdown = ", ".join(
+        f"{k.removesuffix('_ms')} {np.median(v):.0f} ms" for k, v in parts.items()
+    )
     body = (
         markdown_table(["strategy", "gallery", "turns", "p50 ms", "p95 ms", "max ms"], rows)
         + f"\n\nMedian breakdown of a history-aware turn: {breakdown}. One process, model "
@@ -71,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(body)
     if not args.no_write:
-        write_section("session-latency", "Retrieval session turn latency (goal < 200 ms at "
-                      "10,000 images)", body)
+        write_section(
+            "session-latency",
+            "Retrieval session turn latency (goal < 200 ms at 10,000 images)",
+            body,
+        )
     return 0
 
 

@@ -43,14 +43,24 @@ def main(argv: list[str] | None = None) -> int:
             composed = {}
             for simulator in ("attribute", "retrospective"):
                 for strategy in ("sum", "history"):
-                    config = RunConfig(strategy=strategy, simulator=simulator, n=args.n,
-                                       turns=args.turns, seed=args.seed)
+                    config = RunConfig(
+                        strategy=strategy,
+                        simulator=simulator,
+                        n=args.n,
+                        turns=args.turns,
+                        seed=args.seed,
+                    )
                     composed[(simulator, strategy)] = run_simulation(context, config)
                     print(config.label, "done", flush=True)
             chat = {}
             for questioner in ("infogain", "random"):
-                config = RunConfig(simulator="chat", questioner=questioner, n=args.n,
-                                   turns=args.turns, seed=args.seed)
+                config = RunConfig(
+                    simulator="chat",
+                    questioner=questioner,
+                    n=args.n,
+                    turns=args.turns,
+                    seed=args.seed,
+                )
                 chat[questioner] = run_simulation(context, config)
                 print(config.label, "done", flush=True)
     turns = [t for t in (1, 3, 5) if t <= args.turns]
@@ -60,14 +70,25 @@ def main(argv: list[str] | None = None) -> int:
         for t in turns:
             row = per_turn[t - 1]
             p = row["percentile"]
-            rows.append([simulator, "image+text sum" if strategy == "sum" else "history-aware",
-                         t, f"{row['recall_at']['10']:.3f}", f"{row['recall_at']['50']:.3f}",
-                         f"{p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]"])
+            rows.append(
+                [
+                    simulator,
+                    "image+text sum" if strategy == "sum" else "history-aware",
+                    t,
+                    f"{row['recall_at']['10']:.3f}",
+                    f"{row['recall_at']['50']:.3f}",
+                    f"{p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]",
+                ]
+            )
     chat_rows = []
     for questioner, result in chat.items():
         hits = [row["hits_at_10"] for row in result.per_turn()]
-        chat_rows.append(["information gain" if questioner == "infogain" else "random facet",
-                          *(f"{h['value']:.3f}" for h in hits)])
+        chat_rows.append(
+            [
+                "information gain" if questioner == "infogain" else "random facet",
+                *(f"{h['value']:.3f}" for h in hits),
+            ]
+        )
     gains = []
     for t in turns:
         ours = composed[("retrospective", "history")].per_turn()[t - 1]["recall_at"]["10"]
@@ -80,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         "in brackets. Attributes come from the product text (`attributes extract`).\n\n"
         + markdown_table(["dialogs", "strategy", "turn", "R@10", "R@50", "percentile"], rows)
         + "\n\nHistory-aware minus the last-turn-only baseline (image+text sum) on "
-        "retrospective dialogs, R@10: " + ", ".join(gains) + ".\n\n"
+        "retrospective dialogs, R@10: "
+        + ", ".join(gains)
+        + ".\n\n"
         + "Chat mode, cumulative Hits@10 per round (round 0 = the opening description):\n\n"
-        + markdown_table(["questioner", *(f"round {r}" for r in range(args.turns + 1))],
-                         chat_rows)
+        + markdown_table(["questioner", *(f"round {r}" for r in range(args.turns + 1))], chat_rows)
         + "\n\nRun: `.venv/bin/python bench/bench_simulation.py`."
     )
     print(body)
