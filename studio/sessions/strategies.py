@@ -61,7 +61,7 @@ class TextOnly(Strategy):
     def compose(self, turns: Sequence[TurnInput]) -> Query:
         last = turns[-1]
         if last.text_vector is None:
-            raise ValueError("the text-only strategy needs a modification text")
+            raise StudioError("The text-only strategy needs a modification text.")
         return Query(_unit(last.text_vector))
 
 
@@ -72,7 +72,8 @@ class ImageOnly(Strategy):
     def compose(self, turns: Sequence[TurnInput]) -> Query:
         last = turns[-1]
         if last.reference is None:
-            raise ValueError("the image-only strategy needs a reference image")
+            raise StudioError("The image-only strategy needs a reference image; chat sessions "
+                              "have none.")
         return Query(_unit(last.reference))
 
 
@@ -82,7 +83,7 @@ class WeightedSum(Strategy):
 
     def __init__(self, image_weight: float = 0.5) -> None:
         if not 0.0 <= image_weight <= 1.0:
-            raise ValueError("image_weight must lie in [0, 1]")
+            raise StudioError("The image weight must lie between 0 and 1.")
         self.image_weight = image_weight
 
     def compose(self, turns: Sequence[TurnInput]) -> Query:
@@ -93,7 +94,7 @@ class WeightedSum(Strategy):
         if last.text_vector is not None:
             parts.append((1.0 - self.image_weight) * _unit(last.text_vector))
         if not parts:
-            raise ValueError("a turn needs a reference image or a text")
+            raise StudioError("A turn needs a reference image or a text.")
         return Query(_unit(np.sum(parts, axis=0)))
 
 
@@ -122,7 +123,7 @@ class HistoryAware(Strategy):
         if texts:
             parts.append((1.0 - self.image_weight) * _unit(np.sum(texts, axis=0)))
         if not parts:
-            raise ValueError("a turn needs a reference image or a text")
+            raise StudioError("A turn needs a reference image or a text.")
         constraints: dict[str, str] = {}
         for turn in turns:
             constraints.update(turn.kept)

@@ -53,6 +53,9 @@ class RunConfig:
         if self.questioner not in QUESTIONERS:
             raise StudioError(f"Unsupported questioner '{self.questioner}'. The available "
                               f"questioners are: {', '.join(QUESTIONERS)}")
+        if self.simulator == "chat" and self.strategy == "image":
+            raise StudioError("Chat dialogs have no reference image, so the image-only "
+                              "strategy cannot run them; choose history, sum or text.")
         if self.turns < 1 or self.n < 1:
             raise StudioError("--turns and --n must be at least 1.")
 
