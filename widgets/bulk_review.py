@@ -4,12 +4,18 @@ This is the fastest way to clean a label at scale: pick "floral", glance over th
 select the few that are wrong and press R, then Ctrl+A and A for the rest. Keys: A accept
 and R reject the selected images, U undo, Ctrl+A select all; click, Shift+click and
 Ctrl+click select as usual. Every key press is one audited change.
+
+Pictures come from the shared ``ThumbnailCache``: an item shows a placeholder until its
+file is decoded off the UI thread, and only items actually drawn ask for theirs, so a
+grid of thousands costs no more than the screenful in view.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon
+from collections.abc import Callable
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -19,6 +25,8 @@ from PySide6.QtWidgets import (
     QListView,
     QListWidget,
     QListWidgetItem,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -29,10 +37,9 @@ from studio.attributes.vocabulary import load_vocabulary
 from studio.errors import StudioError
 from studio.workspace import Workspace
 from widgets.attribute_chips import STATUS_MARK
-from widgets.thumbnails import load_pixmap
+from widgets.thumbnail_cache import ThumbnailCache
 
 THUMB = 128
-ICONS_PER_TICK = 40
 STATUS_FILTERS = {
     "Undecided": ("suggested",),
     "All": None,
@@ -43,17 +50,42 @@ STATUS_BACKGROUND = {"suggested": "#ffffff", "accepted": "#d1fae5", "rejected": 
 ID_ROLE = Qt.ItemDataRole.UserRole
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
 CONFIDENCE_ROLE = Qt.ItemDataRole.UserRole + 2
+PICTURE_ROLE = Qt.ItemDataRole.UserRole + 3  # True once the item shows its own picture
+
+
+class _DrawnWithoutPicture(QStyledItemDelegate):
+    """Draws items as usual and reports the rows drawn with a placeholder icon."""
+
+    def __init__(self, report: Callable[[int], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.report = report
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        if not index.data(PICTURE_ROLE):
+            self.report(index.row())
+        super().paint(painter, option, index)
 
 
 class ThumbnailGrid(QListWidget):
-    """The grid; A/R/U act on the selection instead of starting a keyboard search."""
+    """The grid; A/R/U act on the selection instead of starting a keyboard search.
+
+    ``drawn_without_picture(row)`` fires while an item is drawn with its placeholder: the
+    owner asks for the picture then, so only items on screen are decoded.
+    """
 
     decided = Signal(str)  # status
+    drawn_without_picture = Signal(int)  # row
 
     KEYS = {Qt.Key.Key_A: "accepted", Qt.Key.Key_R: "rejected", Qt.Key.Key_U: "suggested"}
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setItemDelegate(_DrawnWithoutPicture(self.drawn_without_picture.emit, self))
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
@@ -75,9 +107,12 @@ class ThumbnailGrid(QListWidget):
 class BulkReview(QWidget):
     labels_changed = Signal(str)  # attribute
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, thumbnails: ThumbnailCache, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.workspace = workspace
+        self.thumbnails = thumbnails
         self.attribute = QComboBox()
         self.attribute.setEditable(True)
         self.attribute.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -93,10 +128,14 @@ class BulkReview(QWidget):
         hint.setStyleSheet("color: #6b7280;")
         self.grid = ThumbnailGrid()
         self.grid.decided.connect(self.decide_selected)
-        self._pending: list[QListWidgetItem] = []
-        self._icon_timer = QTimer(self)
-        self._icon_timer.setInterval(0)
-        self._icon_timer.timeout.connect(self._load_some_icons)
+        self._drawn: set[int] = set()  # rows drawn with a placeholder, not yet asked for
+        self._files: dict[int, tuple[str, bool] | None] = {}  # row -> (file, missing)
+        self._waiting: dict[str, set[int]] = {}  # file -> rows waiting for its picture
+        # Pictures are asked for just after a paint, never inside one.
+        self._ask_timer = QTimer(self, singleShot=True, interval=0)
+        self._ask_timer.timeout.connect(self._ask_for_pictures)
+        self.grid.drawn_without_picture.connect(self._on_drawn)
+        thumbnails.ready.connect(self._on_picture)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Attribute"))
@@ -136,23 +175,24 @@ class BulkReview(QWidget):
         """Fill the grid with the chosen attribute's images, most confident first."""
         project, name = self.workspace.project, self.attribute.currentText().strip()
         self.grid.clear()
-        self._pending = []
+        self._drawn.clear()
+        self._files.clear()
+        self._waiting.clear()
         self.message.clear()
         if project is None or not name:
             self.count.setText("")
             return
         statuses = STATUS_FILTERS[self.status_filter.currentText()]
         rows = images_with_attribute(project, name, statuses=statuses)
+        loading = QIcon(self.thumbnails.placeholder(THUMB, "loading"))
         for image_id, confidence, status in rows:
-            item = QListWidgetItem()
+            item = QListWidgetItem(loading, "")
             item.setData(ID_ROLE, image_id)
             item.setData(CONFIDENCE_ROLE, confidence)
             item.setSizeHint(QSize(THUMB + 12, THUMB + 32))
             self._set_status(item, status)
             self.grid.addItem(item)
-            self._pending.append(item)
         self.count.setText(f"{len(rows):,} images")
-        self._icon_timer.start()
 
     def _set_status(self, item: QListWidgetItem, status: str) -> None:
         confidence = item.data(CONFIDENCE_ROLE)
@@ -162,15 +202,58 @@ class BulkReview(QWidget):
         item.setBackground(QBrush(QColor(STATUS_BACKGROUND[status])))
         item.setToolTip(f"{item.data(ID_ROLE)} — {status}")
 
-    def _load_some_icons(self) -> None:
-        project = self.workspace.project
-        batch, self._pending = self._pending[:ICONS_PER_TICK], self._pending[ICONS_PER_TICK:]
-        for item in batch:
+    def _on_drawn(self, row: int) -> None:
+        self._drawn.add(row)
+        self._ask_timer.start()
+
+    def _ask_for_pictures(self) -> None:
+        """Ask the cache for the pictures of the items just drawn with a placeholder.
+
+        Asking again for a picture already queued costs nothing, and re-queues one the
+        cache dropped while the user scrolled, so every item in view ends up decoded.
+        """
+        rows, self._drawn = self._drawn, set()
+        for row in sorted(rows, reverse=True):  # the cache decodes the last asked first
+            item = self.grid.item(row)
+            if item is None or item.data(PICTURE_ROLE):
+                continue
+            file = self._file(row, item)
+            if file is None:
+                self._show_picture(item, self.thumbnails.placeholder(THUMB, "missing"))
+                continue
+            path, missing = file
+            pixmap = self.thumbnails.get(path, THUMB, missing=missing)
+            if missing or self.thumbnails.cached(path, THUMB) is not None:
+                self._show_picture(item, pixmap)
+            else:
+                self._waiting.setdefault(path, set()).add(row)
+
+    def _file(self, row: int, item: QListWidgetItem) -> tuple[str, bool] | None:
+        """The item's image file and whether it is missing (read once per load)."""
+        if row not in self._files:
+            project = self.workspace.project
             image = project.image(item.data(ID_ROLE)) if project else None
-            if image is not None:
-                item.setIcon(QIcon(load_pixmap(project.image_path(image), THUMB)))
-        if not self._pending:
-            self._icon_timer.stop()
+            self._files[row] = (
+                None if image is None else (str(project.image_path(image)), image.missing)
+            )
+        return self._files[row]
+
+    def _on_picture(self, path: str, size: int) -> None:
+        rows = self._waiting.pop(path, None) if size == THUMB else None
+        pixmap = self.thumbnails.cached(path, size) if rows else None
+        if pixmap is None:
+            return
+        for row in rows:
+            item = self.grid.item(row)
+            if item is not None:
+                self._show_picture(item, pixmap)
+        if self._waiting:
+            self.grid.viewport().update()  # items in view whose request was dropped ask again
+
+    @staticmethod
+    def _show_picture(item: QListWidgetItem, pixmap: QPixmap) -> None:
+        item.setIcon(QIcon(pixmap))
+        item.setData(PICTURE_ROLE, True)
 
     def selected_ids(self) -> list[str]:
         return [item.data(ID_ROLE) for item in self.grid.selectedItems()]

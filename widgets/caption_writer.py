@@ -12,13 +12,12 @@ import sqlite3
 from datetime import datetime
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from studio.captions.records import PROMPT
 from studio.captions.session import WritingSession
 from studio.captions.store import captions_for_pair
 from studio.errors import StudioError
-from widgets.shortcuts import KeyPassthrough, add_shortcuts
+from widgets.caption_form import CaptionForm
 
 AUTOSAVE_MS = 400
 KEYS = {
@@ -29,86 +28,52 @@ KEYS = {
     "flag": ("Ctrl+F",),
     "undo_save": ("Ctrl+Shift+Z",),
 }
+BUTTONS = (
+    ("previous", "◀ Previous  Alt+←"),
+    ("next", "Next ▶  Alt+→"),
+    ("skip", "Skip  Ctrl+K"),
+    ("flag", "Flag…  Ctrl+F"),
+    ("undo_save", "Undo last save  Ctrl+Shift+Z"),
+    ("save", "Save and next  Ctrl+Enter"),
+)
 HINT = (
     "Ctrl+Enter save and next · Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip · "
     "Ctrl+F flag · Ctrl+Z undo typing · Ctrl+Shift+Z undo last save"
 )
 
 
-class CaptionWriter(QWidget):
-    pair_changed = Signal(object)  # pair id or None
+class CaptionWriter(CaptionForm):
     saved = Signal()
 
+    session: WritingSession | None
+
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.session: WritingSession | None = None
-        self.info = QLabel()
-        self.prompt = prompt = QLabel(f"{PROMPT} …")
-        prompt.setStyleSheet("font-size: 15px; color: #374151;")
-        self.editor = QLineEdit()
-        self.editor.setPlaceholderText("is red with longer sleeves")
-        self.editor.setStyleSheet("font-size: 16px; padding: 6px;")
-        self.editor.textEdited.connect(self._on_edited)
-        self.reason = QLineEdit()
-        self.reason.setPlaceholderText("What is wrong with this pair? Enter flags it, Esc cancels")
-        self.reason.returnPressed.connect(self._confirm_flag)
-        self.reason.hide()
-        self.state = QLabel()
-        self.state.setStyleSheet("color: #6b7280;")
-        self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
-        for name, text in (
-            ("previous", "◀ Previous  Alt+←"),
-            ("next", "Next ▶  Alt+→"),
-            ("skip", "Skip  Ctrl+K"),
-            ("flag", "Flag…  Ctrl+F"),
-            ("undo_save", "Undo last save  Ctrl+Shift+Z"),
-            ("save", "Save and next  Ctrl+Enter"),
-        ):
-            button = QPushButton(text)
-            button.setToolTip(f"{text.split('  ')[0]} ({', '.join(KEYS[name])})")
-            self.buttons[name] = button
-            row.addWidget(button)
-        self.buttons["save"].setDefault(True)
-        hint = QLabel(HINT)
-        hint.setStyleSheet("color: #6b7280; font-size: 11px;")
-        hint.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.info, prompt, self.editor, self.reason, self.state):
-            layout.addWidget(widget)
-        layout.addLayout(row)
-        layout.addWidget(hint)
         actions = {
             "save": self.save_and_next,
             "previous": lambda: self.step(False),
             "next": lambda: self.step(True),
             "skip": self.skip,
-            "flag": self.ask_flag_reason,
+            "flag": self.ask_reason,
             "undo_save": self.undo_last_save,
         }
-        for name, slot in actions.items():
-            self.buttons[name].clicked.connect(lambda _=False, s=slot: s())
-            add_shortcuts(self, KEYS[name], slot)
-        add_shortcuts(self.reason, ("Esc",), self._cancel_flag)
-        passthrough = KeyPassthrough([k for keys in KEYS.values() for k in keys], self)
-        self.editor.installEventFilter(passthrough)
-        self.reason.installEventFilter(passthrough)
+        super().__init__(
+            KEYS,
+            BUTTONS,
+            actions,
+            HINT,
+            "What is wrong with this pair? Enter flags it, Esc cancels",
+            parent,
+        )
+        self.editor.setPlaceholderText("is red with longer sleeves")
+        self.editor.textEdited.connect(self._on_edited)
+        self.reason.returnPressed.connect(self._confirm_flag)
+        self.buttons["save"].setDefault(True)
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
         self._autosave.timeout.connect(self.flush)
 
-    # -- binding -----------------------------------------------------------------------
+    # -- showing -----------------------------------------------------------------------
 
-    def bind(self, session: WritingSession | None) -> None:
-        self.flush()
-        if self.session is not None:
-            self.session.changed.disconnect(self._show_pair)
-        self.session = session
-        if session is not None:
-            session.changed.connect(self._show_pair)
-            session.start()
-
-    def _show_pair(self, pair_id: int | None) -> None:
+    def _show(self, pair_id: int | None) -> None:
         session = self.session
         self.reason.hide()
         if session is None or pair_id is None:
@@ -134,6 +99,10 @@ class CaptionWriter(QWidget):
 
     def _on_edited(self, _text: str) -> None:
         self._autosave.start()
+
+    def leave(self) -> None:
+        """The draft is saved before the writer moves to another pair."""
+        self.flush()
 
     def flush(self) -> None:
         """Save what is typed now (called on pause, before leaving a pair, on close)."""
@@ -164,31 +133,11 @@ class CaptionWriter(QWidget):
             return
         self.saved.emit()
 
-    def step(self, forward: bool) -> None:
-        if self.session is not None:
-            self.flush()
-            self.session.step(forward)
-
-    def skip(self) -> None:
-        if self.session is not None:
-            self.flush()
-            self.session.skip()
-
-    def ask_flag_reason(self) -> None:
-        if self.session is not None and self.session.current is not None:
-            self.reason.clear()
-            self.reason.show()
-            self.reason.setFocus()
-
     def _confirm_flag(self) -> None:
         if self.session is not None:
             self.flush()
             self.reason.hide()
             self.session.flag(self.reason.text().strip())
-
-    def _cancel_flag(self) -> None:
-        self.reason.hide()
-        self.editor.setFocus()
 
     def undo_last_save(self) -> None:
         if self.session is None:

@@ -4,7 +4,9 @@ Keys: A accept and R reject the current chip (Shift: every undecided chip of the
 U undo the decision, Up/Down move between chips, J or → next image, K or ← previous,
 N or / to add an attribute by typing (Enter adds it as accepted, Esc goes back).
 After a decision the cursor moves to the next undecided chip, so reviewing an image is a
-run of A and R presses.
+run of A and R presses. The picture is decoded off the UI thread by the shared
+``ThumbnailCache`` (a placeholder shows meanwhile); the next image's is read ahead, so
+stepping with J shows it at once.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from studio.attributes.vocabulary import load_vocabulary
 from studio.errors import StudioError
 from studio.workspace import Workspace
 from widgets.attribute_chips import AttributeChips
-from widgets.thumbnails import load_pixmap
+from widgets.thumbnail_cache import ThumbnailCache
 
 IMAGE_SIZE = 360
 NEXT_KEYS = {Qt.Key.Key_J, Qt.Key.Key_Right}
@@ -38,11 +40,15 @@ HINT = ("A accept · R reject · Shift+A/R all undecided · U undo · ↑↓ chi
 class SingleImageReview(QWidget):
     labels_changed = Signal(str)  # image id
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, thumbnails: ThumbnailCache, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.workspace = workspace
+        self.thumbnails = thumbnails
         self.image_ids: list[str] = []
         self.index = -1
+        self._picture_path: str | None = None  # the file shown, or awaited from the cache
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.picture = QLabel()
@@ -83,6 +89,7 @@ class SingleImageReview(QWidget):
         layout = QHBoxLayout(self)
         layout.addLayout(left)
         layout.addLayout(right, 1)
+        thumbnails.ready.connect(self._on_picture)
 
     # -- data ------------------------------------------------------------------------
 
@@ -110,6 +117,7 @@ class SingleImageReview(QWidget):
         self.message.clear()
         if project is None or not self.image_ids or index < 0:
             self.index = -1
+            self._picture_path = None
             self.picture.clear()
             self.title.setText("No images to review")
             self.description.clear()
@@ -120,12 +128,27 @@ class SingleImageReview(QWidget):
         image = project.image(self.image_ids[self.index])
         if image is None:
             return
-        self.picture.setPixmap(load_pixmap(project.image_path(image), IMAGE_SIZE))
+        self._read_ahead(self.index + 1)  # asked first: the cache decodes the last asked first
+        self._picture_path = str(project.image_path(image))
+        self.picture.setPixmap(self.thumbnails.get(self._picture_path, IMAGE_SIZE, image.missing))
         self.position.setText(f"{image.id} · {image.category} · "
                               f"{self.index + 1:,} of {len(self.image_ids):,}")
         self.title.setText(image.title or image.id)
         self.description.setText(image.description)
         self.chips.set_states(attribute_states(project, image.id), keep=keep)
+
+    def _on_picture(self, path: str, size: int) -> None:
+        if path == self._picture_path and size == IMAGE_SIZE:
+            self.picture.setPixmap(self.thumbnails.cached(path, size))
+
+    def _read_ahead(self, index: int) -> None:
+        """Start decoding the picture J would show next."""
+        project = self.workspace.project
+        if project is None or not 0 <= index < len(self.image_ids):
+            return
+        image = project.image(self.image_ids[index])
+        if image is not None and not image.missing:
+            self.thumbnails.get(project.image_path(image), IMAGE_SIZE)
 
     def step_image(self, delta: int) -> None:
         if self.image_ids:

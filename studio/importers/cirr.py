@@ -16,12 +16,10 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for
-from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan
-from studio.importers.plan import relative_image_path as image_path
+from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
 from studio.importers.validation import Problems, expect_list, is_id, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.records import ImageRecord
 
 DATASET = "CIRR"
 SOURCE = "cirr"
@@ -104,22 +102,10 @@ def read_cirr(
                 files[name] = images_dir / relative
                 splits[name] = split
     facts = facts_for(files, progress, cancel, "reading images")
-    images = []
-    for name, file in files.items():
-        fact = facts.get(name)
-        images.append(
-            ImageRecord(
-                id=name,
-                path=image_path(project, file),
-                split=splits[name],
-                source=SOURCE,
-                missing=fact is None,
-                content_hash=fact.content_hash if fact else None,
-                width=fact.width if fact else None,
-                height=fact.height if fact else None,
-                bytes=fact.bytes if fact else None,
-            )
-        )
+    images = [
+        image_record(project, name, file, facts.get(name), SOURCE, split=splits[name])
+        for name, file in files.items()
+    ]
     return ImportPlan(
         dataset=DATASET,
         source=SOURCE,

@@ -15,12 +15,10 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for
-from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan
-from studio.importers.plan import relative_image_path as image_path
+from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
 from studio.importers.validation import Problems, expect_list, is_id, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.records import ImageRecord
 
 DATASET = "Fashion IQ"
 SOURCE = "fashioniq"
@@ -92,23 +90,18 @@ def read_fashioniq(
     missing_known = _known_missing(project, galleries, pairs, known)
     files = {image_id: images_dir / f"{image_id}.jpg" for image_id in wanted}
     facts = facts_for(files, progress, cancel, "reading images")
-    images = []
-    for image_id, (category, split) in wanted.items():
-        fact = facts.get(image_id)
-        images.append(
-            ImageRecord(
-                id=image_id,
-                path=image_path(project, files[image_id]),
-                category=category,
-                split=split,
-                source=SOURCE,
-                missing=fact is None,
-                content_hash=fact.content_hash if fact else None,
-                width=fact.width if fact else None,
-                height=fact.height if fact else None,
-                bytes=fact.bytes if fact else None,
-            )
+    images = [
+        image_record(
+            project,
+            image_id,
+            files[image_id],
+            facts.get(image_id),
+            SOURCE,
+            category=category,
+            split=split,
         )
+        for image_id, (category, split) in wanted.items()
+    ]
     return ImportPlan(
         dataset=DATASET,
         source=SOURCE,

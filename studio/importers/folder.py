@@ -15,12 +15,10 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import IMAGE_SUFFIXES, facts_for
-from studio.importers.plan import ImportPlan, ImportReport, apply_plan
-from studio.importers.plan import relative_image_path as image_path
+from studio.importers.plan import ImportPlan, ImportReport, apply_plan, image_record
 from studio.importers.validation import Problems, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.records import ImageRecord
 
 DATASET = "Folder"
 SOURCE = "folder"
@@ -82,21 +80,10 @@ def read_folder(
     known = {row[0] for row in project.db.execute("SELECT id FROM images").fetchall()}
     new = {image_id: path for image_id, path in files.items() if image_id not in known}
     facts = facts_for(new, progress, cancel, "hashing images")
-    images = []
-    for image_id, path in new.items():
-        fact = facts[image_id]
-        images.append(
-            ImageRecord(
-                id=image_id,
-                path=image_path(project, path),
-                source=SOURCE,
-                content_hash=fact.content_hash,
-                width=fact.width,
-                height=fact.height,
-                bytes=fact.bytes,
-                **rows.get(image_id, {}),
-            )
-        )
+    images = [
+        image_record(project, image_id, path, facts[image_id], SOURCE, **rows.get(image_id, {}))
+        for image_id, path in new.items()
+    ]
     gallery = Counter()
     for image_id in files:
         meta = rows.get(image_id, {})

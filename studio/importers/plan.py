@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import StudioError
+from studio.importers.image_files import FileFacts
 from studio.importers.validation import Problem
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
@@ -92,6 +93,28 @@ def relative_image_path(project: Project, file: Path) -> str:
         raise StudioError(
             f"{file} cannot be reached from the project's image root {project.image_root}."
         ) from error
+
+
+def image_record(
+    project: Project,
+    image_id: str,
+    file: Path,
+    facts: FileFacts | None,
+    source: str,
+    **fields: Any,
+) -> ImageRecord:
+    """A new image at ``file`` with its file facts (None: the file is missing)."""
+    return ImageRecord(
+        id=image_id,
+        path=relative_image_path(project, file),
+        source=source,
+        missing=facts is None,
+        content_hash=facts.content_hash if facts else None,
+        width=facts.width if facts else None,
+        height=facts.height if facts else None,
+        bytes=facts.bytes if facts else None,
+        **fields,
+    )
 
 
 def group_counts(plan: ImportPlan) -> dict[tuple[str, str], dict[str, int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from studio.transactions.problems import EntryProblem, ParsedEntry
+from studio.transactions.problems import EntryProblem, ParsedEntry, parse_each
 from studio.transactions.records import Transaction, sequential_turns
 
 REQUIRED_KEYS = ("candidate", "targets", "captions")
@@ -30,15 +30,8 @@ JOINER = " and "
 def parse_entries(
     data: list[Any], path: Path, dataset: str
 ) -> tuple[list[ParsedEntry], list[EntryProblem]]:
-    parsed: list[ParsedEntry] = []
-    problems: list[EntryProblem] = []
-    for index, entry in enumerate(data):
-        result = _parse_one(entry, index, path, dataset)
-        if isinstance(result, EntryProblem):
-            problems.append(result)
-        else:
-            parsed.append(result)
-    return parsed, problems
+    """Check every entry's schema; duplicates and image ids are the importer's concern."""
+    return parse_each(data, path, dataset, _parse_one)
 
 
 def _turn_text(value: Any) -> str | None:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from studio.transactions.problems import EntryProblem, ParsedEntry
+from studio.transactions.problems import EntryProblem, ParsedEntry, parse_each
 from studio.transactions.records import Transaction, sequential_turns
 
 _NUMBERED = re.compile(r"^(tar|mod|cap)(\d+)$")
@@ -22,15 +22,7 @@ def parse_entries(
     data: list[Any], path: Path, dataset: str
 ) -> tuple[list[ParsedEntry], list[EntryProblem]]:
     """Check every entry's schema; duplicates and image ids are the importer's concern."""
-    parsed: list[ParsedEntry] = []
-    problems: list[EntryProblem] = []
-    for index, entry in enumerate(data):
-        result = _parse_one(entry, index, path, dataset)
-        if isinstance(result, EntryProblem):
-            problems.append(result)
-        else:
-            parsed.append(result)
-    return parsed, problems
+    return parse_each(data, path, dataset, _parse_one)
 
 
 def _parse_one(entry: Any, index: int, path: Path, dataset: str) -> ParsedEntry | EntryProblem:

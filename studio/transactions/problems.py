@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,24 @@ class ParsedEntry:
     entry: int
     transaction: Transaction
     image_keys: tuple[str, ...]
+
+
+EntryParser = Callable[[Any, int, Path, str], ParsedEntry | EntryProblem]
+
+
+def parse_each(
+    data: list[Any], path: Path, dataset: str, parse_one: EntryParser
+) -> tuple[list[ParsedEntry], list[EntryProblem]]:
+    """Run ``parse_one(entry, index, path, dataset)`` on every entry; sort out the bad ones."""
+    parsed: list[ParsedEntry] = []
+    problems: list[EntryProblem] = []
+    for index, entry in enumerate(data):
+        result = parse_one(entry, index, path, dataset)
+        if isinstance(result, EntryProblem):
+            problems.append(result)
+        else:
+            parsed.append(result)
+    return parsed, problems
 
 
 def load_json_list(path: Path) -> list[Any]:

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 
 from studio.attributes.extract import extract_from_text
 from studio.attributes.query import attribute_states, images_with_attribute, label_counts
+from widgets.bulk_review import THUMB
 
 ATTRIBUTES = 2  # position of the pane in the navigation (Ctrl+3)
 
@@ -95,7 +96,14 @@ def test_bulk_accepts_many_at_once(pane, qtbot) -> None:
     bulk.show_attribute("floral")
     floral = [image_id for image_id, _, _ in images_with_attribute(project, "floral")]
     assert bulk.grid.count() == len(floral) >= 3
-    qtbot.waitUntil(lambda: not bulk._pending)
+    first = str(project.image_path(project.image(floral[0])))
+
+    def first_picture_shown() -> bool:  # decoded off the UI thread, then put in the grid
+        picture = bulk.thumbnails.cached(first, THUMB)
+        icon = bulk.grid.item(0).icon()
+        return picture is not None and icon.pixmap(THUMB).cacheKey() == picture.cacheKey()
+
+    qtbot.waitUntil(first_picture_shown)
     assert not bulk.grid.item(0).icon().isNull()
 
     bulk.grid.setFocus()

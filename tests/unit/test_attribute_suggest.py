@@ -23,15 +23,6 @@ OTHER_SPEC = f"open_clip:cir-demo@{DEMO_WEIGHTS}"
 
 
 @pytest.fixture(scope="module")
-def demo_model():
-    from studio.index_service import load_project_model
-
-    if not DEMO_WEIGHTS.is_file():
-        pytest.skip("the demo model is not in resources/demo_model yet")
-    return load_project_model("demo", "cpu")
-
-
-@pytest.fixture(scope="module")
 def other_model(demo_model):  # the demo config must be registered first
     from studio.index_service import load_project_model
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from studio.captions import store
-from studio.errors import StudioError
 from studio.exporters.ranking import export_ranking, joined_captions
 from studio.pairs.mining import mine_pairs
 from studio.store import Project
@@ -16,16 +15,6 @@ from studio.store import Project
 
 def test_captions_are_joined_as_fashion_iq_does() -> None:
     assert joined_captions(["is red.", "has longer sleeves"]) == ("is red and has longer sleeves")
-
-
-@pytest.fixture(scope="module")
-def demo_model():
-    from studio.index_service import load_project_model
-
-    try:
-        return load_project_model("demo", "cpu")
-    except StudioError as error:
-        pytest.skip(f"the demo model is not available: {error}")
 
 
 @pytest.fixture

@@ -17,16 +17,10 @@ from studio.index_service import (
     build_index,
     compose,
     index_status,
-    load_project_model,
 )
 from studio.jobs import CancelToken, JobCancelled
 from studio.store import Project
 from studio.store.records import ImageRecord
-
-
-@pytest.fixture(scope="module")
-def model():
-    return load_project_model("demo", "cpu")
 
 
 @pytest.fixture
@@ -35,10 +29,10 @@ def project(demo_project_dir: Path):
         yield opened
 
 
-def test_build_embeds_once_then_reuses_the_cache(project: Project, model) -> None:
-    first = build_index(project, model)
+def test_build_embeds_once_then_reuses_the_cache(project: Project, demo_model) -> None:
+    first = build_index(project, demo_model)
     assert (first.indexed, first.embedded, first.cached, first.added) == (60, 60, 0, 60)
-    second = build_index(project, model)
+    second = build_index(project, demo_model)
     assert (second.indexed, second.embedded, second.cached) == (60, 0, 60)
     assert (second.added, second.removed) == (0, 0)
     status = index_status(project, "demo")
@@ -50,9 +44,9 @@ def test_status_before_any_build(project: Project) -> None:
     assert status == {"model": "demo", "project_images": 60, "missing_files": 0, "built": False}
 
 
-def test_text_query_with_filters(project: Project, model) -> None:
-    build_index(project, model)
-    index = ProjectIndex.load(project, model)
+def test_text_query_with_filters(project: Project, demo_model) -> None:
+    build_index(project, demo_model)
+    index = ProjectIndex.load(project, demo_model)
     hits = index.query(text="red dress", k=5)
     assert len(hits) == 5 and [h.score for h in hits] == sorted(
         (h.score for h in hits), reverse=True
@@ -66,9 +60,9 @@ def test_text_query_with_filters(project: Project, model) -> None:
     assert {h.id for h in index.query(text="anything", k=10, ids=chosen)} == set(chosen)
 
 
-def test_image_and_composed_queries(project: Project, model) -> None:
-    build_index(project, model)
-    index = ProjectIndex.load(project, model)
+def test_image_and_composed_queries(project: Project, demo_model) -> None:
+    build_index(project, demo_model)
+    index = ProjectIndex.load(project, demo_model)
     top = index.query(image="dress-00004", k=3)
     assert top[0].id == "dress-00004" and top[0].score == pytest.approx(1.0, abs=1e-4)
     without = index.query(image="dress-00004", k=3, exclude=["dress-00004"])
@@ -88,8 +82,8 @@ def test_compose_is_unit_length() -> None:
     assert np.allclose(vector, [2**-0.5, 2**-0.5])
 
 
-def test_added_and_changed_images_update_the_index(project: Project, model) -> None:
-    build_index(project, model)
+def test_added_and_changed_images_update_the_index(project: Project, demo_model) -> None:
+    build_index(project, demo_model)
     root = project.image_root
     shutil.copy(root / "images/dress-00000.jpg", root / "images/new-copy.jpg")
     project.add_images(
@@ -104,20 +98,20 @@ def test_added_and_changed_images_update_the_index(project: Project, model) -> N
         ]
     )
     assert index_status(project, "demo")["to_add"] == 1
-    report = build_index(project, model)
+    report = build_index(project, demo_model)
     assert (report.added, report.removed, report.embedded) == (1, 0, 0)  # same bytes: cached
     shutil.copy(root / "images/shirt-00000.jpg", root / "images/dress-00001.jpg")
     changed = replace(
         project.image("dress-00001"), content_hash=file_digest(root / "images/dress-00001.jpg")
     )
     project.add_images([changed], replace=True)
-    report = build_index(project, model)
+    report = build_index(project, demo_model)
     assert (report.added, report.removed, report.indexed) == (1, 1, 61)
-    index = ProjectIndex.load(project, model)
+    index = ProjectIndex.load(project, demo_model)
     assert index.query(image="shirt-00000", k=2)[1].score == pytest.approx(1.0, abs=1e-4)
 
 
-def test_unreadable_images_are_skipped_and_remembered(project: Project, model) -> None:
+def test_unreadable_images_are_skipped_and_remembered(project: Project, demo_model) -> None:
     root = project.image_root
     (root / "images/broken.jpg").write_bytes(b"\xff\xd8 not really")
     project.add_images(
@@ -129,13 +123,13 @@ def test_unreadable_images_are_skipped_and_remembered(project: Project, model) -
             )
         ]
     )
-    report = build_index(project, model)
+    report = build_index(project, demo_model)
     assert report.indexed == 60 and [i for i, _ in report.skipped] == ["broken"]
-    again = build_index(project, model)
+    again = build_index(project, demo_model)
     assert again.embedded == 0 and [i for i, _ in again.skipped] == ["broken"]
 
 
-def test_cancelled_embedding_resumes(project: Project, model) -> None:
+def test_cancelled_embedding_resumes(project: Project, demo_model) -> None:
     token = CancelToken()
 
     def progress(done: int, total: int, message: str = "") -> None:
@@ -143,8 +137,8 @@ def test_cancelled_embedding_resumes(project: Project, model) -> None:
             token.cancel()
 
     with pytest.raises(JobCancelled):
-        embed_project_images(project, model, batch_size=16, progress=progress, cancel=token)
-    resumed = embed_project_images(project, model, batch_size=16)
+        embed_project_images(project, demo_model, batch_size=16, progress=progress, cancel=token)
+    resumed = embed_project_images(project, demo_model, batch_size=16)
     assert resumed.cached == 16 and resumed.embedded == 44
 
 
@@ -154,16 +148,16 @@ def test_cache_refuses_another_model(tmp_path: Path) -> None:
         EmbeddingCache(tmp_path, "model-b", 8)
 
 
-def test_query_without_index_explains(project: Project, model) -> None:
+def test_query_without_index_explains(project: Project, demo_model) -> None:
     with pytest.raises(StudioError, match="index build"):
-        ProjectIndex.load(project, model)
+        ProjectIndex.load(project, demo_model)
 
 
-def test_approximate_and_torch_kinds(project: Project, model) -> None:
+def test_approximate_and_torch_kinds(project: Project, demo_model) -> None:
     for kind in ("ivf", "torch"):
-        report = build_index(project, model, kind, device="cpu", rebuild=True)
+        report = build_index(project, demo_model, kind, device="cpu", rebuild=True)
         assert report.kind == kind and report.indexed == 60
-        index = ProjectIndex.load(project, model, "cpu")
+        index = ProjectIndex.load(project, demo_model, "cpu")
         assert (
             index.index.kind == kind
             and index.query(image="toptee-00002", k=1)[0].id == "toptee-00002"

@@ -16,11 +16,6 @@ from backends.models import available_backends, load_model
 from backends.models.demo_model import WEIGHTS_PATH, register_demo_config
 
 
-@pytest.fixture(scope="module")
-def demo():
-    return load_model("demo", device="cpu")
-
-
 def unit_norms(vectors: np.ndarray) -> np.ndarray:
     return np.linalg.norm(vectors, axis=1)
 
@@ -68,35 +63,41 @@ def test_bad_open_clip_specs_are_explained(tmp_path: Path) -> None:
         load_model(f"open_clip:ViT-B-32@{tmp_path / 'missing.safetensors'}")
 
 
-def test_demo_model_embeds_offline(demo) -> None:
-    assert demo.name == "demo" and demo.dim == 128 and demo.device == "cpu"
-    assert demo.cache_key.startswith("demo-")
-    texts = demo.encode_texts(["red dress", "blue striped shirt with long sleeves"])
-    assert texts.shape == (2, demo.dim) and texts.dtype == np.float32
+def test_demo_model_embeds_offline(demo_model) -> None:
+    assert demo_model.name == "demo" and demo_model.dim == 128 and demo_model.device == "cpu"
+    assert demo_model.cache_key.startswith("demo-")
+    texts = demo_model.encode_texts(["red dress", "blue striped shirt with long sleeves"])
+    assert texts.shape == (2, demo_model.dim) and texts.dtype == np.float32
     np.testing.assert_allclose(unit_norms(texts), 1.0, atol=1e-5)
     pixels = torch.stack(
-        [demo.preprocess(Image.new("RGB", (300, 200), c)) for c in ("red", "blue")]
+        [demo_model.preprocess(Image.new("RGB", (300, 200), c)) for c in ("red", "blue")]
     )
-    images = demo.encode_images(pixels)
-    assert images.shape == (2, demo.dim) and images.dtype == np.float32
+    images = demo_model.encode_images(pixels)
+    assert images.shape == (2, demo_model.dim) and images.dtype == np.float32
     np.testing.assert_allclose(unit_norms(images), 1.0, atol=1e-5)
-    assert demo.encode_texts([]).shape == (0, demo.dim)
+    assert demo_model.encode_texts([]).shape == (0, demo_model.dim)
 
 
-def test_demo_model_matches_titles_to_their_garments(demo, demo_template: Path) -> None:
+def test_demo_model_matches_titles_to_their_garments(demo_model, demo_template: Path) -> None:
     from studio.demo.catalog import read_catalog
 
     items = [it for it in read_catalog(demo_template) if it.category == "dress"][:12]
-    pixels = torch.stack([demo.preprocess(Image.open(demo_template / it.file)) for it in items])
-    scores = demo.encode_texts([it.title for it in items]) @ demo.encode_images(pixels).T
+    pixels = torch.stack(
+        [demo_model.preprocess(Image.open(demo_template / it.file)) for it in items]
+    )
+    scores = (
+        demo_model.encode_texts([it.title for it in items]) @ demo_model.encode_images(pixels).T
+    )
     own_is_best = (scores.argmax(axis=1) == np.arange(len(items))).mean()
     assert own_is_best >= 0.5  # chance is 1/12
 
 
-def test_checkpoint_path_loads_like_the_demo(demo) -> None:
+def test_checkpoint_path_loads_like_the_demo(demo_model) -> None:
     arch = register_demo_config()
     same = load_model(f"open_clip:{arch}@{WEIGHTS_PATH}", device="cpu")
-    np.testing.assert_allclose(same.encode_texts(["navy tee"]), demo.encode_texts(["navy tee"]))
+    np.testing.assert_allclose(
+        same.encode_texts(["navy tee"]), demo_model.encode_texts(["navy tee"])
+    )
 
 
 def test_pickled_code_in_a_checkpoint_is_refused(tmp_path: Path) -> None:

@@ -233,16 +233,11 @@ def test_without_an_index_the_consistency_indicator_is_skipped_with_a_reason(
 
 
 @pytest.mark.slow
-def test_consistency_from_the_project_index(project: Project) -> None:
-    from studio.errors import StudioError
-    from studio.index_service import build_index, load_project_model
+def test_consistency_from_the_project_index(project: Project, demo_model) -> None:
+    from studio.index_service import build_index
     from studio.quality.embedding_source import project_embedder
 
-    try:
-        model = load_project_model("demo", "cpu")
-    except StudioError as error:
-        pytest.skip(f"demo model not available: {error}")
-    build_index(project, model)
+    build_index(project, demo_model)
     embedder, reason = project_embedder(project, "demo", "cpu")
     assert embedder is not None, reason
     report = build_report(project, embedder=embedder)

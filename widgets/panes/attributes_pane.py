@@ -31,6 +31,7 @@ from widgets.bulk_review import BulkReview
 from widgets.image_review import SingleImageReview
 from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
+from widgets.thumbnail_cache import ThumbnailCache
 from widgets.vocabulary_dialog import VocabularyDialog
 
 ALL_CATEGORIES = "All categories"
@@ -69,8 +70,9 @@ class AttributesPane(Pane):
         bar.addWidget(self.category)
         bar.addWidget(self.summary, 1, Qt.AlignmentFlag.AlignRight)
         layout.addLayout(bar)
-        self.single = SingleImageReview(workspace)
-        self.bulk = BulkReview(workspace)
+        self.thumbnails = ThumbnailCache(parent=self)
+        self.single = SingleImageReview(workspace, self.thumbnails)
+        self.bulk = BulkReview(workspace, self.thumbnails)
         self.single.labels_changed.connect(lambda _: self._update_summary())
         self.bulk.labels_changed.connect(lambda _: self._update_summary())
         self.tabs = QTabWidget()

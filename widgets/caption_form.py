@@ -1,0 +1,117 @@
+"""What the caption writer and the caption reviewer share, keyboard first.
+
+A line about the current item, the prompt and a one-line caption editor, a reason line
+that opens on demand (Enter confirms, Esc cancels), a state line, a row of buttons whose
+keys also work while typing, and a hint listing the keys. The form follows a session
+(``WritingSession`` or ``ReviewSession``): ``bind`` subscribes to its ``changed`` signal
+and ``step``/``skip`` move it along.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from studio.captions.records import PROMPT
+from studio.captions.session import ReviewSession, WritingSession
+from widgets.shortcuts import KeyPassthrough, add_shortcuts
+
+Keys = dict[str, tuple[str, ...]]
+
+
+class CaptionForm(QWidget):
+    """Base of ``CaptionWriter`` and ``CaptionReviewer``; subclasses implement ``_show``."""
+
+    pair_changed = Signal(object)  # pair id or None
+
+    def __init__(
+        self,
+        keys: Keys,
+        buttons: Sequence[tuple[str, str]],
+        actions: dict[str, Callable[[], object]],
+        hint: str,
+        reason_prompt: str,
+        parent: QWidget | None = None,
+    ) -> None:
+        """``buttons`` are (action name, label) in order; ``keys`` and ``actions`` by name."""
+        super().__init__(parent)
+        self.session: WritingSession | ReviewSession | None = None
+        self.info = QLabel()
+        self.prompt = QLabel(f"{PROMPT} …")
+        self.prompt.setStyleSheet("font-size: 15px; color: #374151;")
+        self.editor = QLineEdit()
+        self.editor.setStyleSheet("font-size: 16px; padding: 6px;")
+        self.details = QVBoxLayout()  # what a subclass shows under the editor
+        self.details.setContentsMargins(0, 0, 0, 0)
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText(reason_prompt)
+        self.reason.hide()
+        self.state = QLabel()
+        self.state.setStyleSheet("color: #6b7280;")
+        self.buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout()
+        for name, text in buttons:
+            button = QPushButton(text)
+            button.setToolTip(f"{text.split('  ')[0]} ({', '.join(keys[name])})")
+            button.clicked.connect(lambda _=False, slot=actions[name]: slot())
+            add_shortcuts(self, keys[name], actions[name])
+            self.buttons[name] = button
+            row.addWidget(button)
+        hint_label = QLabel(hint)
+        hint_label.setStyleSheet("color: #6b7280; font-size: 11px;")
+        hint_label.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.info, self.prompt, self.editor):
+            layout.addWidget(widget)
+        layout.addLayout(self.details)
+        layout.addWidget(self.reason)
+        layout.addWidget(self.state)
+        layout.addLayout(row)
+        layout.addWidget(hint_label)
+        add_shortcuts(self.reason, ("Esc",), self._cancel_reason)
+        passthrough = KeyPassthrough([k for combos in keys.values() for k in combos], self)
+        self.editor.installEventFilter(passthrough)
+        self.reason.installEventFilter(passthrough)
+
+    # -- session -----------------------------------------------------------------------
+
+    def bind(self, session: WritingSession | ReviewSession | None) -> None:
+        self.leave()
+        if self.session is not None:
+            self.session.changed.disconnect(self._show)
+        self.session = session
+        if session is not None:
+            session.changed.connect(self._show)
+            session.start()
+
+    def _show(self, item_id: int | None) -> None:
+        """Show the session's current item (None: nothing left)."""
+        raise NotImplementedError
+
+    def leave(self) -> None:
+        """Called before the form moves away from the current item; nothing by default."""
+
+    def step(self, forward: bool) -> None:
+        if self.session is not None:
+            self.leave()
+            self.session.step(forward)
+
+    def skip(self) -> None:
+        if self.session is not None:
+            self.leave()
+            self.session.skip()
+
+    # -- the reason line ---------------------------------------------------------------
+
+    def ask_reason(self) -> None:
+        if self.session is not None and self.session.current is not None:
+            self.reason.clear()
+            self.reason.show()
+            self.reason.setFocus()
+
+    def _cancel_reason(self) -> None:
+        self.reason.hide()
+        self.editor.setFocus()
