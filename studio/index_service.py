@@ -236,6 +236,27 @@ class ProjectIndex:
             sorted(self._position[n] for n in names if n in self._position), dtype=np.int64
         )
 
+    def position(self, image_id: str) -> int | None:
+        """The index id of a project image (None when it is not indexed)."""
+        return self._position.get(image_id)
+
+    def rank_all(
+        self, vector: np.ndarray, allowed: np.ndarray | None, excluded: Iterable[int] = ()
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every allowed index id by descending score, as arrays (no per-hit objects).
+
+        Sessions need the whole ranking for the target's rank; building a ``Hit`` per
+        gallery item would cost more than the search itself.
+        """
+        skip = np.fromiter(excluded, np.int64)
+        if allowed is None:
+            allowed = np.asarray(sorted(self._position.values()), dtype=np.int64)
+        if len(skip):
+            allowed = np.setdiff1d(allowed, skip)
+        found, scores = self.index.search(np.atleast_2d(vector), len(allowed), allowed_ids=allowed)
+        keep = found[0] >= 0
+        return found[0][keep], scores[0][keep]
+
     def search(
         self,
         queries: np.ndarray,

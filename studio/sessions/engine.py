@@ -21,7 +21,7 @@ import numpy as np
 from studio.errors import StudioError
 from studio.sessions.questioner import Candidate, Question, Questioner
 from studio.sessions.references import parse_turn_text, resolve_turn
-from studio.sessions.strategies import Query, Strategy, TurnInput, rerank
+from studio.sessions.strategies import Query, Strategy, TurnInput
 
 if TYPE_CHECKING:
     from studio.index_service import Hit, ProjectIndex
@@ -71,7 +71,9 @@ class RetrievalSession:
         k: int = 50,
         category: str | None = None,
         split: str | None = None,
+        shared_cache: dict | None = None,
     ) -> None:
+        """``shared_cache`` lets sessions over one index share per-gallery arrays."""
         self.index = index
         self.strategy = strategy
         self.facets = facets or {}
@@ -84,6 +86,10 @@ class RetrievalSession:
         self.turns: list[SessionTurn] = []
         self._inputs: list[TurnInput] = []
         self.asked_facets: list[str] = []
+        cache = shared_cache if shared_cache is not None else {}
+        self._allowed: dict[tuple[str | None, str | None], np.ndarray | None] = cache.setdefault(
+            "allowed", {})
+        self._columns: dict[str, np.ndarray] = cache.setdefault("columns", {})
 
     # -- where the session stands ----------------------------------------------------
 
@@ -190,25 +196,41 @@ class RetrievalSession:
 
     def _retrieve(self, turn: SessionTurn, query: Query, exclude: list[str]) -> None:
         started = time.perf_counter()
-        everything = self.index.search(
-            query.vector, k=len(self.index), category=self.category, split=self.split,
-            exclude=exclude,
-        )[0]
+        key = (self.category, self.split)
+        if key not in self._allowed:
+            self._allowed[key] = self.index.allowed_positions(self.category, self.split)
+        skip = [p for p in (self.index.position(i) for i in exclude) if p is not None]
+        positions, scores = self.index.rank_all(query.vector, self._allowed[key], skip)
         searched = time.perf_counter()
-        ids = [hit.id for hit in everything]
-        scores = np.fromiter((hit.score for hit in everything), np.float32, len(everything))
-        ids, scores = rerank(ids, scores, self.facets, query.constraints, RERANK_WEIGHT)
+        adjusted = scores.astype(np.float64)
+        for facet, wanted in query.constraints.items():
+            column = self._facet_column(facet)[positions]
+            known = column != None  # noqa: E711 (element-wise on an object array)
+            match = column == wanted
+            adjusted += RERANK_WEIGHT * match - RERANK_WEIGHT * (known & ~match)
+        order = np.argsort(-adjusted, kind="stable")
+        positions, adjusted = positions[order], adjusted[order]
         from studio.index_service import Hit
 
-        turn.results = [Hit(i, float(s)) for i, s in zip(ids[: self.k], scores, strict=False)]
-        if self.target_id is not None:
-            try:
-                turn.target_rank = ids.index(self.target_id) + 1
-            except ValueError:
-                turn.target_rank = None
+        names = self.index.image_ids
+        turn.results = [Hit(names[int(p)] or "", float(s))
+                        for p, s in zip(positions[: self.k], adjusted[: self.k], strict=True)]
+        target = self.index.position(self.target_id) if self.target_id else None
+        if target is not None:
+            where = np.flatnonzero(positions == target)
+            turn.target_rank = int(where[0]) + 1 if len(where) else None
         turn.timings.update(
             search_ms=_ms(started, searched), rank_ms=_ms(searched, time.perf_counter())
         )
+
+    def _facet_column(self, facet: str) -> np.ndarray:
+        """Each index position's value of ``facet`` (None where unknown), built once."""
+        if facet not in self._columns:
+            names = self.index.image_ids
+            self._columns[facet] = np.array(
+                [self.facets.get(name or "", {}).get(facet) for name in names], dtype=object
+            )
+        return self._columns[facet]
 
 
 def _ms(start: float, end: float) -> float:

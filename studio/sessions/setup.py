@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from studio.attributes.vocabulary import load_vocabulary
 from studio.index_service import ProjectIndex, load_project_model
@@ -23,6 +23,7 @@ class SessionContext:
     facet_map: FacetMap
     facets: dict[str, dict[str, str]]
     read_text_facets: TextFacets
+    cache: dict = field(default_factory=dict)  # gallery arrays shared by its sessions
 
     def new_session(
         self,
@@ -36,7 +37,7 @@ class SessionContext:
         return RetrievalSession(
             self.index, make_strategy(strategy), facets=self.facets,
             read_text_facets=self.read_text_facets, mode=mode, target_id=target_id, k=k,
-            category=category,
+            category=category, shared_cache=self.cache,
         )
 
 
