@@ -21,6 +21,7 @@ from studio.cli import (
     index_cmd,
     pairs_cmd,
     quality_cmd,
+    sessions_cmd,
     simulate_cmd,
     stats_cmd,
     transactions_cmd,
@@ -33,7 +34,7 @@ PROCESS_START = time.perf_counter()
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
-COMMAND_MODULES += (index_cmd,)
+COMMAND_MODULES += (index_cmd, sessions_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,6 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JobCancelled:
         print("cir-studio: cancelled", file=sys.stderr)
         return 130
+    except OSError as error:  # a file we cannot read or write: the OS says which and why
+        print(f"cir-studio: error: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("cir-studio: interrupted", file=sys.stderr)
         return 130

@@ -3,6 +3,7 @@ recording and export."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,29 @@ def test_turns_are_recorded_and_export_as_a_transaction(context) -> None:
     transaction = session_transaction(context.project, session_id)
     assert transaction.image_ids[:2] == (images[0], images[4])
     assert [turn.reference_position for turn in transaction.turns] == [0, 1]
+
+
+def test_sessions_cli_lists_replays_and_exports(context, indexed_demo_dir, tmp_path, capsys) -> None:
+    from studio.cli.main import main
+
+    images = [image.id for image in context.project.iter_images()]
+    session = context.new_session("history", target_id=images[3])
+    recorder = SessionRecorder(context.project, "ana")
+    session_id = recorder.start(session, "demo")
+    recorder.record(session.composed_turn("is red", reference_id=images[0]))
+    session.choose(images[8])
+    recorder.record(session.turns[-1])
+    recorder.record(session.composed_turn("is longer"))
+    project = ["--project", str(indexed_demo_dir)]
+    assert main(["sessions", "list", *project]) == 0
+    assert f"{session_id:>4}" in capsys.readouterr().out
+    assert main(["sessions", "show", *project, str(session_id)]) == 0
+    shown = capsys.readouterr().out
+    assert "turn 1 (composed)" in shown and "is longer" in shown and "target rank" in shown
+    out = tmp_path / "sessions.json"
+    assert main(["sessions", "export", *project, str(session_id), str(out)]) == 0
+    [entry] = json.loads(out.read_text())
+    assert (entry["ref"], entry["tar1"], entry["mod1"], entry["mod2"]) == (
+        images[0], images[8], "is red", "is longer")
+    assert main(["sessions", "show", *project, "999"]) == 2
+    assert "no retrieval session 999" in capsys.readouterr().err
