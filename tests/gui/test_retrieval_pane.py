@@ -65,6 +65,14 @@ def test_a_three_turn_session_with_rollback_by_keyboard(
     count = window.workspace.project.db.execute(
         "SELECT count(*) FROM transactions WHERE dataset = 'sessions'").fetchone()[0]
     assert count == 1
+    from widgets.recorded_sessions_dialog import RecordedSessionsDialog
+
+    dialog = RecordedSessionsDialog(window.workspace.project, "ana", pane)
+    qtbot.addWidget(dialog)
+    assert dialog.timeline.count() == 3  # the newest session replayed
+    assert "rollback" in dialog.timeline.item(2).text()
+    dialog.save_selected()
+    assert dialog.save_button.text() == "Already saved"
 
 
 def test_chat_mode_asks_questions_with_answer_chips(

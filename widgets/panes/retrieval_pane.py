@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -167,7 +168,11 @@ class RetrievalPane(Pane):
         self.file_reference = QPushButton("File…")
         self.file_reference.setToolTip("Start from an image file (or drop one on the pane)")
         self.file_reference.clicked.connect(self.pick_reference_file)
+        self.gallery_reference = QPushButton("Id…")
+        self.gallery_reference.setToolTip("Start from a gallery image by its id (type to search)")
+        self.gallery_reference.clicked.connect(self.pick_gallery_reference)
         pick_row.addWidget(self.random_reference)
+        pick_row.addWidget(self.gallery_reference)
         pick_row.addWidget(self.file_reference)
         left_layout.addLayout(pick_row)
         left_layout.addWidget(QLabel("Timeline"))
@@ -178,6 +183,10 @@ class RetrievalPane(Pane):
                                       "(dataset 'sessions') for rating in the Quality pane")
         self.export_button.clicked.connect(self.save_transaction)
         left_layout.addWidget(self.export_button)
+        self.recorded_button = QPushButton("Recorded sessions…")
+        self.recorded_button.setToolTip("Reopen and replay earlier sessions of this project")
+        self.recorded_button.clicked.connect(self.show_recorded)
+        left_layout.addWidget(self.recorded_button)
         splitter.addWidget(left)
 
         right = QWidget()
@@ -308,7 +317,8 @@ class RetrievalPane(Pane):
         chat = self.is_chat
         self.prompt.setText("Describe what you look for:" if chat
                             else "Unlike the provided image, the one I want …")
-        for widget in (self.random_reference, self.file_reference, self.rollback_button,
+        for widget in (self.random_reference, self.gallery_reference, self.file_reference,
+                       self.rollback_button,
                        self.combine_button, self.export_button):
             widget.setEnabled(not chat)
         if not chat:
@@ -332,6 +342,24 @@ class RetrievalPane(Pane):
                   if not image.missing and image.id != target]
         if images:
             self._set_reference(random.choice(images))
+
+    def pick_gallery_reference(self) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        ids = [image.id for image in project.iter_images() if not image.missing]
+        image_id, ok = QInputDialog.getItem(self, "Reference from the gallery", "Image id:",
+                                            ids, 0, True)
+        if ok and project.image(image_id.strip()) is not None:
+            self._set_reference(image_id.strip())
+        elif ok:
+            QMessageBox.warning(self, "Unknown image", f"No image '{image_id}' in this project.")
+
+    def show_recorded(self) -> None:
+        from widgets.recorded_sessions_dialog import RecordedSessionsDialog
+
+        if self.workspace.project is not None:
+            RecordedSessionsDialog(self.workspace.project, self.workspace.user_name, self).exec()
 
     def pick_reference_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Reference image", "",
