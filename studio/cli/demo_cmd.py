@@ -21,6 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("dir", type=Path, help="folder to create (must be empty or absent)")
     create.add_argument("--images", type=int, default=2000, help="number of images (2000)")
     create.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    create.add_argument("--pairs", type=int, default=500,
+                        help="TF-IDF pairs to mine for captioning (500; 0 for none)")
     create.add_argument("--json", action="store_true", help="print a JSON summary")
     create.set_defaults(func=run_create)
 
@@ -29,7 +31,8 @@ def run_create(args: argparse.Namespace) -> int:
     from studio.demo.project import create_demo_project
 
     with TerminalProgress("Drawing catalog") as progress:
-        summary = create_demo_project(args.dir, args.images, args.seed, progress=progress)
+        summary = create_demo_project(args.dir, args.images, args.seed, pairs=args.pairs,
+                                      progress=progress)
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:

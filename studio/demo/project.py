@@ -13,6 +13,7 @@ from studio.store import Project, resolve_project_path
 from studio.store.records import ImageRecord
 
 DEMO_PROJECT_NAME = "CIR Studio demo"
+DEMO_PAIRS = 500  # mined for the demo opened by --demo, so annotators can start at once
 
 
 def create_demo_project(
@@ -20,10 +21,15 @@ def create_demo_project(
     n_images: int = 2000,
     seed: int = 0,
     *,
+    pairs: int = 0,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> dict[str, object]:
-    """Draw the catalog into ``folder`` and register its images in a new project there."""
+    """Draw the catalog into ``folder`` and register its images in a new project there.
+
+    ``pairs`` > 0 also mines that many reference/target pairs by shared title words
+    (TF-IDF, the Fashion IQ method), so the Pairs and Captions panes have work at once.
+    """
     from studio.demo.catalog import generate_catalog, read_catalog
 
     folder = Path(folder).expanduser()
@@ -35,6 +41,7 @@ def create_demo_project(
     summary = generate_catalog(folder, n_images, seed, progress=progress, cancel=cancel)
     drawn = time.monotonic()
     project = Project.create(folder, name=DEMO_PROJECT_NAME, image_root=folder)
+    mined = 0
     try:
         records = [
             ImageRecord(
@@ -51,12 +58,17 @@ def create_demo_project(
         ]
         project.add_images(records)
         project.set_meta("demo_seed", str(seed))
+        if pairs > 0:
+            from studio.pairs.mining import mine_pairs
+
+            mined = mine_pairs(project, "tfidf", pairs, actor="demo").added
     finally:
         project.close()
     return {
         "project": str(resolve_project_path(folder)),
         "images": summary.count,
         "seed": seed,
+        "pairs": mined,
         "seconds": round(time.monotonic() - started, 2),
         "draw_seconds": round(drawn - started, 2),
         "per_split": summary.per_split,
@@ -75,5 +87,5 @@ def ensure_demo_project(
     if not path.exists():
         if folder.exists() and not (folder / "catalog.jsonl").exists():
             shutil.rmtree(folder)
-        create_demo_project(folder, progress=progress, cancel=cancel)
+        create_demo_project(folder, pairs=DEMO_PAIRS, progress=progress, cancel=cancel)
     return path

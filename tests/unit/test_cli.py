@@ -81,6 +81,10 @@ def test_demo_create_writes_a_project_and_reports_json(
     assert summary["images"] == 30
     assert Path(summary["project"]).is_file()
     assert sum(summary["per_category"].values()) == 30
+    from studio.store import Project
+
+    with Project.open(Path(summary["project"])) as project:
+        assert project.table_counts()["pairs"] == summary["pairs"] > 0  # ready to caption
 
 
 def test_opening_a_missing_project_is_one_clean_line(tmp_path: Path) -> None:
