@@ -23,6 +23,7 @@ class GuiOptions:
     device: str | None = None
     model: str | None = None
     started: float = 0.0
+    demo_create_seconds: float = 0.0
 
 
 def create_application():

@@ -34,6 +34,7 @@ async def run_smoke_test(
         "version": window.windowTitle() and QApplication.applicationVersion(),
         "time_to_window_s": round(time_to_window, 3),
         "heavy_modules_at_window": heavy_at_window,
+        "demo_create_s": round(options.demo_create_seconds, 3),
     }
     try:
         if heavy_at_window:
