@@ -37,6 +37,30 @@ def cli(*args: str) -> str:
     return out.getvalue()
 
 
+def training_summary() -> str:
+    """How the shipped model was trained, from its ``training_report.json``."""
+    path = Path(__file__).resolve().parents[1] / "resources/demo_model/training_report.json"
+    if not path.is_file():
+        return "No training report next to the demo model."
+    report = json.loads(path.read_text())
+    test = report["heldout_demo_seed0"]["test"]
+    return (
+        f"The model (`resources/demo_model`, {report['weights_bytes'] / 2**20:.1f} MiB fp16) "
+        f"was trained by `python -m studio.demo.train_model --seed {report['seed']}` on "
+        f"{report['train_catalog']['images']} images of catalog seed "
+        f"{report['train_catalog']['seed']} (never the demo's seed 0): {report['steps']} steps "
+        f"of {report['batch_size']} in {report['train_seconds'] / 60:.1f} min wall, "
+        f"{report['train_cpu_seconds'] / 60:.1f} min of CPU time (both threads), on "
+        f"{report['machine']} (load "
+        f"average {report.get('load_average_at_end', '?')}: a shared machine), "
+        f"{report['total_seconds'] / 60:.1f} min in all with data generation and evaluation. "
+        f"Its own evaluation on the seed-0 test split: title in top 10 of the full gallery "
+        f"{test['title_top10_in_full_gallery']:.1%}; within the test split text-to-image "
+        f"R@1 {test['text_to_image_r1']:.1%}, R@10 {test['text_to_image_r10']:.1%}; "
+        f"image-to-text R@1 {test['image_to_text_r1']:.1%}, R@10 {test['image_to_text_r10']:.1%}."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--images", type=int, default=2000)
@@ -122,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"Index build: {build['embedded']} images embedded, {build['indexed']} indexed "
             f"({build['kind']}), {len(build['skipped'])} skipped.",
+            "",
+            training_summary(),
         ]
     )
     print(body)

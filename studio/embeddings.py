@@ -5,9 +5,10 @@ and image content and reused by the index, pair mining, attribute suggestions an
 reports. The cache lives in ``<project cache>/embeddings/<model-slug>/``:
 
 - ``model.json`` names the model's cache key; a folder never holds two models' vectors;
-- ``shard-NNNNNN.npy`` are float32 arrays written atomically, a few thousand rows each;
-- ``keys.sqlite`` maps a content hash to (shard, row), and remembers images that could not
-  be read, with the reason, so they are not retried until their bytes change.
+- ``shard-*.npy`` are float32 arrays written atomically, a few thousand rows each, under
+  unique names, so two processes (the window and the command line) can fill one cache;
+- ``keys.sqlite`` maps a content hash to (shard file, row), and remembers images that could
+  not be read, with the reason, so they are not retried until their bytes change.
 
 A build that is cancelled or killed keeps every shard already written; the next run skips
 those hashes (resumable). Renamed or moved images keep their vectors (same content).
@@ -20,6 +21,8 @@ import json
 import re
 import sqlite3
 import threading
+import time
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +50,11 @@ def model_slug(cache_key: str) -> str:
     return f"{readable}-{hashlib.sha1(cache_key.encode()).hexdigest()[:8]}"
 
 
+def shard_file(shard: str | int) -> str:
+    """A shard's file name; caches from before unique names stored a number."""
+    return f"shard-{int(shard):06d}.npy" if str(shard).isdigit() else str(shard)
+
+
 class EmbeddingCache:
     """Vectors of one model, keyed by image content hash."""
 
@@ -60,7 +68,7 @@ class EmbeddingCache:
         with self._db() as db:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS vectors "
-                "(hash TEXT PRIMARY KEY, shard INTEGER NOT NULL, row INTEGER NOT NULL)"
+                "(hash TEXT PRIMARY KEY, shard TEXT NOT NULL, row INTEGER NOT NULL)"
             )
             db.execute("CREATE TABLE IF NOT EXISTS skipped (hash TEXT PRIMARY KEY, reason TEXT)")
 
@@ -124,12 +132,10 @@ class EmbeddingCache:
         if not len(hashes):
             return
         db = self._db()
-        shard = int(db.execute("SELECT coalesce(max(shard), 0) + 1 FROM vectors").fetchone()[0])
-        while (self.folder / f"shard-{shard:06d}.npy").exists():
-            shard += 1  # a shard left by a crash before its keys were written
-        tmp = self.folder / f"shard-{shard:06d}.tmp.npy"
+        shard = f"shard-{time.time_ns():x}-{uuid.uuid4().hex[:8]}.npy"
+        tmp = self.folder / (shard + ".tmp.npy")
         np.save(tmp, vectors)
-        tmp.replace(self.folder / f"shard-{shard:06d}.npy")
+        tmp.replace(self.folder / shard)
         with db:
             db.executemany(
                 "INSERT OR REPLACE INTO vectors (hash, shard, row) VALUES (?, ?, ?)",
@@ -145,7 +151,7 @@ class EmbeddingCache:
 
     def get(self, hashes: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(found mask, vectors of the found hashes in input order)."""
-        locations: dict[str, tuple[int, int]] = {}
+        locations: dict[str, tuple[str, int]] = {}
         db = self._db()
         unique = list(dict.fromkeys(hashes))
         for start in range(0, len(unique), 900):
@@ -154,15 +160,15 @@ class EmbeddingCache:
             rows = db.execute(
                 f"SELECT hash, shard, row FROM vectors WHERE hash IN ({marks})", chunk
             )
-            locations.update((h, (s, r)) for h, s, r in rows)
+            locations.update((h, (shard_file(s), r)) for h, s, r in rows)
         found = np.array([h in locations for h in hashes], dtype=bool)
         out = np.zeros((int(found.sum()), self.dim), dtype=np.float32)
-        by_shard: dict[int, list[tuple[int, int]]] = {}
+        by_shard: dict[str, list[tuple[int, int]]] = {}
         for position, h in enumerate(h for h in hashes if h in locations):
             shard, row = locations[h]
             by_shard.setdefault(shard, []).append((position, row))
         for shard, pairs in by_shard.items():
-            array = np.load(self.folder / f"shard-{shard:06d}.npy", mmap_mode="r")
+            array = np.load(self.folder / shard, mmap_mode="r")
             positions, rows = zip(*pairs, strict=True)
             out[list(positions)] = array[list(rows)]
         return found, out

@@ -20,6 +20,7 @@ import numpy as np
 META_FILE = "index.json"
 FORMAT_VERSION = 1
 MISSING_ID = -1
+SCORE_BUDGET = 1 << 24  # score-matrix elements per query chunk in exact_topk (64 MB)
 
 IdsLike = Iterable[int] | np.ndarray
 
@@ -145,19 +146,33 @@ def pad_result(ids: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray,
 
 
 def exact_topk(
-    queries: np.ndarray, vectors: np.ndarray, ids: np.ndarray, k: int
+    queries: np.ndarray,
+    vectors: np.ndarray,
+    ids: np.ndarray,
+    k: int,
+    keep: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Brute-force top-k with numpy (matmul + argpartition); used for small subsets."""
+    """Brute-force top-k with numpy: BLAS matmul + ``argpartition``, in query chunks.
+
+    ``keep`` (a boolean mask over rows) scores the other rows -inf, so they never appear.
+    """
     n_queries = queries.shape[0]
-    if len(ids) == 0 or k <= 0:
-        return empty_result(n_queries, max(k, 0))
-    scores = queries @ vectors.T
-    width = min(k, len(ids))
-    if width < len(ids):
-        part = np.argpartition(-scores, width - 1, axis=1)[:, :width]
-    else:
-        part = np.broadcast_to(np.arange(len(ids)), (n_queries, len(ids)))
-    part_scores = np.take_along_axis(scores, part, axis=1)
-    order = np.argsort(-part_scores, axis=1, kind="stable")
-    best = np.take_along_axis(part, order, axis=1)
-    return pad_result(ids[best], np.take_along_axis(scores, best, axis=1), k)
+    width = min(k, len(ids) if keep is None else int(keep.sum()))
+    out_ids, out_scores = empty_result(n_queries, max(k, 0))
+    if width <= 0:
+        return out_ids, out_scores
+    chunk = max(1, SCORE_BUDGET // len(ids))
+    for start in range(0, n_queries, chunk):
+        scores = queries[start : start + chunk] @ vectors.T
+        if keep is not None:
+            scores[:, ~keep] = -np.inf
+        if width < len(ids):
+            part = np.argpartition(-scores, width - 1, axis=1)[:, :width]
+        else:
+            part = np.broadcast_to(np.arange(len(ids)), (len(scores), len(ids)))
+        part_scores = np.take_along_axis(scores, part, axis=1)
+        best = np.take_along_axis(part, np.argsort(-part_scores, axis=1, kind="stable"), axis=1)
+        rows = slice(start, start + len(scores))
+        out_ids[rows, :width] = ids[best]
+        out_scores[rows, :width] = np.take_along_axis(scores, best, axis=1)
+    return out_ids, out_scores

@@ -328,7 +328,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             )
     train_seconds = time.monotonic() - train_started
     train_cpu_seconds = time.process_time() - cpu_started
-    weights_path = save_weights(model, args.out / f"{ARCH}.safetensors", args.seed)
+    weights_path = save_weights(model, args.out / f"{ARCH}.safetensors")
     return {
         "work_dir": str(work),
         "train_catalog": {"seed": catalog_seed, "images": len(items)},
@@ -346,9 +346,12 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def save_weights(model: Any, path: Path, seed: int) -> Path:
-    """fp16 safetensors (half the size; the model is loaded back into fp32 on the CPU)."""
-    import torch
+def save_weights(model: Any, path: Path) -> Path:
+    """fp16 safetensors (half the size; the model is loaded back into fp32 on the CPU).
+
+    The header carries a single metadata key: safetensors writes several in a random order,
+    and byte-identical files keep the demo model's cache key stable across retraining.
+    """
     from safetensors.torch import save_file
 
     state = {
@@ -356,9 +359,7 @@ def save_weights(model: Any, path: Path, seed: int) -> Path:
         for key, value in model.state_dict().items()
     }
     tmp = path.with_suffix(".tmp")
-    save_file(
-        state, str(tmp), metadata={"arch": ARCH, "seed": str(seed), "torch": torch.__version__}
-    )
+    save_file(state, str(tmp), metadata={"format": "pt"})
     tmp.chmod(0o644)
     tmp.replace(path)
     return path

@@ -192,3 +192,22 @@ def test_cli_build_status_query(demo_project_dir: Path, tmp_path: Path, capsys) 
     assert [len(json.loads(line)) for line in lines] == [2, 0, 2]
     assert main(["index", "query", "--project", project, "--model", "nope:x", "--text", "red"]) == 2
     assert "Unsupported model backend 'nope'" in capsys.readouterr().err
+
+
+def test_cache_reads_numbered_shards_of_older_caches(tmp_path: Path) -> None:
+    import sqlite3
+
+    import numpy as np
+
+    db = sqlite3.connect(tmp_path / "keys.sqlite")
+    db.execute("CREATE TABLE vectors (hash TEXT PRIMARY KEY, shard INTEGER, row INTEGER)")
+    db.execute("INSERT INTO vectors VALUES ('old', 1, 2)")
+    db.commit()
+    db.close()
+    np.save(tmp_path / "shard-000001.npy", np.eye(4, dtype=np.float32))
+    cache = EmbeddingCache(tmp_path, "model-a", 4)
+    cache.put(["new"], np.ones((1, 4), np.float32))
+    found, vectors = cache.get(["old", "new", "absent"])
+    cache.close()
+    assert found.tolist() == [True, True, False]
+    assert vectors.tolist() == [[0, 0, 1, 0], [1, 1, 1, 1]]
