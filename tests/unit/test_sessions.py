@@ -101,15 +101,23 @@ def test_chat_asks_new_questions_and_narrows_the_results(context) -> None:
     assert ranks[-1] <= 5
 
 
-def test_turns_are_recorded_and_export_as_a_transaction(context) -> None:
-    images = [image.id for image in context.project.iter_images()]
-    session = context.new_session("sum", target_id=images[2])
+def record_two_turns(context, strategy: str, target: str, start: str, chosen: str,
+                     second_text: str) -> int:
+    """Record 'is red' from ``start``, carry ``chosen`` forward, then ``second_text``."""
+    session = context.new_session(strategy, target_id=target)
     recorder = SessionRecorder(context.project, "ana")
     session_id = recorder.start(session, "demo")
-    recorder.record(session.composed_turn("is red", reference_id=images[0]))
-    session.choose(images[4])
+    recorder.record(session.composed_turn("is red", reference_id=start))
+    session.choose(chosen)
     recorder.record(session.turns[-1])
-    recorder.record(session.composed_turn("go back to turn 1 and make it blue"))
+    recorder.record(session.composed_turn(second_text))
+    return session_id
+
+
+def test_turns_are_recorded_and_export_as_a_transaction(context) -> None:
+    images = [image.id for image in context.project.iter_images()]
+    session_id = record_two_turns(context, "sum", images[2], images[0], images[4],
+                                  "go back to turn 1 and make it blue")
     recorded = load_session(context.project, session_id)
     assert recorded.strategy == "sum" and recorded.target_id == images[2]
     assert [t["kind"] for t in recorded.turns] == ["composed", "rollback"]
@@ -124,13 +132,8 @@ def test_sessions_cli_lists_replays_and_exports(context, indexed_demo_dir, tmp_p
     from studio.cli.main import main
 
     images = [image.id for image in context.project.iter_images()]
-    session = context.new_session("history", target_id=images[3])
-    recorder = SessionRecorder(context.project, "ana")
-    session_id = recorder.start(session, "demo")
-    recorder.record(session.composed_turn("is red", reference_id=images[0]))
-    session.choose(images[8])
-    recorder.record(session.turns[-1])
-    recorder.record(session.composed_turn("is longer"))
+    session_id = record_two_turns(context, "history", images[3], images[0], images[8],
+                                  "is longer")
     project = ["--project", str(indexed_demo_dir)]
     assert main(["sessions", "list", *project]) == 0
     assert f"{session_id:>4}" in capsys.readouterr().out
