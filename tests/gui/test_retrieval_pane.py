@@ -41,6 +41,8 @@ def test_a_three_turn_session_with_rollback_by_keyboard(
     pane = open_retrieval(window, qtbot, event_loop_qt, indexed_demo_dir)
     assert pane.session.target_id is not None  # a secret target by default
     first_reference = pane.pending_reference
+    project = window.workspace.project
+    assert project.image(first_reference).category == project.image(pane.session.target_id).category
     type_turn(pane, qtbot, event_loop_qt, "is red with long sleeves")
     assert pane.results.count() == pane.top_k.value() == 10
     assert pane.target_label.text().startswith("Target rank:")

@@ -338,7 +338,9 @@ class RetrievalPane(Pane):
         if project is None:
             return
         target = self.session.target_id if self.session else None
-        images = [image.id for image in project.iter_images()
+        record = project.image(target) if target else None
+        # Start from the secret target's category, as a shopper would.
+        images = [image.id for image in project.iter_images(record.category if record else None)
                   if not image.missing and image.id != target]
         if images:
             self._set_reference(random.choice(images))
