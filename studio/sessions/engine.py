@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from studio.errors import StudioError
+from studio.index_service import Hit
 from studio.sessions.questioner import Candidate, Question, Questioner
 from studio.sessions.references import parse_turn_text, resolve_turn
-from studio.sessions.strategies import Query, Strategy, TurnInput
+from studio.sessions.strategies import Query, Strategy, TurnInput, constraint_bonus
 
 if TYPE_CHECKING:
-    from studio.index_service import Hit, ProjectIndex
+    from studio.index_service import ProjectIndex
 
 Mode = Literal["composed", "chat"]
 TextFacetReader = Callable[[str], dict[str, str]]
@@ -39,7 +40,6 @@ FACET_WORDS = {
     "fit": "fit", "cut": "fit", "silhouette": "fit",
     "graphic": "graphic", "logo": "graphic", "text": "graphic",
 }
-RERANK_WEIGHT = 0.15
 
 
 @dataclass
@@ -202,16 +202,10 @@ class RetrievalSession:
         skip = [p for p in (self.index.position(i) for i in exclude) if p is not None]
         positions, scores = self.index.rank_all(query.vector, self._allowed[key], skip)
         searched = time.perf_counter()
-        adjusted = scores.astype(np.float64)
-        for facet, wanted in query.constraints.items():
-            column = self._facet_column(facet)[positions]
-            known = column != None  # noqa: E711 (element-wise on an object array)
-            match = column == wanted
-            adjusted += RERANK_WEIGHT * match - RERANK_WEIGHT * (known & ~match)
+        columns = {f: self._facet_column(f)[positions] for f in query.constraints}
+        adjusted = scores.astype(np.float64) + constraint_bonus(columns, query.constraints)
         order = np.argsort(-adjusted, kind="stable")
         positions, adjusted = positions[order], adjusted[order]
-        from studio.index_service import Hit
-
         names = self.index.image_ids
         turn.results = [Hit(names[int(p)] or "", float(s))
                         for p, s in zip(positions[: self.k], adjusted[: self.k], strict=True)]

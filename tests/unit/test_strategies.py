@@ -69,3 +69,13 @@ def test_rerank_leaves_unknown_facets_alone_and_is_stable() -> None:
 def test_unknown_strategy_lists_the_available_ones() -> None:
     with pytest.raises(StudioError, match="Unsupported strategy 'magic'.*history, sum, text, image"):
         make_strategy("magic")
+
+
+def test_constraint_bonus_by_hand() -> None:
+    from studio.sessions.strategies import constraint_bonus
+
+    values = {"color": np.array(["red", "blue", None], dtype=object),
+              "sleeve": np.array(["long", "long", "short"], dtype=object)}
+    bonus = constraint_bonus(values, {"color": "red", "sleeve": "long"}, weight=0.1)
+    # red+long: +0.2; blue+long: 0; unknown colour + short: −0.1
+    assert bonus == pytest.approx([0.2, 0.0, -0.1])

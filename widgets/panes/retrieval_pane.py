@@ -63,6 +63,7 @@ class RetrievalPane(Pane):
         self.session: RetrievalSession | None = None
         self.recorder: SessionRecorder | None = None
         self.question: Question | None = None
+        self.pending_reference: str | None = None  # the next turn's reference, if chosen
         self.questioner = InformationGainQuestioner(())
         self.thumbnails = ThumbnailCache(parent=self)
         tabs = QTabWidget()
@@ -329,10 +330,6 @@ class RetrievalPane(Pane):
     def is_chat(self) -> bool:
         return self.mode.currentIndex() == 1
 
-    @property
-    def pending_reference(self) -> str | None:
-        return getattr(self, "_pending_reference", None)
-
     def pick_random_reference(self) -> None:
         project = self.workspace.project
         if project is None:
@@ -510,7 +507,7 @@ class RetrievalPane(Pane):
     # -- reference and export --------------------------------------------------------
 
     def _set_reference(self, reference: str | None, keep_pending: bool = True) -> None:
-        self._pending_reference = reference if keep_pending else None
+        self.pending_reference = reference if keep_pending else None
         if reference is None:
             self.reference_view.setText("No reference yet")
             self.reference_view.setPixmap(QPixmap())
