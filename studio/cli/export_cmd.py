@@ -43,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             )
             parser.add_argument("--device", dest="export_device", help="cpu, cuda, mps or auto")
             parser.add_argument("--k", type=int, default=50, help="ids per ranking (50)")
+            parser.add_argument("--strategy", dest="export_strategy", default="sum",
+                                help="sum (default), text, image or combiner:NAME")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -57,6 +59,7 @@ def run_export(args: argparse.Namespace) -> int:
             "model": args.export_model or args.model or settings.model,
             "device": args.export_device or args.device or settings.device,
             "k": args.k,
+            "strategy": args.export_strategy,
         }
     with open_project(args) as project, TerminalProgress(f"Exporting {args.export_kind}") as bar:
         summary = EXPORTERS[args.export_kind](

@@ -24,6 +24,7 @@ from studio.cli import (
     sessions_cmd,
     simulate_cmd,
     stats_cmd,
+    train_cmd,
     transactions_cmd,
 )
 from studio.errors import StudioError
@@ -35,6 +36,7 @@ PROCESS_START = time.perf_counter()
 COMMAND_MODULES = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
 COMMAND_MODULES += (index_cmd, sessions_cmd)
+COMMAND_MODULES += (train_cmd,)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with 95%% confidence intervals, and stores the run in the project.",
     )
     add_project_argument(simulate)
-    simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text or image (history)")
+    simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text, image or combiner:NAME (history)")
+    simulate.add_argument("--base", metavar="combiner:NAME",
+                          help="with --strategy history: a trained combiner as its base composition")
     simulate.add_argument("--simulator", default="attribute", help="simulated user: attribute, retrospective or chat (attribute)")
     simulate.add_argument("--questioner", default="infogain", help="chat questioner: infogain or random (infogain)")
     simulate.add_argument("--turns", type=int, default=5, help="turns or chat rounds (5)")
@@ -45,7 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument("protocol", choices=("fashioniq", "cirr"))
     add_project_argument(evaluate)
-    evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text or image (sum)")
+    evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text, image or combiner:NAME (sum)")
+    evaluate.add_argument("--base", metavar="combiner:NAME",
+                          help="with --strategy history: a trained combiner as its base composition")
     evaluate.add_argument("--source", help="only pairs imported from this dataset")
     _model_arguments(evaluate)
     evaluate.set_defaults(func=run_evaluate)
@@ -81,11 +85,12 @@ def _context(args: argparse.Namespace, project):
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from studio.sessions.strategies import with_base
     from studio.simulation.outputs import save_plot, store_run, write_csv, write_json
     from studio.simulation.runner import RunConfig, run_simulation
 
     config = RunConfig(
-        strategy=args.strategy, simulator=args.simulator, turns=args.turns, n=args.n,
+        strategy=with_base(args.strategy, args.base), simulator=args.simulator, turns=args.turns, n=args.n,
         seed=args.seed, model=args.model, split=None if args.split == "all" else args.split,
         questioner=args.questioner, comparative=args.comparative, noise=args.noise,
     )
@@ -119,6 +124,7 @@ def _table(summary: dict) -> str:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    from studio.sessions.strategies import with_base
     from studio.simulation.outputs import store_run, write_json
     from studio.simulation.protocols import evaluate_cirr, evaluate_fashioniq
 
@@ -126,7 +132,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     with open_project(args) as project:
         context = _context(args, project)
         with TerminalProgress(f"Evaluating ({args.protocol})") as progress:
-            report = evaluate(context, args.strategy, args.source, progress=progress)
+            report = evaluate(context, with_base(args.strategy, args.base), args.source,
+                              progress=progress)
         report["run_id"] = store_run(project, f"evaluate-{args.protocol}", report, [],
                                      cli_user())
     if args.json:

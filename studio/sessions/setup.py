@@ -9,8 +9,9 @@ from studio.index_service import ProjectIndex, load_project_model
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.engine import Mode, RetrievalSession
 from studio.sessions.facets import FacetMap, TextFacets, project_facets
-from studio.sessions.strategies import make_strategy
+from studio.sessions.strategies import Strategy, make_strategy
 from studio.store import Project
+from studio.training.combiner import ProjectCombiners
 
 
 @dataclass
@@ -24,6 +25,16 @@ class SessionContext:
     facets: dict[str, dict[str, str]]
     read_text_facets: TextFacets
     cache: dict = field(default_factory=dict)  # gallery arrays shared by its sessions
+    combiners: ProjectCombiners | None = None  # trained for this model; made on first use
+
+    def combiner_source(self) -> ProjectCombiners:
+        if self.combiners is None:
+            self.combiners = ProjectCombiners(self.project, self.index.model)
+        return self.combiners
+
+    def strategy(self, name: str) -> Strategy:
+        """``name`` as a strategy; ``combiner:NAME`` loads a combiner trained for this model."""
+        return make_strategy(name, self.combiner_source())
 
     def new_session(
         self,
@@ -35,7 +46,7 @@ class SessionContext:
         category: str | None = None,
     ) -> RetrievalSession:
         return RetrievalSession(
-            self.index, make_strategy(strategy), facets=self.facets,
+            self.index, self.strategy(strategy), facets=self.facets,
             read_text_facets=self.read_text_facets, mode=mode, target_id=target_id, k=k,
             category=category, shared_cache=self.cache,
         )
