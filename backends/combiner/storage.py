@@ -67,6 +67,11 @@ def read_config(path: Path) -> CombinerConfig:
 
 def list_configs(folder: Path) -> list[CombinerConfig]:
     """Every whole combiner in ``folder`` (malformed files are left out), by name."""
+    return [config for _, config in list_saved(folder)]
+
+
+def list_saved(folder: Path) -> list[tuple[Path, CombinerConfig]]:
+    """(JSON path, config) of every whole combiner in ``folder``, by name."""
     found = []
     for path in sorted(Path(folder).glob("*.json")) if Path(folder).is_dir() else []:
         try:
@@ -74,7 +79,7 @@ def list_configs(folder: Path) -> list[CombinerConfig]:
         except CombinerError:
             continue
         if (path.with_suffix(".safetensors")).is_file():
-            found.append(config)
+            found.append((path, config))
     return found
 
 

@@ -39,7 +39,7 @@ class TrainOptions:
     temperature: float = 0.05
     learn_temperature: bool = True
     negatives: Literal["gallery", "batch"] = "gallery"
-    patience: int = 6
+    patience: int = 5
     seed: int = 0
     device: str = "cpu"
     threads: int | None = None  # torch CPU threads while training (None: leave as is)

@@ -86,13 +86,13 @@ def run_list(args: argparse.Namespace) -> int:
     with open_project(args) as project:
         configs = list_combiners(project)
     if args.json:
-        print(json.dumps([c.to_json() for c in configs]))
+        print(json.dumps([{**c.to_json(), "path": str(path)} for path, c in configs]))
         return 0
     if not configs:
         print("No trained combiners yet; run 'cir-studio train combiner --project P'.")
         return 0
     print("name                 model      triplets  epochs  val R@10 (sum)   trained")
-    for config in configs:
+    for _, config in configs:
         t = config.training
         triplets = sum(t.get("train_triplets", {}).values())
         best, base = t.get("best_val_recall_at_10"), t.get("sum_val_recall_at_10")

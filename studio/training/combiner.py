@@ -49,7 +49,7 @@ class TrainingRequest:
     drafted: float = 0.0
     batch_size: int = 256
     learning_rate: float = 2e-3
-    patience: int = 6
+    patience: int = 5
 
 
 def combiner_root(project: Project) -> Path:
@@ -145,8 +145,7 @@ def train_project_combiner(
     }
     combiner.config.training = summary
     path = save_combiner(combiner, combiner_folder(project, model))
-    summary["path"] = str(path)
-    return summary
+    return {**summary, "path": str(path)}
 
 
 def _hold_out(train: list[Triplet], seed: int) -> tuple[list[Triplet], list[Triplet]]:
@@ -215,15 +214,15 @@ class _ImageFeatures:
 # -- what is trained, and loading it ----------------------------------------------------
 
 
-def list_combiners(project: Project) -> list[CombinerConfig]:
-    """Every combiner of the project, for any embedding model, by model then name."""
-    from backends.combiner.storage import list_configs
+def list_combiners(project: Project) -> list[tuple[Path, CombinerConfig]]:
+    """(config file, config) of every combiner of the project, for any embedding model."""
+    from backends.combiner.storage import list_saved
 
     root = combiner_root(project)
-    found: list[CombinerConfig] = []
+    found: list[tuple[Path, CombinerConfig]] = []
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        found.extend(list_configs(folder))
-    return sorted(found, key=lambda c: (c.embedding_model, c.name))
+        found.extend(list_saved(folder))
+    return sorted(found, key=lambda item: (item[1].embedding_model, item[1].name))
 
 
 class ProjectCombiners:

@@ -101,6 +101,8 @@ def draft_triplets(
     for image in images:
         if image.id in data:
             by_category.setdefault(image.category, []).append(image.id)
+    # label data counts a changed value twice (one word added, one removed)
+    most = MAX_DRAFT_DIFFERENCES * (2 if data.kind == "labels" else 1)
     rng = random.Random(f"drafted:{seed}")
     candidates: list[Triplet] = []
     for _category, ids in sorted(by_category.items()):
@@ -113,7 +115,7 @@ def draft_triplets(
             for column in np.argsort(-similarity[row])[:DRAFT_NEIGHBOURS]:
                 reference = ids[int(column)]
                 diffs = data.differences(reference, target)
-                if 1 <= len(diffs) <= MAX_DRAFT_DIFFERENCES:
+                if 1 <= len(diffs) <= most:
                     text = phrasing.describe(diffs, data.types)
                     candidates.append(Triplet(reference, text, target, split, "drafted"))
                     break
