@@ -40,16 +40,31 @@ TIMED = 20_000
 
 #: facet value -> wordings the simulated users never use (the demo model knows them).
 SYNONYMS = {
-    "striped": ("bold stripes",), "polka dot": ("dotted", "dots"), "floral": ("flower-print",),
-    "plaid": ("tartan", "checked"), "solid": ("no pattern", "plain"),
-    "sleeveless": ("no sleeves",), "short sleeve": ("short-sleeved",),
-    "long sleeve": ("long-sleeved",), "crew neck": ("round neck", "crewneck"),
-    "v-neck": ("v neckline",), "scoop neck": ("scoop neckline",), "collar": ("button collar",),
-    "mini": ("mini length",), "knee-length": ("knee-length hem",), "midi": ("midi hem",),
-    "maxi": ("maxi length",), "cropped": ("crop hem",), "regular length": ("regular-length",),
-    "longline": ("long length",), "slim fit": ("fitted",), "regular fit": ("regular-fit",),
-    "loose fit": ("relaxed", "oversized"), "plain front": ("clean front",),
-    "graphic print": ("printed graphic",), "text print": ("printed text",),
+    "striped": ("bold stripes",),
+    "polka dot": ("dotted", "dots"),
+    "floral": ("flower-print",),
+    "plaid": ("tartan", "checked"),
+    "solid": ("no pattern", "plain"),
+    "sleeveless": ("no sleeves",),
+    "short sleeve": ("short-sleeved",),
+    "long sleeve": ("long-sleeved",),
+    "crew neck": ("round neck", "crewneck"),
+    "v-neck": ("v neckline",),
+    "scoop neck": ("scoop neckline",),
+    "collar": ("button collar",),
+    "mini": ("mini length",),
+    "knee-length": ("knee-length hem",),
+    "midi": ("midi hem",),
+    "maxi": ("maxi length",),
+    "cropped": ("crop hem",),
+    "regular length": ("regular-length",),
+    "longline": ("long length",),
+    "slim fit": ("fitted",),
+    "regular fit": ("regular-fit",),
+    "loose fit": ("relaxed", "oversized"),
+    "plain front": ("clean front",),
+    "graphic print": ("printed graphic",),
+    "text print": ("printed text",),
 }
 TEMPLATES = ("go for {x}", "{x} instead", "I'd prefer {x}", "switch to {x}", "should be {x}")
 JOINERS = ("; ", " plus ", ", also ")
@@ -64,8 +79,7 @@ def held_out_writer(target, reference, rng: random.Random) -> str:
     phrases = []
     for facet in diffs[:2]:
         value = target[facet]
-        word = rng.choice(SYNONYMS.get(value, (f"{value} colour" if facet == "color"
-                                                else value,)))
+        word = rng.choice(SYNONYMS.get(value, (f"{value} colour" if facet == "color" else value,)))
         phrases.append(rng.choice(TEMPLATES).format(x=word))
     if not phrases:
         return "go for a similar one"
@@ -77,8 +91,9 @@ def evaluate(context, pairs, strategies) -> dict[str, list[int | None]]:
 
     out = {}
     for name in strategies:
-        ranked = _rank_pairs(context, pairs, name, keep_reference=True,
-                             progress=lambda *a: None, cancel=None)
+        ranked = _rank_pairs(
+            context, pairs, name, keep_reference=True, progress=lambda *a: None, cancel=None
+        )
         out[name] = [_rank(ids, pair.target_id or "") for pair, ids in ranked]
     return out
 
@@ -91,8 +106,7 @@ def paired_bootstrap(a: np.ndarray, b: np.ndarray, seed: int = 0, n: int = 2000)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(a), (n, len(a)))
     diffs = (a[idx] - b[idx]).mean(axis=1)
-    return float(np.mean(a - b)), float(np.quantile(diffs, 0.025)), float(np.quantile(diffs,
-                                                                                      0.975))
+    return float(np.mean(a - b)), float(np.quantile(diffs, 0.025)), float(np.quantile(diffs, 0.975))
 
 
 def fmt(ranks, k) -> str:
@@ -126,9 +140,12 @@ def train_subset(project, model, triplets, seed, threads):
     texts = _encode_texts(model, [t.text for t in train + val], lambda *a: None, None)
     config = CombinerConfig(f"n{len(triplets)}", "demo", model.cache_key, model.dim)
     started = time.perf_counter()
-    combiner, report = train_combiner(config, features.triplets(train, texts),
-                                      features.triplets(val, texts),
-                                      TrainOptions(seed=seed, threads=threads))
+    combiner, report = train_combiner(
+        config,
+        features.triplets(train, texts),
+        features.triplets(val, texts),
+        TrainOptions(seed=seed, threads=threads),
+    )
     return combiner, report, time.perf_counter() - started
 
 
@@ -159,18 +176,25 @@ def main() -> None:
     with Project.open(folder) as project:
         started = time.perf_counter()
         save_policy(project, CaptionPolicy(3, True), "bench")
-        mined = sum(mine_pairs(project, method, 100_000, split="train", actor="bench").added
-                    for method in ("tfidf", "embedding"))
-        written = caption_pairs(project, split="train", per_pair=3,
-                                writer=simulated_writer(0.3), seed=0)
-        notes.append(f"{mined} train pairs mined, {written} simulated captions written in "
-                     f"{time.perf_counter() - started:.0f} s")
+        mined = sum(
+            mine_pairs(project, method, 100_000, split="train", actor="bench").added
+            for method in ("tfidf", "embedding")
+        )
+        written = caption_pairs(
+            project, split="train", per_pair=3, writer=simulated_writer(0.3), seed=0
+        )
+        notes.append(
+            f"{mined} train pairs mined, {written} simulated captions written in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
         started = time.perf_counter()
         summary = train_project_combiner(project, TrainingRequest(name=NAME, epochs=40))
         full_seconds = time.perf_counter() - started
         # Only now the evaluation pairs exist: val split, held-out phrasings.
-        val_mined = sum(mine_pairs(project, method, 100_000, split="val", actor="bench").added
-                        for method in ("tfidf", "embedding"))
+        val_mined = sum(
+            mine_pairs(project, method, 100_000, split="val", actor="bench").added
+            for method in ("tfidf", "embedding")
+        )
         caption_pairs(project, split="val", per_pair=2, writer=held_out_writer, seed=1)
         pairs = [p for p in iter_pairs(project) if p.split == "val" and p.captions]
         context = load_session_context(project, "demo", "cpu")
@@ -198,17 +222,35 @@ def main() -> None:
             if size > len(pool):
                 curve_rows.append([size, f"only {len(pool)} triplets", "", "", ""])
                 continue
-            combiner, report, seconds = train_subset(project, model, pool[:size], 0,
-                                                     args.threads)
+            combiner, report, seconds = train_subset(project, model, pool[:size], 0, args.threads)
             source.combiners[combiner.name] = combiner
             got = evaluate(context, pairs, [f"combiner:{combiner.name}"])[
-                f"combiner:{combiner.name}"]
-            curve_rows.append([f"{size:,}", fmt(got, 10), fmt(got, 50),
-                               f"{report.best_epoch}/{report.epochs_run}", f"{seconds:.1f}"])
+                f"combiner:{combiner.name}"
+            ]
+            curve_rows.append(
+                [
+                    f"{size:,}",
+                    fmt(got, 10),
+                    fmt(got, 50),
+                    f"{report.best_epoch}/{report.epochs_run}",
+                    f"{seconds:.1f}",
+                ]
+            )
         timing = time_training(project, model, args.threads)
     sum_curve = fmt(ranks["sum"], 10)
-    body = write_body(summary, full_seconds, rows, curve_rows, sum_curve, timing, notes,
-                      len(pairs), val_mined, sample, args)
+    body = write_body(
+        summary,
+        full_seconds,
+        rows,
+        curve_rows,
+        sum_curve,
+        timing,
+        notes,
+        len(pairs),
+        val_mined,
+        sample,
+        args,
+    )
     print(body)
     if not args.no_write:
         write_section("combiner", "Combiner trained on the project's captions", body)
@@ -237,8 +279,9 @@ def time_training(project, model, threads):
         ids = by_category[rng.choice(sorted(by_category))]
         ref, tgt = rng.sample(ids, 2)
         if 1 <= len(differences(facets[tgt], facets[ref])) <= 3:
-            triplets.append(Triplet(ref, write(facets[tgt], facets[ref], rng), tgt, "train",
-                                    "caption"))
+            triplets.append(
+                Triplet(ref, write(facets[tgt], facets[ref], rng), tgt, "train", "caption")
+            )
     started = time.perf_counter()
     train, val = _hold_out(triplets, 0)
     features = _ImageFeatures(project, model, triplets, lambda *a: None, None)
@@ -247,18 +290,38 @@ def time_training(project, model, threads):
     prepare = time.perf_counter() - started
     config = CombinerConfig("timed", "demo", model.cache_key, model.dim)
     started, cpu = time.perf_counter(), time.process_time()
-    _, report = train_combiner(config, train_arrays, val_arrays,
-                               TrainOptions(seed=0, threads=threads))
+    _, report = train_combiner(
+        config, train_arrays, val_arrays, TrainOptions(seed=0, threads=threads)
+    )
     seconds = time.perf_counter() - started
-    return {"prepare": prepare, "seconds": seconds, "cpu": time.process_time() - cpu,
-            "load": os.getloadavg()[0], "epochs": report.epochs_run,
-            "best": report.best_epoch, "train": len(train), "val": len(val),
-            "texts": len(texts), "per_epoch": seconds / max(1, report.epochs_run),
-            "parameters": report.parameters}
+    return {
+        "prepare": prepare,
+        "seconds": seconds,
+        "cpu": time.process_time() - cpu,
+        "load": os.getloadavg()[0],
+        "epochs": report.epochs_run,
+        "best": report.best_epoch,
+        "train": len(train),
+        "val": len(val),
+        "texts": len(texts),
+        "per_epoch": seconds / max(1, report.epochs_run),
+        "parameters": report.parameters,
+    }
 
 
-def write_body(summary, full_seconds, rows, curve_rows, sum_curve, timing, notes, n_pairs,
-               val_mined, sample, args) -> str:
+def write_body(
+    summary,
+    full_seconds,
+    rows,
+    curve_rows,
+    sum_curve,
+    timing,
+    notes,
+    n_pairs,
+    val_mined,
+    sample,
+    args,
+) -> str:
     counts = summary["train_triplets"]
     lines = [
         f"Command: `python bench/bench_combiner.py --images {args.images} --threads "
@@ -288,8 +351,9 @@ def write_body(summary, full_seconds, rows, curve_rows, sum_curve, timing, notes
         "from scratch on the first N of the shuffled training triplets, 10 % of its targets "
         "held out for early stopping:",
         "",
-        markdown_table(["training triplets", "R@10", "R@50", "best/run epochs",
-                        "training s"], curve_rows),
+        markdown_table(
+            ["training triplets", "R@10", "R@50", "best/run epochs", "training s"], curve_rows
+        ),
         "",
         f"Training time for {TIMED:,} triplets (random same-category train pairs with 1–3 "
         f"differences, captioned by the users; {timing['train']:,} train / {timing['val']:,} "

@@ -86,8 +86,9 @@ def build_module(config: CombinerConfig) -> torch.nn.Module:
             self.text_projection = nn.Linear(d, p)
             self.combiner_layer = nn.Linear(2 * p, h)
             self.output_layer = nn.Linear(h, d)
-            self.gate = nn.Sequential(nn.Linear(2 * p, g), nn.ReLU(), nn.Dropout(config.dropout),
-                                      nn.Linear(g, 1))
+            self.gate = nn.Sequential(
+                nn.Linear(2 * p, g), nn.ReLU(), nn.Dropout(config.dropout), nn.Linear(g, 1)
+            )
             self.dropout = nn.Dropout(config.dropout)
             nn.init.zeros_(self.output_layer.weight)
             nn.init.zeros_(self.output_layer.bias)
@@ -107,8 +108,9 @@ def build_module(config: CombinerConfig) -> torch.nn.Module:
 class Combiner:
     """A loaded combiner: ``compose(images, texts)`` → unit query vectors (numpy)."""
 
-    def __init__(self, config: CombinerConfig, module: torch.nn.Module,
-                 device: str = "cpu") -> None:
+    def __init__(
+        self, config: CombinerConfig, module: torch.nn.Module, device: str = "cpu"
+    ) -> None:
         self.config = config
         self.module = module.to(device).eval()
         self.device = device
@@ -138,8 +140,9 @@ class Combiner:
         images = images / np.maximum(np.linalg.norm(images, axis=1, keepdims=True), 1e-12)
         texts = texts / np.maximum(np.linalg.norm(texts, axis=1, keepdims=True), 1e-12)
         with torch.no_grad():
-            out = self.module(torch.from_numpy(images).to(self.device),
-                              torch.from_numpy(texts).to(self.device))
+            out = self.module(
+                torch.from_numpy(images).to(self.device), torch.from_numpy(texts).to(self.device)
+            )
         return out.cpu().numpy().astype(np.float32, copy=False)
 
     def state_dict(self) -> dict[str, torch.Tensor]:

@@ -121,21 +121,33 @@ def rank_targets(queries: np.ndarray, data: Triplets) -> np.ndarray:
 
 def evaluate(combiner: Combiner, data: Triplets, batch: int = 4096) -> tuple[float, float]:
     """(Recall@10, mean rank) of ``combiner`` on ``data``."""
-    ranks = np.concatenate([
-        rank_targets(combiner.compose(data.references[s:s + batch], data.texts[s:s + batch]),
-                     _slice(data, s, s + batch))
-        for s in range(0, len(data), batch)
-    ]) if len(data) else np.zeros(0)
+    ranks = (
+        np.concatenate(
+            [
+                rank_targets(
+                    combiner.compose(data.references[s : s + batch], data.texts[s : s + batch]),
+                    _slice(data, s, s + batch),
+                )
+                for s in range(0, len(data), batch)
+            ]
+        )
+        if len(data)
+        else np.zeros(0)
+    )
     if not len(ranks):
         return 0.0, 0.0
     return float(np.mean(ranks <= 10)), float(np.mean(ranks))
 
 
 def _slice(data: Triplets, start: int, stop: int) -> Triplets:
-    return Triplets(data.references[start:stop], data.texts[start:stop], data.targets[start:stop],
-                    data.gallery,
-                    None if data.groups is None else data.groups[start:stop],
-                    data.gallery_groups)
+    return Triplets(
+        data.references[start:stop],
+        data.texts[start:stop],
+        data.targets[start:stop],
+        data.gallery,
+        None if data.groups is None else data.groups[start:stop],
+        data.gallery_groups,
+    )
 
 
 def train_combiner(
@@ -175,27 +187,36 @@ def _train(config, train, val, options, progress, cancel, on_epoch):
     generator = torch.Generator().manual_seed(options.seed)
     module = build_module(config).to(device)
     combiner = Combiner(config, module, device)
-    log_scale = torch.nn.Parameter(torch.tensor(math.log(1.0 / options.temperature),
-                                                device=device),
-                                   requires_grad=options.learn_temperature)
+    log_scale = torch.nn.Parameter(
+        torch.tensor(math.log(1.0 / options.temperature), device=device),
+        requires_grad=options.learn_temperature,
+    )
     parameters = [p for p in module.parameters()]
     optimizer = torch.optim.AdamW(
-        [{"params": parameters, "weight_decay": options.weight_decay},
-         {"params": [log_scale], "weight_decay": 0.0}],
+        [
+            {"params": parameters, "weight_decay": options.weight_decay},
+            {"params": [log_scale], "weight_decay": 0.0},
+        ],
         lr=options.learning_rate,
     )
     tensors = _tensors(train, device)
     n = len(train)
     batches = math.ceil(n / options.batch_size)
     total = options.epochs * batches
-    report = TrainReport(len(train), 0 if val is None else len(val),
-                         sum(p.numel() for p in parameters), options=asdict(options))
+    report = TrainReport(
+        len(train),
+        0 if val is None else len(val),
+        sum(p.numel() for p in parameters),
+        options=asdict(options),
+    )
 
     def validate(epoch: int, loss: float | None, seconds: float) -> EpochReport:
-        recall, mean_rank = evaluate(combiner, val) if val is not None and len(val) else (None,
-                                                                                           None)
-        return EpochReport(epoch, loss, recall, mean_rank, round(seconds, 3),
-                           float(1.0 / log_scale.exp().item()))
+        recall, mean_rank = (
+            evaluate(combiner, val) if val is not None and len(val) else (None, None)
+        )
+        return EpochReport(
+            epoch, loss, recall, mean_rank, round(seconds, 3), float(1.0 / log_scale.exp().item())
+        )
 
     combiner.module.eval()
     baseline = validate(0, None, 0.0)
@@ -215,7 +236,7 @@ def _train(config, train, val, options, progress, cancel, on_epoch):
         losses = []
         for b in range(batches):
             cancel.raise_if_cancelled()
-            rows = order[b * options.batch_size:(b + 1) * options.batch_size]
+            rows = order[b * options.batch_size : (b + 1) * options.batch_size]
             if len(rows) < 2:
                 continue
             loss = _loss(module, tensors, rows, log_scale, options.negatives)
@@ -228,8 +249,9 @@ def _train(config, train, val, options, progress, cancel, on_epoch):
             step += 1
             progress(step, total, f"epoch {epoch}/{options.epochs} · loss {losses[-1]:.3f}")
         module.eval()
-        row = validate(epoch, float(np.mean(losses)) if losses else None,
-                       time.perf_counter() - epoch_started)
+        row = validate(
+            epoch, float(np.mean(losses)) if losses else None, time.perf_counter() - epoch_started
+        )
         report.epochs_run = epoch
         if val is None or _key(row) > best_key:
             best_key, best_state, since_best = _key(row), copy.deepcopy(module.state_dict()), 0
@@ -262,9 +284,12 @@ def _tensors(data: Triplets, device: str) -> dict[str, torch.Tensor]:
         tensor = torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(device)
         return torch.nn.functional.normalize(tensor, dim=-1)
 
-    out = {"references": unit(data.references), "texts": unit(data.texts),
-           "targets": torch.from_numpy(data.targets.astype(np.int64)).to(device),
-           "gallery": unit(data.gallery)}
+    out = {
+        "references": unit(data.references),
+        "texts": unit(data.texts),
+        "targets": torch.from_numpy(data.targets.astype(np.int64)).to(device),
+        "gallery": unit(data.gallery),
+    }
     if data.groups is not None and data.gallery_groups is not None:
         groups = torch.from_numpy(data.groups.astype(np.int64)).to(device)
         gallery_groups = torch.from_numpy(data.gallery_groups.astype(np.int64)).to(device)

@@ -26,14 +26,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_project_argument(combiner)
     combiner.add_argument("--name", default="combiner", help="the combiner's name (combiner)")
-    combiner.add_argument("--model", dest="train_model",
-                          help="embedding model (default: the one in Settings)")
+    combiner.add_argument(
+        "--model", dest="train_model", help="embedding model (default: the one in Settings)"
+    )
     combiner.add_argument("--epochs", type=int, default=40, help="most epochs (40)")
     combiner.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    combiner.add_argument("--device", dest="train_device",
-                          help="cpu (default), cuda, mps or auto")
-    combiner.add_argument("--drafted", type=float, default=0.0, metavar="SHARE",
-                          help="share of the training set drafted from images alone, 0-1 (0)")
+    combiner.add_argument("--device", dest="train_device", help="cpu (default), cuda, mps or auto")
+    combiner.add_argument(
+        "--drafted",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of the training set drafted from images alone, 0-1 (0)",
+    )
     combiner.add_argument("--json", action="store_true", help="print the summary as JSON")
     combiner.set_defaults(func=run_train)
     listing = actions.add_parser("list", help="list the project's trained combiners")
@@ -48,8 +53,11 @@ def run_train(args: argparse.Namespace) -> int:
 
     settings = Settings.load()
     request = TrainingRequest(
-        name=args.name, model=args.train_model or args.model or settings.model,
-        epochs=args.epochs, seed=args.seed, device=args.train_device or args.device or "cpu",
+        name=args.name,
+        model=args.train_model or args.model or settings.model,
+        epochs=args.epochs,
+        seed=args.seed,
+        device=args.train_device or args.device or "cpu",
         drafted=args.drafted,
     )
 
@@ -67,15 +75,19 @@ def run_train(args: argparse.Namespace) -> int:
         print(json.dumps(summary, sort_keys=True))
         return 0
     counts = summary["train_triplets"]
-    print(f"Combiner '{summary['name']}' for model {summary['embedding_model']}: "
-          f"{sum(counts.values())} training triplets ({counts['caption']} captions, "
-          f"{counts['turn']} turns, {counts['drafted']} drafted), {summary['val_triplets']} "
-          f"for validation ({summary['val_source']}).")
+    print(
+        f"Combiner '{summary['name']}' for model {summary['embedding_model']}: "
+        f"{sum(counts.values())} training triplets ({counts['caption']} captions, "
+        f"{counts['turn']} turns, {counts['drafted']} drafted), {summary['val_triplets']} "
+        f"for validation ({summary['val_source']})."
+    )
     best, base = summary["best_val_recall_at_10"], summary["sum_val_recall_at_10"]
     if best is not None:
-        print(f"Best epoch {summary['best_epoch']} of {summary['epochs_run']}: val R@10 "
-              f"{best:.3f} (image + text sum: {base:.3f}); {summary['seconds']:.1f} s of "
-              "training.")
+        print(
+            f"Best epoch {summary['best_epoch']} of {summary['epochs_run']}: val R@10 "
+            f"{best:.3f} (image + text sum: {base:.3f}); {summary['seconds']:.1f} s of "
+            "training."
+        )
     print(f"Saved to {summary['path']}; use it as --strategy combiner:{summary['name']}.")
     return 0
 
@@ -98,6 +110,8 @@ def run_list(args: argparse.Namespace) -> int:
         best, base = t.get("best_val_recall_at_10"), t.get("sum_val_recall_at_10")
         recall = "-" if best is None else f"{best:.3f} ({base:.3f})"
         epochs = f"{t.get('best_epoch', '?')}/{t.get('epochs_run', '?')}"
-        print(f"{config.name:<20} {config.embedding_model:<10} {triplets:>8}  {epochs:>6}  "
-              f"{recall:<15}  {str(t.get('created_at', ''))[:16]}")
+        print(
+            f"{config.name:<20} {config.embedding_model:<10} {triplets:>8}  {epochs:>6}  "
+            f"{recall:<15}  {str(t.get('created_at', ''))[:16]}"
+        )
     return 0

@@ -106,7 +106,8 @@ class WeightedSum(Strategy):
 class Composer(Protocol):
     """A trained composition model: image and text features in, unit queries out."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def compose(self, images: np.ndarray, texts: np.ndarray) -> np.ndarray: ...
 

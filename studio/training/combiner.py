@@ -85,11 +85,17 @@ def train_project_combiner(
     started = time.perf_counter()
     try:
         check_name(request.name)
-        device = choose_device(request.device if request.device not in (None, "", "auto")
-                               else "cpu")
-        options = TrainOptions(epochs=request.epochs, seed=request.seed, device=device,
-                               batch_size=request.batch_size,
-                               learning_rate=request.learning_rate, patience=request.patience)
+        device = choose_device(
+            request.device if request.device not in (None, "", "auto") else "cpu"
+        )
+        options = TrainOptions(
+            epochs=request.epochs,
+            seed=request.seed,
+            device=device,
+            batch_size=request.batch_size,
+            learning_rate=request.learning_rate,
+            patience=request.patience,
+        )
     except CombinerError as error:
         raise _studio_error(error) from None
     progress(0, 1, "Collecting triplets")
@@ -111,24 +117,41 @@ def train_project_combiner(
     drafted = draft_triplets(project, n_drafts, features.matrix, request.seed)
     train += drafted
     if not train:
-        raise StudioError("No triplet could be drafted: the train split's images need "
-                          "attributes (run 'cir-studio attributes extract').")
+        raise StudioError(
+            "No triplet could be drafted: the train split's images need "
+            "attributes (run 'cir-studio attributes extract')."
+        )
     val_source = "val-split pairs and turns"
     if not val:
         train, val = _hold_out(train, request.seed)
-        val_source = (f"{len(val)} train triplets held out ({HELD_OUT_SHARE:.0%} of the "
-                      "targets), as the project has no val-split pairs") if val else "none"
+        val_source = (
+            (
+                f"{len(val)} train triplets held out ({HELD_OUT_SHARE:.0%} of the "
+                "targets), as the project has no val-split pairs"
+            )
+            if val
+            else "none"
+        )
     texts = _encode_texts(model, [t.text for t in train + val], progress, cancel)
     train_arrays = features.triplets(train, texts)
     val_arrays = features.triplets(val, texts) if val else None
     config = CombinerConfig(request.name, request.model, model.cache_key, model.dim)
     try:
-        combiner, report = train_combiner(config, train_arrays, val_arrays, options,
-                                          progress=progress, cancel=cancel, on_epoch=on_epoch)
+        combiner, report = train_combiner(
+            config,
+            train_arrays,
+            val_arrays,
+            options,
+            progress=progress,
+            cancel=cancel,
+            on_epoch=on_epoch,
+        )
     except CombinerError as error:
         raise _studio_error(error) from None
-    origins = {origin: sum(1 for t in train if t.origin == origin)
-               for origin in ("caption", "turn", "drafted")}
+    origins = {
+        origin: sum(1 for t in train if t.origin == origin)
+        for origin in ("caption", "turn", "drafted")
+    }
     summary = {
         "name": request.name,
         "embedding_model": request.model,
@@ -139,8 +162,9 @@ def train_project_combiner(
         "seed": request.seed,
         "device": device,
         "drafted_share": request.drafted,
-        **{k: v for k, v in report.to_json().items() if k not in ("train_triplets",
-                                                                   "val_triplets")},
+        **{
+            k: v for k, v in report.to_json().items() if k not in ("train_triplets", "val_triplets")
+        },
         "total_seconds": round(time.perf_counter() - started, 2),
     }
     combiner.config.training = summary
@@ -155,18 +179,24 @@ def _hold_out(train: list[Triplet], seed: int) -> tuple[list[Triplet], list[Trip
     targets = sorted({t.target_id for t in train})
     rng = random.Random(f"held-out:{seed}")
     chosen = set(rng.sample(targets, max(1, round(len(targets) * HELD_OUT_SHARE))))
-    return ([t for t in train if t.target_id not in chosen],
-            [t for t in train if t.target_id in chosen])
+    return (
+        [t for t in train if t.target_id not in chosen],
+        [t for t in train if t.target_id in chosen],
+    )
 
 
-def _encode_texts(model: EmbeddingModel, texts: Sequence[str], progress: ProgressCallback,
-                  cancel: CancelToken | None) -> dict[str, np.ndarray]:
+def _encode_texts(
+    model: EmbeddingModel,
+    texts: Sequence[str],
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> dict[str, np.ndarray]:
     unique = list(dict.fromkeys(texts))
     out: dict[str, np.ndarray] = {}
     for start in range(0, len(unique), TEXT_BATCH):
         if cancel is not None:
             cancel.raise_if_cancelled()
-        chunk = unique[start:start + TEXT_BATCH]
+        chunk = unique[start : start + TEXT_BATCH]
         out.update(zip(chunk, model.encode_texts(chunk), strict=True))
         progress(min(start + TEXT_BATCH, len(unique)), len(unique), "Encoding texts")
     return out
@@ -178,11 +208,20 @@ class _ImageFeatures:
     The gallery of a triplet is its target's (category, split) group, as retrieval ranks.
     """
 
-    def __init__(self, project: Project, model: EmbeddingModel, triplets: Sequence[Triplet],
-                 progress: ProgressCallback, cancel: CancelToken | None) -> None:
+    def __init__(
+        self,
+        project: Project,
+        model: EmbeddingModel,
+        triplets: Sequence[Triplet],
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> None:
         used = {t.reference_id for t in triplets} | {t.target_id for t in triplets}
-        images = [image for image in project.iter_images()
-                  if not image.missing and (image.split != "test" or image.id in used)]
+        images = [
+            image
+            for image in project.iter_images()
+            if not image.missing and (image.split != "test" or image.id in used)
+        ]
         embed_project_images(project, model, images, progress=progress, cancel=cancel)
         ids, vectors = cached_vectors(project, model, images)
         self.row = {image_id: i for i, image_id in enumerate(ids)}
@@ -190,8 +229,9 @@ class _ImageFeatures:
         record = {image.id: image for image in images}
         keys = sorted({(record[i].category, record[i].split) for i in ids})
         group_of_key = {key: g for g, key in enumerate(keys)}
-        self.group = np.array([group_of_key[(record[i].category, record[i].split)] for i in ids],
-                              dtype=np.int64)
+        self.group = np.array(
+            [group_of_key[(record[i].category, record[i].split)] for i in ids], dtype=np.int64
+        )
 
     def matrix(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         kept = [i for i in ids if i in self.row]
@@ -204,10 +244,13 @@ class _ImageFeatures:
         targets = np.array([self.row[t.target_id] for t in usable], dtype=np.int64)
         return Triplets(
             references=self.vectors[[self.row[t.reference_id] for t in usable]],
-            texts=np.stack([texts[t.text] for t in usable]) if usable
+            texts=np.stack([texts[t.text] for t in usable])
+            if usable
             else np.zeros((0, self.vectors.shape[1]), np.float32),
-            targets=targets, gallery=self.vectors,
-            groups=self.group[targets], gallery_groups=self.group,
+            targets=targets,
+            gallery=self.vectors,
+            groups=self.group[targets],
+            gallery_groups=self.group,
         )
 
 
@@ -223,6 +266,15 @@ def list_combiners(project: Project) -> list[tuple[Path, CombinerConfig]]:
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
         found.extend(list_saved(folder))
     return sorted(found, key=lambda item: (item[1].embedding_model, item[1].name))
+
+
+def combiner_strategies(project: Project, model_spec: str) -> list[str]:
+    """``combiner:NAME`` for the combiners trained for ``model_spec``; loads no model."""
+    return [
+        f"{PREFIX}{config.name}"
+        for _, config in list_combiners(project)
+        if config.embedding_model == model_spec
+    ]
 
 
 class ProjectCombiners:
@@ -248,8 +300,9 @@ class ProjectCombiners:
 
         if name not in self._loaded:
             try:
-                self._loaded[name] = load_combiner(self.folder, name, self.model.cache_key,
-                                                   self.device)
+                self._loaded[name] = load_combiner(
+                    self.folder, name, self.model.cache_key, self.device
+                )
             except CombinerError as error:
                 raise _studio_error(error) from None
         return self._loaded[name]

@@ -50,11 +50,20 @@ def annotated_triplets(project: Project) -> list[Triplet]:
         for caption in pair.captions:
             text = " ".join(str(caption["text"]).split())
             if text:
-                out.append(Triplet(pair.reference_id, text, pair.target_id,
-                                   splits.get(pair.target_id, pair.split), "caption"))
+                out.append(
+                    Triplet(
+                        pair.reference_id,
+                        text,
+                        pair.target_id,
+                        splits.get(pair.target_id, pair.split),
+                        "caption",
+                    )
+                )
     images: dict[tuple[int, int], str] = {
-        (int(t), int(p)): str(i) for t, p, i in project.db.execute(
-            "SELECT transaction_id, position, image_id FROM transaction_images")
+        (int(t), int(p)): str(i)
+        for t, p, i in project.db.execute(
+            "SELECT transaction_id, position, image_id FROM transaction_images"
+        )
     }
     rows = project.db.execute(
         "SELECT transaction_id, turn_index, reference_position, text FROM transaction_turns "

@@ -27,8 +27,9 @@ Writer = Callable[[Facets, Facets, random.Random], str]
 
 def simulated_writer(comparative: float = 0.3) -> Writer:
     def write(target: Facets, reference: Facets, rng: random.Random) -> str:
-        user = AttributeDifferenceUser(seed=rng.randrange(1 << 30), comparative=comparative,
-                                       paraphrase=True)
+        user = AttributeDifferenceUser(
+            seed=rng.randrange(1 << 30), comparative=comparative, paraphrase=True
+        )
         return user.describe(target, reference, {})
 
     return write
@@ -51,7 +52,8 @@ def caption_pairs(
     policy = CaptionPolicy(per_pair, True)
     rows = project.db.execute(
         "SELECT id, reference_id, target_id FROM pairs WHERE target_id IS NOT NULL"
-        + (" AND split = ?" if split else "") + " ORDER BY id",
+        + (" AND split = ?" if split else "")
+        + " ORDER BY id",
         [split] if split else [],
     ).fetchall()
     rows = rows[:limit] if limit is not None else rows

@@ -10,7 +10,7 @@ import pytest
 
 from backends.combiner.model import Combiner, CombinerConfig, CombinerError
 from backends.combiner.storage import list_configs, load_combiner, save_combiner
-from backends.combiner.train import Triplets, TrainOptions, evaluate, train_combiner
+from backends.combiner.train import TrainOptions, Triplets, evaluate, train_combiner
 from studio.jobs import CancelToken, JobCancelled
 
 DIM = 32
@@ -49,8 +49,9 @@ def test_an_untrained_combiner_is_the_image_text_sum() -> None:
 def test_training_learns_what_the_sum_cannot(tmp_path: Path) -> None:
     train, val = toy_task(1200, 0), toy_task(200, 1)
     seen = []
-    combiner, report = train_combiner(config(), train, val, TrainOptions(epochs=8, seed=0),
-                                      on_epoch=seen.append)
+    combiner, report = train_combiner(
+        config(), train, val, TrainOptions(epochs=8, seed=0), on_epoch=seen.append
+    )
     assert [row.epoch for row in seen][:2] == [0, 1]
     assert seen[0].loss is None and seen[1].loss is not None
     assert report.sum_val_recall_at_10 is not None and report.best_val_recall_at_10 is not None
@@ -78,8 +79,7 @@ def test_cancel_stops_training() -> None:
 
 
 def test_saved_combiners_load_identically_and_are_listed(tmp_path: Path) -> None:
-    combiner, _ = train_combiner(config("saved"), toy_task(100, 0), None,
-                                 TrainOptions(epochs=1))
+    combiner, _ = train_combiner(config("saved"), toy_task(100, 0), None, TrainOptions(epochs=1))
     path = save_combiner(combiner, tmp_path)
     assert path.name == "saved.json" and (tmp_path / "saved.safetensors").is_file()
     assert not list(tmp_path.glob("*.partial")) and not list(tmp_path.glob("*.pt"))
@@ -87,8 +87,9 @@ def test_saved_combiners_load_identically_and_are_listed(tmp_path: Path) -> None
     assert stored["embedding_key"] == "model-a" and stored["dim"] == DIM
     loaded = load_combiner(tmp_path, "saved", "model-a")
     task = toy_task(20, 5)
-    assert np.array_equal(loaded.compose(task.references, task.texts),
-                          combiner.compose(task.references, task.texts))
+    assert np.array_equal(
+        loaded.compose(task.references, task.texts), combiner.compose(task.references, task.texts)
+    )
     assert [c.name for c in list_configs(tmp_path)] == ["saved"]
 
 

@@ -40,15 +40,31 @@ def captioned(captioned_template: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def trained(captioned: Path, capsys) -> Path:
-    assert main(["train", "combiner", "--project", str(captioned), "--name", "mine",
-                 "--epochs", "3", "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "combiner",
+                "--project",
+                str(captioned),
+                "--name",
+                "mine",
+                "--epochs",
+                "3",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     return captioned
 
 
 def test_train_combiner_trains_saves_and_lists(captioned: Path, capsys) -> None:
-    code = main(["train", "combiner", "--project", str(captioned), "--name", "mine",
-                 "--epochs", "3"])
+    code = main(
+        ["train", "combiner", "--project", str(captioned), "--name", "mine", "--epochs", "3"]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "Combiner 'mine' for model demo" in out and "combiner:mine" in out
@@ -75,7 +91,8 @@ def test_no_triplets_is_one_clear_error(indexed_demo_dir: Path, capsys) -> None:
 def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Path) -> None:
     with Project.open(indexed_demo_dir) as project:
         summary = train_project_combiner(
-            project, TrainingRequest(name="drafted", epochs=2, drafted=1.0))
+            project, TrainingRequest(name="drafted", epochs=2, drafted=1.0)
+        )
         assert summary["train_triplets"]["drafted"] > 10
         assert summary["train_triplets"]["caption"] == 0
         assert "held out" in summary["val_source"]
@@ -87,8 +104,9 @@ def test_the_same_seed_trains_the_same_combiner(captioned: Path) -> None:
         context = load_session_context(project, "demo", "cpu")
         outputs = []
         for name, seed in (("a", 3), ("b", 3), ("c", 4)):
-            train_project_combiner(project, TrainingRequest(name=name, epochs=2, seed=seed),
-                                   model=context.index.model)
+            train_project_combiner(
+                project, TrainingRequest(name=name, epochs=2, seed=seed), model=context.index.model
+            )
             combiner = context.combiner_source().load(name)
             rng = np.random.default_rng(0)
             outputs.append(combiner.compose(rng.normal(size=(4, 128)), rng.normal(size=(4, 128))))
@@ -119,7 +137,8 @@ def test_unknown_and_foreign_combiners_are_refused(trained: Path) -> None:
             context.new_session("combiner:nope")
         assert str(error.value) == (
             "Unsupported strategy 'combiner:nope'. The available strategies are: history, sum, "
-            "text, image, combiner:mine, history+combiner:mine")
+            "text, image, combiner:mine, history+combiner:mine"
+        )
         # A config copied from another embedding model's folder is refused on load.
         config_path = list_combiners(project)[0][0]
         data = json.loads(config_path.read_text())
@@ -130,24 +149,87 @@ def test_unknown_and_foreign_combiners_are_refused(trained: Path) -> None:
             fresh.new_session("combiner:mine")
 
 
-def test_simulate_evaluate_and_export_take_the_combiner(trained: Path, tmp_path: Path,
-                                                        capsys) -> None:
+def test_simulate_evaluate_and_export_take_the_combiner(
+    trained: Path, tmp_path: Path, capsys
+) -> None:
     project = str(trained)
-    assert main(["simulate", "--project", project, "--strategy", "combiner:mine", "--n", "4",
-                 "--turns", "2", "--split", "all"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--project",
+                project,
+                "--strategy",
+                "combiner:mine",
+                "--n",
+                "4",
+                "--turns",
+                "2",
+                "--split",
+                "all",
+            ]
+        )
+        == 0
+    )
     assert "combiner:mine/attribute: 4 dialogs" in capsys.readouterr().out
-    assert main(["simulate", "--project", project, "--strategy", "history", "--base",
-                 "combiner:mine", "--n", "3", "--turns", "2", "--split", "all"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--project",
+                project,
+                "--strategy",
+                "history",
+                "--base",
+                "combiner:mine",
+                "--n",
+                "3",
+                "--turns",
+                "2",
+                "--split",
+                "all",
+            ]
+        )
+        == 0
+    )
     assert "history+combiner:mine/attribute" in capsys.readouterr().out
     out = tmp_path / "eval.json"
-    assert main(["evaluate", "fashioniq", "--project", project, "--strategy", "combiner:mine",
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "fashioniq",
+                "--project",
+                project,
+                "--strategy",
+                "combiner:mine",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     report = json.loads(out.read_text())
     assert report["strategy"] == "combiner:mine" and report["categories"]
-    assert main(["export", "ranking", str(tmp_path / "ranks"), "--project", project,
-                 "--strategy", "combiner:mine", "--json"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "ranking",
+                str(tmp_path / "ranks"),
+                "--project",
+                project,
+                "--strategy",
+                "combiner:mine",
+                "--json",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["strategy"] == "combiner:mine" and summary["files"]
-    assert main(["simulate", "--project", project, "--strategy", "sum", "--base",
-                 "combiner:mine"]) == 2
+    assert (
+        main(["simulate", "--project", project, "--strategy", "sum", "--base", "combiner:mine"])
+        == 2
+    )
     assert "--base takes combiner:NAME" in capsys.readouterr().err

@@ -37,7 +37,7 @@ from studio.sessions.engine import FACET_WORDS, RetrievalSession, SessionTurn
 from studio.sessions.questioner import InformationGainQuestioner, Question
 from studio.sessions.references import ORDINALS
 from studio.sessions.store import SessionRecorder, session_transaction
-from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES
+from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES, strategy_names
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.experiments_view import ExperimentsView
@@ -260,6 +260,9 @@ class RetrievalPane(Pane):
             self.loader_text.setText(str(error))
             return
         self.questioner = InformationGainQuestioner(self.context.facet_map.names)
+        for name in strategy_names(self.context.combiner_source())[len(STRATEGIES):]:
+            if self.strategy.findData(name) < 0:  # combiners trained for this model
+                self.strategy.addItem(name, name)
         self._stack.setCurrentIndex(2)
         self.new_session()
 
