@@ -8,7 +8,7 @@ thread and reach this dialog through a Qt signal, which Qt queues to the UI thre
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -29,6 +29,8 @@ from studio.errors import StudioError
 from studio.jobs import CancelToken, JobCancelled, ProgressTracker, format_eta
 from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
+
+REDRAW_MS = 300
 
 
 class _Bridge(QObject):
@@ -51,6 +53,7 @@ class CombinerTrainingDialog(QDialog):
         self.tracker = ProgressTracker()
         self.epochs_seen: list = []
         self.canvas = None
+        self._redraw_pending = False
         self.bridge = _Bridge(self)
         self.bridge.progressed.connect(self._show_progress)
         self.bridge.epoch.connect(self._add_epoch)
@@ -199,6 +202,7 @@ class CombinerTrainingDialog(QDialog):
         )
         self.progress.setValue(self.progress.maximum())
         self.time_left.setText("")
+        self._draw()  # the final epochs, whatever the throttle left pending
         self.trained.emit(f"combiner:{summary['name']}")
 
     def _set_running(self, running: bool) -> None:
@@ -218,9 +222,12 @@ class CombinerTrainingDialog(QDialog):
         if row.epoch == 0:
             self.tracker = ProgressTracker()  # the training steps start now
         self.epochs_seen.append(row)
-        self._draw()
+        if not self._redraw_pending:  # short epochs: draw at most ~3 times a second
+            self._redraw_pending = True
+            QTimer.singleShot(REDRAW_MS, self._draw)
 
     def _draw(self) -> None:
+        self._redraw_pending = False
         from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
         from matplotlib.figure import Figure
 
@@ -255,7 +262,7 @@ class CombinerTrainingDialog(QDialog):
         recall_axes.set_ylim(0, 1)
         for axes in (loss_axes, recall_axes):
             axes.tick_params(labelsize=8)
-        self.canvas.draw()
+        self.canvas.draw_idle()
 
 
 class _Either:

@@ -78,7 +78,9 @@ def test_cancel_stops_training_and_saves_nothing(
     dialog.epochs.setValue(500)
     dialog.stop_early.setChecked(False)  # so it is still training when Cancel is pressed
     qtbot.mouseClick(dialog.train_button, Qt.MouseButton.LeftButton)
-    run_until(event_loop_qt, lambda: len(dialog.epochs_seen) >= 2)
+    run_until(event_loop_qt, lambda: dialog.running)
+    run_until(event_loop_qt, lambda: len(dialog.epochs_seen) >= 2 or not dialog.running)
+    assert dialog.running, dialog.status.text()  # still training, with epochs drawn live
     assert not dialog.train_button.isEnabled() and dialog.cancel_button.isEnabled()
     assert dialog.time_left.text().endswith("left")
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
