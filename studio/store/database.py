@@ -109,9 +109,12 @@ def check_header(path: Path) -> None:
 
 def read_only_reason(path: Path) -> str | None:
     """Why the project cannot be written (None if it can): the file, or its folder."""
-    if not os.access(path, os.W_OK):
+    file_ok, folder_ok = os.access(path, os.W_OK), os.access(path.parent, os.W_OK)
+    if not file_ok and not folder_ok:
+        return "the file and its folder are read-only"
+    if not file_ok:
         return "the file is read-only"
-    if not os.access(path.parent, os.W_OK):
+    if not folder_ok:
         return "its folder is read-only (SQLite needs to create files beside it)"
     return None
 
