@@ -119,7 +119,9 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
-def connect(path: Path, read_only_reason: str | None = None) -> StudioDatabase:
+def connect(
+    path: Path, read_only_reason: str | None = None, *, journal: str = "WAL"
+) -> StudioDatabase:
     """Open one connection with the pragmas every connection needs.
 
     WAL lets the UI read while a job writes; foreign keys are per connection in SQLite;
@@ -138,7 +140,9 @@ def connect(path: Path, read_only_reason: str | None = None) -> StudioDatabase:
             )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if read_only_reason is None:
-            conn.execute("PRAGMA journal_mode = WAL")
+            mode = conn.execute(f"PRAGMA journal_mode = {journal}").fetchone()[0]
+            if str(mode).upper() != journal:
+                raise ProjectError(f"{path}: SQLite could not use {journal} journaling here.")
             conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()

@@ -51,6 +51,7 @@ class Project:
         self.backup_path: Path | None = None
         # Why the project cannot be written (None: it can); set by ``open``.
         self.read_only_reason: str | None = None
+        self._journal = "WAL"
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -58,8 +59,10 @@ class Project:
     def create(cls, path: Path, name: str = "", image_root: Path | None = None) -> Project:
         """Create a new project file; refuses to overwrite an existing one.
 
-        Atomic: the file is built beside the target under a temporary name, its schema and
-        meta committed and checkpointed, and only then linked into place. A crash at any
+        Atomic: the file is built beside the target under a temporary name (in rollback-
+        journal mode, so every commit is in the file itself, with no write-ahead log to
+        carry along), its schema and meta committed, and only then linked into place; its
+        first connection there switches it to WAL. A crash at any
         point leaves either no project or a complete one (never a file ``open`` refuses);
         a leftover temporary file of a dead process is removed by the next ``create``.
         """
@@ -77,6 +80,7 @@ class Project:
         _remove_dead_builds(path)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.creating")
         builder = cls(temporary)
+        builder._journal = "DELETE"  # no write-ahead log: each commit lands in the file itself
         try:
             migrate(builder.db, temporary)
             root = Path(image_root) if image_root is not None else path.parent / "images"
@@ -84,14 +88,15 @@ class Project:
                 builder.set_meta("name", name or path.parent.name)
                 builder.set_meta("image_root", builder._portable_root(root))
                 builder.set_meta("created_at", utc_now())
-            builder.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except BaseException:
             builder.close()
             _remove_build(temporary)
             raise
-        builder.close()  # the last connection removes the (empty) -wal and -shm files
+        builder.close()
         _publish(temporary, path)
-        return cls(path)
+        project = cls(path)
+        project.db  # noqa: B018 - connect now: the file switches to WAL at once
+        return project
 
     @classmethod
     def open(cls, path: Path) -> Project:
@@ -138,7 +143,7 @@ class Project:
         """This thread's connection, opened on first use."""
         db = getattr(self._local, "db", None)
         if db is None:
-            db = connect(self.path, self.read_only_reason)
+            db = connect(self.path, self.read_only_reason, journal=self._journal)
             self._local.db = db
             with self._lock:
                 self._connections.append(db)

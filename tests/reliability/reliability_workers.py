@@ -20,8 +20,10 @@ def hold_lock(path: str, seconds: str) -> None:
     """Another program writing: take the write lock, write, keep it, then commit."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO meta (key, value) VALUES ('holder', 'x') "
-                 "ON CONFLICT (key) DO UPDATE SET value = value || 'x'")
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('holder', 'x') "
+        "ON CONFLICT (key) DO UPDATE SET value = value || 'x'"
+    )
     print("held", flush=True)
     time.sleep(float(seconds))
     conn.execute("COMMIT")
@@ -68,8 +70,18 @@ def annotate(path: str, name: str, start_at: str, seed: str) -> None:
 
 
 WRITE_CALLS = {
-    "connect", "execute", "executescript", "executemany", "commit", "close",
-    "link", "replace", "rename", "unlink", "mkdir", "fsync",
+    "connect",
+    "execute",
+    "executescript",
+    "executemany",
+    "commit",
+    "close",
+    "link",
+    "replace",
+    "rename",
+    "unlink",
+    "mkdir",
+    "fsync",
 }
 
 

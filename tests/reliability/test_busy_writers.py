@@ -18,9 +18,17 @@ from studio.store import Project
 def fashionmt_file(path: Path, ids: list[str]) -> Path:
     entries = [
         {
-            "ref": ids[i], "tar1": ids[i + 1], "tar2": ids[i + 2], "tar3": ids[i + 3],
-            "mod1": "is red", "mod2": "is longer", "mod3": "has sleeves",
-            "cap0": "", "cap1": "", "cap2": "", "cap3": "",
+            "ref": ids[i],
+            "tar1": ids[i + 1],
+            "tar2": ids[i + 2],
+            "tar3": ids[i + 3],
+            "mod1": "is red",
+            "mod2": "is longer",
+            "mod3": "has sleeves",
+            "cap0": "",
+            "cap1": "",
+            "cap2": "",
+            "cap3": "",
         }
         for i in range(0, len(ids) - 3, 4)
     ]

@@ -49,8 +49,7 @@ def test_one_person_in_two_windows_gets_one_draft_per_pair(tmp_path: Path) -> No
     run_annotators(path, ["ann", "ann", "bob", "bob"])
     with Project.open(path) as project:
         rows = project.db.execute(
-            "SELECT c.pair_id, p.name, c.status FROM captions c "
-            "JOIN people p ON p.id = c.author_id"
+            "SELECT c.pair_id, p.name, c.status FROM captions c JOIN people p ON p.id = c.author_id"
         ).fetchall()
     drafts = Counter((pair, name) for pair, name, status in rows if status == "draft")
     assert all(count == 1 for count in drafts.values())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -77,7 +76,12 @@ def run_unprivileged(*args: object, home: Path) -> subprocess.CompletedProcess:
     options = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
     return subprocess.run(
         [sys.executable, "-m", "studio", *map(str, args)],
-        capture_output=True, text=True, env=env, timeout=120, cwd=home, **options,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=home,
+        **options,
     )
 
 
