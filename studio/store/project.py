@@ -194,14 +194,25 @@ class Project:
         (``../`` steps, an absolute path, or a link pointing elsewhere) is refused rather
         than read: a project file from someone else must not make the studio read, hash or
         pack files it has no business with."""
-        path = self.image_root / image.path
+        return self.stored_file(image.path, image.id)
+
+    def stored_file(self, relative: str, image_id: str = "") -> Path:
+        """``image_path`` for a path as stored in the images table."""
+        path = self.image_root / relative
         resolved = path.resolve()
         if not any(resolved.is_relative_to(folder) for folder in self.image_folders()):
             raise ImagePathError(
-                f"Image {image.id!r}: its stored path {image.path!r} leads outside the "
+                f"Image {image_id!r}: its stored path {relative!r} leads outside the "
                 f"project's image folders ({self.image_root}); it is not read."
             )
         return path
+
+    def image_file(self, image: ImageRecord) -> Path | None:
+        """``image_path`` for views: None (shown as missing) where the path is refused."""
+        try:
+            return self.image_path(image)
+        except ImagePathError:
+            return None
 
     def _portable_root(self, root: Path) -> str:
         """Store the image root relative to the database when it lies below it."""
