@@ -8,7 +8,8 @@ Three experiments on real project files, each process a real ``python`` run:
    writes, kills, acknowledged writes missing afterwards, integrity-check failures.
 2. **Contention.** Per round four annotators submit captions on the same 12 pairs at the
    same moment (rule: 2 per pair, from different people) while a fifth process holds the
-   write lock for 2 s and a ``cir-studio transactions import`` runs meanwhile. Counted:
+   write lock 2 s at a time, four times, and a ``cir-studio transactions import`` runs
+   meanwhile. Counted:
    submits, CLI writes that succeeded, rule breaks, duplicate drafts, tracebacks.
 3. **Killed creation.** ``Project.create`` killed before each of its calls into SQLite or
    the file system. Counted: kills, files left that ``open`` refuses.
@@ -135,13 +136,15 @@ def contention(folder: Path, rounds: int) -> dict[str, int]:
                 ]
             )
         )
-        start_at = time.time() + 2.0
+        go = folder / f"go{number}"
         annotators = [
-            worker("annotate", path, name, start_at, number)
-            for name in ("ann", "bob", "cyd", "dee")
+            worker("annotate", path, name, go, number) for name in ("ann", "bob", "cyd", "dee")
         ]
-        holder = worker("hold-lock", path, 2)
+        for process in annotators:  # all loaded: "ready"
+            process.stdout.readline()
+        holder = worker("hold-lock", path, 2, 4)  # 2 s at a time, 4 times
         holder.stdout.readline()
+        go.touch()  # the annotators start together, against the holder
         cli = subprocess.run(
             [
                 sys.executable,

@@ -83,6 +83,14 @@ def make_pair_project(path: Path, pairs: int = 12) -> Path:
         return project.path
 
 
+def start_together(processes: list[subprocess.Popen], go: Path) -> None:
+    """Wait until every worker printed ``ready``, then let them all go at once."""
+    for process in processes:
+        line = process.stdout.readline() if process.stdout else ""
+        assert line.strip() == "ready", (line, process.stderr.read() if process.stderr else "")
+    go.touch()
+
+
 def integrity(path: Path) -> str:
     conn = sqlite3.connect(path)
     try:

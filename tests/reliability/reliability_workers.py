@@ -16,17 +16,21 @@ import time
 from pathlib import Path
 
 
-def hold_lock(path: str, seconds: str) -> None:
-    """Another program writing: take the write lock, write, keep it, then commit."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES ('holder', 'x') "
-        "ON CONFLICT (key) DO UPDATE SET value = value || 'x'"
-    )
-    print("held", flush=True)
-    time.sleep(float(seconds))
-    conn.execute("COMMIT")
+def hold_lock(path: str, seconds: str, cycles: str = "1") -> None:
+    """Another program writing: ``cycles`` times take the write lock, write, keep it
+    ``seconds``, commit and pause 0.3 s (a long import writing batch after batch)."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=60)
+    for cycle in range(int(cycles)):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('holder', 'x') "
+            "ON CONFLICT (key) DO UPDATE SET value = value || 'x'"
+        )
+        if cycle == 0:
+            print("held", flush=True)
+        time.sleep(float(seconds))
+        conn.execute("COMMIT")
+        time.sleep(0.3)
     conn.close()
     print("released", flush=True)
 
@@ -43,11 +47,14 @@ def flagger(path: str, name: str, count: str) -> None:
             print(f"ack {number}", flush=True)
 
 
-def annotate(path: str, name: str, start_at: str, seed: str) -> None:
+def annotate(path: str, name: str, go: str, seed: str, together: str = "0") -> None:
     """One annotator: a draft then a submit on every pair, in an order shared by all.
 
-    Starts at the wall-clock time ``start_at`` so the annotators collide. Prints
-    ``submitted PAIR`` / ``refused PAIR`` per pair; any other error is a traceback.
+    Prints ``ready`` once loaded, then starts when the file ``go`` appears, so the
+    annotators collide. With ``together`` = N it also waits, before each pair, until all
+    N annotators have reached it (files in the folder ``go``.d): N people clicking Submit
+    on one pair at the same moment. Prints ``submitted PAIR`` / ``refused PAIR`` per pair;
+    any other error is a traceback.
     """
     from studio.captions.records import CaptionPolicy
     from studio.captions.store import save_draft, submit_caption
@@ -58,8 +65,16 @@ def annotate(path: str, name: str, start_at: str, seed: str) -> None:
         pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs ORDER BY id")]
         random.Random(int(seed)).shuffle(pairs)
         policy = CaptionPolicy(per_pair=2, distinct_authors=True)
-        time.sleep(max(0.0, float(start_at) - time.time()))
-        for pair_id in pairs:
+        print("ready", flush=True)
+        while not Path(go).exists():
+            time.sleep(0.002)
+        meeting = Path(go + ".d")
+        for number, pair_id in enumerate(pairs):
+            if int(together):
+                meeting.mkdir(exist_ok=True)
+                (meeting / f"{number}.{os.getpid()}").touch()
+                while len(list(meeting.glob(f"{number}.*"))) < int(together):
+                    time.sleep(0.001)
             save_draft(project, pair_id, name, f"{name} is typing on {pair_id}")
             try:
                 submit_caption(project, pair_id, name, f"{name} wrote {pair_id}", policy)

@@ -77,8 +77,12 @@ def test_fashioniq_and_cirr_links_out_of_the_image_folder_are_not_read(tmp_path,
     (cirr / "captions").mkdir(parents=True)
     (cirr / "image_splits").mkdir()
     pair = {
-        "pairid": 1, "reference": "r", "target_hard": "t", "target_soft": {"t": 1.0},
-        "caption": "make it blue", "img_set": {"id": 1, "members": ["r", "t"]},
+        "pairid": 1,
+        "reference": "r",
+        "target_hard": "t",
+        "target_soft": {"t": 1.0},
+        "caption": "make it blue",
+        "img_set": {"id": 1, "members": ["r", "t"]},
     }
     (cirr / "captions" / "cap.rc2.val.json").write_text(json.dumps([pair]))
     (cirr / "image_splits" / "split.rc2.val.json").write_text(
@@ -97,8 +101,8 @@ def test_fashioniq_and_cirr_links_out_of_the_image_folder_are_not_read(tmp_path,
             with pytest.raises(ImagePathError):
                 project.image_path(image)  # the link still leads outside: refused
         assert project.image("a").content_hash and project.image("r").content_hash
-    assert ["images/b.jpg"] == [p.file for p in fiq_report.skipped_files]
-    assert ["val/t.png"] == [p.file for p in cirr_report.skipped_files]
+    assert [p.file for p in fiq_report.skipped_files] == ["images/b.jpg"]
+    assert [p.file for p in cirr_report.skipped_files] == ["val/t.png"]
 
 
 def test_a_stored_path_outside_the_image_folders_is_refused_when_read(tmp_path) -> None:
@@ -193,7 +197,8 @@ def test_a_fashioniq_id_that_is_a_path_is_refused(tmp_path: Path, bad_id: str) -
 
 def test_a_megabyte_caption_is_refused_in_imports_and_when_typed(tmp_path: Path) -> None:
     root = fashioniq_set(
-        tmp_path / "fiq", [{"candidate": "a", "target": "b", "captions": [MEGABYTE, "y"]}],
+        tmp_path / "fiq",
+        [{"candidate": "a", "target": "b", "captions": [MEGABYTE, "y"]}],
         ["a", "b"],
     )
     result = cli("import", "fashioniq", root, "--project", tmp_path / "q")

@@ -37,7 +37,8 @@ def test_killed_writers_lose_no_acknowledged_write(tmp_path: Path) -> None:
     for round_number in range(6):
         names = [f"w{round_number}-{n}" for n in range(3)]
         writers = [worker("flagger", path, name, 100000) for name in names]
-        time.sleep(rng.uniform(0.8, 2.0))
+        first = [writer.stdout.readline() for writer in writers]  # all are writing now
+        time.sleep(rng.uniform(0.05, 1.0))
         victim = rng.randrange(3)
         writers[victim].kill()
         kills += 1
@@ -45,9 +46,10 @@ def test_killed_writers_lose_no_acknowledged_write(tmp_path: Path) -> None:
         for writer in writers:
             writer.kill()
         for name, writer in zip(names, writers, strict=True):
-            out, err = writer.communicate()
+            writer.wait()
+            out, err = writer.stdout.read(), writer.stderr.read()  # after the line read above
             assert not has_traceback(err), err
-            acked = acknowledged(out)
+            acked = acknowledged(first[names.index(name)] + out)
             total_acked += len(acked)
             present = stored(path, name)
             assert acked <= present, f"{name} lost {sorted(acked - present)[:5]}"
@@ -55,4 +57,4 @@ def test_killed_writers_lose_no_acknowledged_write(tmp_path: Path) -> None:
             assert len(present - acked) <= 1
         assert integrity(path) == "ok"
     assert kills == 6
-    assert total_acked > 100  # the writers were writing when they were killed
+    assert total_acked >= 18  # every writer was writing when it was killed
