@@ -6,8 +6,8 @@ Three experiments on real project files, each process a real ``python`` run:
    (pair flags through ``Project.change``), each printing a line per acknowledged write;
    one is killed with SIGKILL at a random moment, then the others. Counted: acknowledged
    writes, kills, acknowledged writes missing afterwards, integrity-check failures.
-2. **Contention.** Per round four annotators submit captions on the same 12 pairs at the
-   same moment (rule: 2 per pair, from different people) while a fifth process holds the
+2. **Contention.** Per round four annotators submit captions on the same 12 pairs, all
+   four reaching each pair at the same moment (rule: 2 per pair, from different people) while a fifth process holds the
    write lock 2 s at a time, four times, and a ``cir-studio transactions import`` runs
    meanwhile. Counted:
    submits, CLI writes that succeeded, rule breaks, duplicate drafts, tracebacks.
@@ -138,7 +138,7 @@ def contention(folder: Path, rounds: int) -> dict[str, int]:
         )
         go = folder / f"go{number}"
         annotators = [
-            worker("annotate", path, name, go, number) for name in ("ann", "bob", "cyd", "dee")
+            worker("annotate", path, name, go, number, 4) for name in ("ann", "bob", "cyd", "dee")
         ]
         for process in annotators:  # all loaded: "ready"
             process.stdout.readline()
@@ -222,9 +222,10 @@ def main(argv: list[str] | None = None) -> int:
             f"**Killed writers** ({args.kill_rounds} rounds of 3 writer processes, one killed at a "
             "random moment, then the others):",
             markdown_table(["figure", "count"], [[k, v] for k, v in kills.items()]),
-            f"**Contention** ({args.contention_rounds} rounds: 4 annotators on the same 12 pairs "
-            "at once, rule 2 captions per pair from different people, plus a process holding "
-            "the write lock 2 s while `cir-studio transactions import` runs):",
+            f"**Contention** ({args.contention_rounds} rounds: 4 annotators on the same 12 pairs, "
+            "all four reaching each pair at the same moment, rule 2 captions per pair from "
+            "different people, plus a process holding the write lock 2 s at a time, four times, "
+            "while `cir-studio transactions import` runs):",
             markdown_table(["figure", "count"], [[k, v] for k, v in contended.items()]),
             "**Killed creation** (`Project.create` killed before each of its calls into SQLite "
             "or the file system):",
