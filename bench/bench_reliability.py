@@ -91,15 +91,17 @@ def killed_writers(folder: Path, rounds: int, rng: random.Random) -> dict[str, i
     for number in range(rounds):
         names = [f"w{number}-{n}" for n in range(3)]
         writers = [worker("flagger", path, name, 10**6) for name in names]
-        time.sleep(rng.uniform(0.8, 2.5))
+        first = [process.stdout.readline() for process in writers]  # all are writing now
+        time.sleep(rng.uniform(0.05, 1.5))
         writers[rng.randrange(3)].kill()
         time.sleep(rng.uniform(0.1, 0.5))
         for process in writers:
             process.kill()
         totals["kills"] += 3
         with Project.open(path) as project:
-            for name, process in zip(names, writers, strict=True):
-                out, err = process.communicate()
+            for name, process, line in zip(names, writers, first, strict=True):
+                process.wait()
+                out, err = line + process.stdout.read(), process.stderr.read()
                 acked = {int(line.split()[1]) for line in out.splitlines() if line[:4] == "ack "}
                 rows = project.db.execute(
                     "SELECT json_extract(after, '$.reason') FROM audit_log WHERE actor = ?",

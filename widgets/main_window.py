@@ -133,6 +133,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"CIR Studio — {project.name}")
         self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
                                    f"{project.path}")
+        if project.read_only:
+            self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")
+            self.statusBar().showMessage(
+                f"Opened read-only: {project.read_only_reason}; changes cannot be saved.", 15000
+            )
         if project.backup_path is not None:
             self.statusBar().showMessage(
                 f"Upgraded the project; the previous version is kept at {project.backup_path}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -49,14 +50,20 @@ def test_a_non_project_file_is_refused_without_being_written(tmp_path: Path, con
     assert sorted(p.name for p in tmp_path.iterdir()) == ["project.cirdb"]  # no -wal/-shm
 
 
-def test_a_corrupted_project_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+def test_a_corrupted_table_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """The file opens (its first page is sound) but a table's page is garbage: SQLite's
+    'database disk image is malformed' comes up mid-command and must be one line."""
     path = make_pair_project(tmp_path / "p", pairs=6)
-    data = bytearray(path.read_bytes())
-    page = 4096
-    data[page:] = b"\xde\xad\xbe\xef" * ((len(data) - page) // 4)  # every page after the first
-    path.write_bytes(bytes(data))
-    result = cli("stats", "--project", path)
-    one_line_error(result)
+    conn = sqlite3.connect(path)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'pairs'").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as handle:
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xde\xad\xbe\xef" * (page_size // 4))
+    line = one_line_error(cli("export", "jsonl", tmp_path / "out.jsonl", "--project", path))
+    assert "malformed" in line
+    assert not (tmp_path / "out.jsonl").exists()
 
 
 @pytest.fixture
