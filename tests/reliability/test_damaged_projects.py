@@ -116,8 +116,9 @@ def test_read_only_projects_read_and_refuse_writes_in_one_line(shared_folder, wh
     stats = run_unprivileged("stats", "--project", path, "--json", home=home)
     assert stats.returncode == 0, stats.stderr
     assert '"pairs"' in stats.stdout or "pairs" in stats.stdout
-    listing = run_unprivileged("transactions", "list", "--project", path, home=home)
-    assert listing.returncode == 0, listing.stderr
+    for command in (["transactions", "list"], ["index", "status"]):
+        listing = run_unprivileged(*command, "--project", path, home=home)
+        assert listing.returncode == 0, listing.stderr
     export = run_unprivileged(
         "export", "jsonl", shared_folder / "out" / "pairs.jsonl", "--project", path, home=home
     )
