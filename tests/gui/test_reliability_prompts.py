@@ -1,4 +1,4 @@
-"""A job that finds the project busy asks the person to retry, and Retry finishes it."""
+"""Reliability in the window: a busy project asks to retry; skipped import files are named."""
 
 from __future__ import annotations
 
@@ -108,3 +108,18 @@ def test_cancel_on_the_busy_prompt_fails_the_job_with_the_message(
     other.close()
     runner.shutdown()
     project.close()
+
+
+def test_files_an_import_skipped_are_named_in_the_pairs_pane(
+    window, tmp_path, event_loop_qt
+) -> None:
+    photos = make_folder(tmp_path / "photos")
+    outside = tmp_path / "private.png"
+    Image.new("RGB", (4, 4)).save(outside)
+    (photos / "link.png").symlink_to(outside)
+    window.workspace.create_project(tmp_path / "p", image_root=photos)
+    pane = next(p for p in window.panes if p.title == "Pairs")
+    report = event_loop_qt.run_until_complete(pane.run_import("folder", photos))
+    assert report.images_added == 3
+    assert "1 files skipped (not read)" in pane.message.text()
+    assert "link.png" in pane.message.toolTip() and "outside" in pane.message.toolTip()
