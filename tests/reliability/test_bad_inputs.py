@@ -101,6 +101,10 @@ def test_fashioniq_and_cirr_links_out_of_the_image_folder_are_not_read(tmp_path,
             with pytest.raises(ImagePathError):
                 project.image_path(image)  # the link still leads outside: refused
         assert project.image("a").content_hash and project.image("r").content_hash
+        # The datasets' image folders lie outside the project's image root: the imports
+        # registered them, so their own files are readable through the project.
+        assert project.image_path(project.image("a")).is_file()
+        assert project.image_path(project.image("r")).is_file()
     assert [p.file for p in fiq_report.skipped_files] == ["images/b.jpg"]
     assert [p.file for p in cirr_report.skipped_files] == ["val/t.png"]
 
