@@ -197,8 +197,12 @@ class Project:
         return self.stored_file(image.path, image.id)
 
     def stored_file(self, relative: str, image_id: str = "") -> Path:
-        """``image_path`` for a path as stored in the images table."""
-        path = self.image_root / relative
+        """``image_path`` for a path as stored in the images table.
+
+        ``../`` steps are collapsed against the (resolved) image root, so a path into a
+        registered folder beside it works even when the image root folder does not exist.
+        """
+        path = Path(os.path.normpath(self.image_root / relative))
         resolved = path.resolve()
         if not any(resolved.is_relative_to(folder) for folder in self.image_folders()):
             raise ImagePathError(
