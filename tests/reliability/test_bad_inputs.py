@@ -216,3 +216,23 @@ def test_a_megabyte_caption_is_refused_in_imports_and_when_typed(tmp_path: Path)
                 write(project, pair, "ann", MEGABYTE)
         assert project.table_counts()["captions"] == 0
         submit_caption(project, pair, "ann", "b" * 2000)  # the limit itself is accepted
+
+
+def test_broken_image_files_are_registered_without_a_size_and_never_crash(tmp_path) -> None:
+    photos = make_images(tmp_path / "photos", 1)
+    (photos / "empty.jpg").write_bytes(b"")
+    (photos / "text.png").write_text("not a picture")
+    good = (photos / "im000.png").read_bytes()
+    (photos / "truncated.png").write_bytes(good[: len(good) // 2])
+    header = bytearray(good)
+    header[16:24] = (60000).to_bytes(4, "big") * 2  # claims 60,000 × 60,000 pixels
+    (photos / "bomb.png").write_bytes(bytes(header))
+    result = cli("import", "folder", photos, "--project", tmp_path / "p", "--json")
+    assert result.returncode == 0, result.stderr
+    assert not has_traceback(result.stderr)
+    with Project.open(tmp_path / "p") as project:
+        sizes = {image.id: (image.width, image.height) for image in project.iter_images()}
+        hashed = all(image.content_hash for image in project.iter_images())
+    assert sizes["im000"] == (8, 6)
+    assert sizes["empty"] == sizes["text"] == (None, None)
+    assert len(sizes) == 5 and hashed  # listed (and hashed) so they can be found and fixed
