@@ -7,6 +7,8 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
+from studio.team.schema import TEAM_MIGRATION
+
 MIGRATION_1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -190,5 +192,9 @@ MIGRATION_3 = """
 ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
+# Version 4 (team work): global record identity (uid + origin), edit times, assignments,
+# handed-out packages; generated in studio/team/schema.py (see there).
+MIGRATION_4 = TEAM_MIGRATION
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4)
 LATEST_VERSION = len(MIGRATIONS)
