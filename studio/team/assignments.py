@@ -110,14 +110,20 @@ def assign_captions(project: Project, names: Sequence[str], actor: str,
 
 
 def assign_reviews(project: Project, names: Sequence[str], actor: str,
-                   category: str | None = None) -> dict[str, int]:
-    """Each pair with submitted captions goes to one reviewer who wrote none of them."""
+                   category: str | None = None, per_pair: int = 1) -> dict[str, int]:
+    """Each pair with submitted captions goes to ``per_pair`` reviewers who wrote none."""
+    if per_pair < 1:
+        raise StudioError("Each pair needs at least one reviewer.")
     with project.change(actor, "team.assign", "team_assignments", "review") as record:
         people = _people(project, names, "reviewer")
         load = _load(project, "review", people)
         given = {name: 0 for name in people}
-        held = {row[0] for row in project.db.execute(
-            "SELECT item FROM team_assignments WHERE kind = 'review'")}
+        held: dict[str, set[str]] = defaultdict(set)
+        for item, name in project.db.execute(
+            "SELECT t.item, p.name FROM team_assignments t JOIN people p ON p.id = t.person_id "
+            "WHERE t.kind = 'review'"
+        ):
+            held[item].add(name)
         pairs: dict[str, set[str]] = defaultdict(set)
         sql = ("SELECT p.uid, a.name FROM captions c JOIN pairs p ON p.id = c.pair_id "
                "LEFT JOIN people a ON a.id = c.author_id WHERE c.status = 'submitted'")
@@ -129,9 +135,9 @@ def assign_reviews(project: Project, names: Sequence[str], actor: str,
             pairs[uid].add(author or "")
         rows = []
         for uid, authors in pairs.items():
-            if uid in held:
-                continue
-            for name in _pick([n for n in people if n not in authors], load, 1):
+            need = per_pair - len(held[uid])
+            free = [n for n in people if n not in authors and n not in held[uid]]
+            for name in _pick(free, load, max(0, need)):
                 given[name] += 1
                 rows.append((people[name], uid, category and f"category:{category}" or ""))
         _insert(project, "review", rows, actor)

@@ -262,12 +262,11 @@ class _Merger:
         if content_hash(content) != local.hash:
             self._update(local, content)
         self._unify(local, record)
-        entry = {"kind": kind.name, "uid": local.uid, "kept": winner.content,
-                 "lost": loser.content}
-        self.report.conflicts.append(entry)
-        pair = "".join(sorted([loser.hash, winner.hash]))
-        uid = hashlib.sha1(f"{local.uid}:{pair}".encode()).hexdigest()[:32]
-        self.conn.execute(
+        # A losing version is recorded once, however often (and in whatever order) the
+        # packages are merged: its row's uid derives from the record and the version.
+        lost = _back_to_review(loser) if kind.name == "caption" else loser.content
+        uid = hashlib.sha1(f"{local.uid}:{content_hash(lost)}".encode()).hexdigest()[:32]
+        cursor = self.conn.execute(
             "INSERT OR IGNORE INTO audit_log (uid, origin_copy, at, actor, action, entity, "
             "entity_id, entity_uid, before, after) VALUES (?, ?, ?, ?, 'team.conflict', ?, ?, "
             "?, ?, ?)",
@@ -275,6 +274,9 @@ class _Merger:
              kind.table, self._local_id(local.uid), local.uid,
              json.dumps(loser.content, sort_keys=True, default=str),
              json.dumps(content, sort_keys=True, default=str)])
+        if cursor.rowcount == 1:
+            self.report.conflicts.append({"kind": kind.name, "uid": local.uid,
+                                          "kept": content, "lost": loser.content})
 
     def _origin(self) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'origin_id'").fetchone()

@@ -66,7 +66,8 @@ def default_package_path(project: Project, person: str, out: Path) -> Path:
     out = Path(out).expanduser()
     if out.is_dir():
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in person)
-        return out / f"{project.path.stem}-{safe}{PROJECT_SUFFIX}"
+        stem = project.path.parent.name if project.path.stem == "project" else project.path.stem
+        return out / f"{stem}-{safe}{PROJECT_SUFFIX}"
     return out if out.suffix else out.with_suffix(PROJECT_SUFFIX)
 
 

@@ -32,7 +32,7 @@ LEAD = "lead"
 
 
 def build_project(folder: Path, people: Sequence[str], n_images: int = 60,
-                  n_pairs: int = 24, seed: int = 0) -> Project:
+                  n_pairs: int = 24, seed: int = 0, reviewers_per_pair: int = 2) -> Project:
     """A demo project whose work is assigned to ``people`` (captions, reviews, labels, ratings)."""
     from studio.demo.project import create_demo_project
 
@@ -63,7 +63,7 @@ def build_project(folder: Path, people: Sequence[str], n_images: int = 60,
     save_transactions(project, chains[:6], LEAD)
     create_sample(project, SampleOptions(raters=tuple(people), share=1.0, per_item=2), LEAD)
     assign_captions(project, people, LEAD)
-    assign_reviews(project, people, LEAD)
+    assign_reviews(project, people, LEAD, per_pair=reviewers_per_pair)
     assign_attributes(project, people, LEAD, category=sorted(by_category)[0])
     return project
 
