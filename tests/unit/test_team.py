@@ -264,3 +264,63 @@ def test_a_package_cannot_be_written_over_an_existing_file(round_copy: Path) -> 
     with Project.open(round_copy / "project") as project, pytest.raises(
             StudioError, match="already exists"):
         pack(project, "ann", packages(round_copy)["ann"], "lead")
+
+
+MERGE = (
+    "import sys; from pathlib import Path; from studio.store import Project; "
+    "from studio.team.merge import merge_packages; "
+    "p = Project.open(Path(sys.argv[1])); "
+    "merge_packages(p, [Path(sys.argv[2])], 'lead', "
+    "progress=lambda done, total, message: (print(done, flush=True), sys.stdin.readline()))"
+)
+
+
+def _merge_process(project: Path, package: Path, stepped: bool) -> subprocess.Popen:
+    """A merge in another process; ``stepped``: it waits for a line on stdin at each step."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-c", MERGE, str(project), str(package)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.PIPE if stepped else subprocess.DEVNULL, text=True)
+
+
+def _state(path: Path) -> dict:
+    conn = sqlite3.connect(path / "project.cirdb")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return dump(conn, with_audit=True)
+    finally:
+        conn.close()
+
+
+def test_merges_killed_midway_leave_nothing_half_merged(round_copy: Path) -> None:
+    """kill -9 inside merges (in random orders, at a random step); re-running completes them."""
+    import random
+    import signal
+
+    reference = merged(round_copy, PEOPLE, "reference")
+    rng = random.Random(16)
+    kills = 0
+    for trial in range(2):
+        order = list(PEOPLE)
+        rng.shuffle(order)
+        target = round_copy / f"killed-{trial}"
+        shutil.copytree(round_copy / "project", target)
+        for name in order:
+            package = packages(round_copy)[name]
+            before = _state(target)
+            proc = _merge_process(target, package, stepped=True)
+            assert proc.stdout is not None and proc.stdin is not None
+            for _ in range(rng.randint(2, len(KINDS) - 1)):  # well inside the transaction
+                proc.stdout.readline()
+                proc.stdin.write("\n")
+                proc.stdin.flush()
+            proc.stdout.readline()  # it has written part of the package and waits here
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            kills += proc.returncode == -signal.SIGKILL
+            assert _state(target) == before  # nothing half merged
+            rerun = _merge_process(target, package, stepped=False)
+            rerun.communicate(timeout=120)
+            assert rerun.returncode == 0
+        assert _state(target) == reference  # 0 lost, 0 duplicated
+    assert kills == 2 * len(PEOPLE)
