@@ -37,25 +37,37 @@ class MergeSummaryDialog(QDialog):
         self.lines.setWordWrap(True)
         layout.addWidget(self.lines)
         conflicts = [(r.person, c) for r in reports for c in r.conflicts]
-        rule = QLabel("Where a record was changed in two places, the later edit is kept "
-                      "(ties: the larger content hash); conflicting captions are back in the "
-                      "review queue." if conflicts else "No conflicts.")
+        rule = QLabel(
+            "Where a record was changed in two places, the later edit is kept "
+            "(ties: the larger content hash); conflicting captions are back in the "
+            "review queue."
+            if conflicts
+            else "No conflicts."
+        )
         rule.setWordWrap(True)
         layout.addWidget(rule)
         self.table = QTableWidget(len(conflicts), len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for row, (person, conflict) in enumerate(conflicts):
-            values = (person, f"{conflict['kind']} {conflict['uid'][:8]}",
-                      _short(conflict["kept"]), _short(conflict["lost"]))
+            values = (
+                person,
+                f"{conflict['kind']} {conflict['uid'][:8]}",
+                _short(conflict["kept"]),
+                _short(conflict["lost"]),
+            )
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()
         layout.addWidget(self.table, 1)
         unplaced = sum(len(r.unplaced) for r in reports)
         if unplaced:
-            layout.addWidget(QLabel(f"{unplaced} records refer to pairs or images no longer "
-                                    "in the project and were not placed."))
+            layout.addWidget(
+                QLabel(
+                    f"{unplaced} records refer to pairs or images no longer "
+                    "in the project and were not placed."
+                )
+            )
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)

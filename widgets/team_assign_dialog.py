@@ -61,8 +61,10 @@ class TeamAssignDialog(QDialog):
         form.addRow("Attribute", self.attribute)
         form.addRow("People per item", self.per_pair)
         form.addRow("Share (ratings)", self.share)
-        self.note = QLabel("Caption queues keep the project's rule: N captions per pair, "
-                           "each from a different person.")
+        self.note = QLabel(
+            "Caption queues keep the project's rule: N captions per pair, "
+            "each from a different person."
+        )
         self.note.setWordWrap(True)
         form.addRow(self.note)
         self.error = QLabel()
@@ -70,8 +72,9 @@ class TeamAssignDialog(QDialog):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b91c1c;")
         form.addRow(self.error)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Assign")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -86,19 +89,25 @@ class TeamAssignDialog(QDialog):
         try:
             what = self.what()
             if what == "captions":
-                self.given = assignments.assign_captions(self.project, names, self.actor,
-                                                         category)
+                self.given = assignments.assign_captions(self.project, names, self.actor, category)
             elif what == "reviews":
-                self.given = assignments.assign_reviews(self.project, names, self.actor,
-                                                        category, self.per_pair.value())
+                self.given = assignments.assign_reviews(
+                    self.project, names, self.actor, category, self.per_pair.value()
+                )
             elif what == "attributes":
                 self.given = assignments.assign_attributes(
-                    self.project, names, self.actor, category,
-                    self.attribute.text().strip() or None)
+                    self.project, names, self.actor, category, self.attribute.text().strip() or None
+                )
             else:
-                summary = create_sample(self.project, SampleOptions(
-                    raters=tuple(names), share=self.share.value(),
-                    per_item=self.per_pair.value()), self.actor)
+                summary = create_sample(
+                    self.project,
+                    SampleOptions(
+                        raters=tuple(names),
+                        share=self.share.value(),
+                        per_item=self.per_pair.value(),
+                    ),
+                    self.actor,
+                )
                 self.given = summary.per_rater
         except StudioError as error:
             self.error.setText(str(error))

@@ -34,11 +34,11 @@ class TeamMenu:
         else:
             file_menu.addMenu(self.menu)
         self.assign_action = self.menu.addAction("&Assign work…", self.assign)
-        self.assign_action.setToolTip("Hand captions, reviews, attribute batches or ratings "
-                                      "out to named people")
+        self.assign_action.setToolTip(
+            "Hand captions, reviews, attribute batches or ratings out to named people"
+        )
         self.pack_action = self.menu.addAction("&Create work package…", self.create_package)
-        self.pack_action.setToolTip("Write one person's work as a project file for their "
-                                    "machine")
+        self.pack_action.setToolTip("Write one person's work as a project file for their machine")
         self.merge_action = self.menu.addAction("&Merge work…", self.merge)
         self.merge_action.setShortcut("Ctrl+Shift+M")
         self.merge_action.setToolTip("Bring returned work packages back into this project")
@@ -61,13 +61,20 @@ class TeamMenu:
         if info is None:
             return
         user = self.window.workspace.user_name
-        hint = "" if user == info["person"] else (
-            f" You work as {user!r}: set your name to {info['person']!r} in Settings to see "
-            "this queue.")
+        hint = (
+            ""
+            if user == info["person"]
+            else (
+                f" You work as {user!r}: set your name to {info['person']!r} in Settings to see "
+                "this queue."
+            )
+        )
         self.window.statusBar().showMessage(
             f"Work package for {info['person']} (packed {info['packed_at'][:16]}). Your "
             f"queues are in the Captions, Attributes and Quality panes; send this file back "
-            f"when done.{hint}", 20000)
+            f"when done.{hint}",
+            20000,
+        )
 
     def _need_project(self) -> Project | None:
         project = self.project
@@ -95,8 +102,14 @@ class TeamMenu:
         person, out, with_images = dialog.choice()
         try:
             result = await self.window.runner.run(
-                f"Packing {person}'s work", pack, project, person, out,
-                self.window.workspace.user_name, with_images)
+                f"Packing {person}'s work",
+                pack,
+                project,
+                person,
+                out,
+                self.window.workspace.user_name,
+                with_images,
+            )
         except JobCancelled:
             return
         except StudioError as error:
@@ -110,8 +123,9 @@ class TeamMenu:
         project = self._need_project()
         if project is None:
             return
-        paths, _ = QFileDialog.getOpenFileNames(self.window, "Merge work packages",
-                                                str(project.path.parent), PACKAGE_FILTER)
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.window, "Merge work packages", str(project.path.parent), PACKAGE_FILTER
+        )
         if paths:
             await self.merge_paths([Path(p) for p in paths])
 
@@ -121,7 +135,8 @@ class TeamMenu:
             return
         try:
             reports = await self.window.runner.run(
-                "Merging work", merge_packages, project, paths, self.window.workspace.user_name)
+                "Merging work", merge_packages, project, paths, self.window.workspace.user_name
+            )
         except JobCancelled:
             return
         except StudioError as error:

@@ -41,19 +41,23 @@ class TeamPackDialog(QDialog):
         where.addWidget(self.path, 1)
         where.addWidget(browse)
         self.with_images = QCheckBox("Copy the images the package needs beside it")
-        self.with_images.setToolTip("Otherwise the package finds them under this "
-                                    "project's image root")
+        self.with_images.setToolTip(
+            "Otherwise the package finds them under this project's image root"
+        )
         form.addRow("Person", self.person)
         form.addRow("Write to", where)
         form.addRow(self.with_images)
-        note = QLabel("The package holds this person's queues and nothing of others' hidden "
-                      "data: ratings stay blind. Open it in CIR Studio on their machine.")
+        note = QLabel(
+            "The package holds this person's queues and nothing of others' hidden "
+            "data: ratings stay blind. Open it in CIR Studio on their machine."
+        )
         note.setWordWrap(True)
         form.addRow(note)
         if not rows:
             form.addRow(QLabel("Nobody has work yet: use File → Team → Assign work… first."))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok.setText("Create")
         self.ok.setEnabled(bool(rows))
@@ -62,8 +66,9 @@ class TeamPackDialog(QDialog):
         form.addRow(buttons)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Work package", self.path.text(),
-                                              "CIR Studio projects (*.cirdb)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Work package", self.path.text(), "CIR Studio projects (*.cirdb)"
+        )
         if path:
             self.path.setText(path)
 

@@ -21,16 +21,20 @@ class TeamProgress(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.title = QLabel("Team work")
         layout.addWidget(self.title)
-        self.empty = QLabel("No team work yet: File → Team → Assign work… hands captions, "
-                            "reviews, attribute batches and ratings out to people.")
+        self.empty = QLabel(
+            "No team work yet: File → Team → Assign work… hands captions, "
+            "reviews, attribute batches and ratings out to people."
+        )
         self.empty.setWordWrap(True)
         layout.addWidget(self.empty)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setToolTip("Outstanding: assigned work whose result is not in this "
-                              "project yet (merge the person's package to bring it in)")
+        self.table.setToolTip(
+            "Outstanding: assigned work whose result is not in this "
+            "project yet (merge the person's package to bring it in)"
+        )
         layout.addWidget(self.table)
 
     def refresh(self, project: Project) -> None:
@@ -40,10 +44,17 @@ class TeamProgress(QWidget):
         self.table.setRowCount(len(rows))
         for row, person in enumerate(rows):
             assigned = ", ".join(f"{n} {kind}" for kind, n in sorted(person.assigned.items()))
-            outstanding = ", ".join(f"{person.outstanding.get(kind, 0)} {kind}"
-                                    for kind in sorted(person.assigned))
-            values = (person.name, assigned, outstanding, str(person.packages),
-                      _when(person.handed_out_at), _when(person.came_back_at))
+            outstanding = ", ".join(
+                f"{person.outstanding.get(kind, 0)} {kind}" for kind in sorted(person.assigned)
+            )
+            values = (
+                person.name,
+                assigned,
+                outstanding,
+                str(person.packages),
+                _when(person.handed_out_at),
+                _when(person.came_back_at),
+            )
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()

@@ -11,16 +11,20 @@ from studio.cli.project_arg import add_project_argument, cli_user, open_project
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "team", help="team work on several machines: assign, pack, merge, status",
+        "team",
+        help="team work on several machines: assign, pack, merge, status",
         description="A coordinator assigns work to named people, packs one work package "
-        "(a project file) per person, and merges the packages back when they return.")
+        "(a project file) per person, and merges the packages back when they return.",
+    )
     actions = parser.add_subparsers(dest="team_command", metavar="ACTION", required=True)
 
     assign = actions.add_parser(
-        "assign", help="assign captions, reviews, attribute batches or ratings to people",
+        "assign",
+        help="assign captions, reviews, attribute batches or ratings to people",
         description="Assigning again adds only what is still missing. Caption queues keep "
         "the project's 'N captions per pair, each from a different person' rule across "
-        "people.")
+        "people.",
+    )
     assign.add_argument("what", choices=("captions", "reviews", "attributes", "ratings"))
     add_project_argument(assign)
     assign.add_argument("--people", required=True, help="comma-separated names")
@@ -28,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     assign.add_argument("--attribute", help="attributes: the batch of one attribute")
     assign.add_argument("--per-person", type=int, help="captions: at most this many pairs each")
     assign.add_argument("--per-pair", type=int, default=1, help="reviews: reviewers per pair (1)")
-    assign.add_argument("--share", type=float, default=0.2,
-                        help="ratings: share of each dataset's turns (0.2)")
+    assign.add_argument(
+        "--share", type=float, default=0.2, help="ratings: share of each dataset's turns (0.2)"
+    )
     assign.add_argument("--per-item", type=int, default=2, help="ratings: raters per item (2)")
     assign.add_argument("--sample", default="main", help="ratings: sample name (main)")
     assign.add_argument("--seed", type=int, default=0, help="ratings: random seed (0)")
@@ -37,32 +42,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     assign.set_defaults(func=run_assign)
 
     pack = actions.add_parser(
-        "pack", help="write one person's work package (a self-contained project file)",
+        "pack",
+        help="write one person's work package (a self-contained project file)",
         description="OUT is the package file, or a folder to write PROJECT-PERSON.cirdb in. "
         "The package holds the person's queues and nothing of others' hidden data (blind "
         "ratings). Images are found under the project's image root unless --with-images "
-        "copies the ones the package needs beside it.")
+        "copies the ones the package needs beside it.",
+    )
     add_project_argument(pack)
     pack.add_argument("--person", required=True, help="whose work")
     pack.add_argument("out", type=Path, metavar="OUT")
-    pack.add_argument("--with-images", action="store_true",
-                      help="copy the needed images into OUT's folder (OUT-NAME.images/)")
+    pack.add_argument(
+        "--with-images",
+        action="store_true",
+        help="copy the needed images into OUT's folder (OUT-NAME.images/)",
+    )
     pack.set_defaults(func=run_pack)
 
     merge = actions.add_parser(
-        "merge", help="merge returned work packages into the project",
+        "merge",
+        help="merge returned work packages into the project",
         description="Idempotent and order-independent; nothing is lost. A record changed "
         "both in the package and in the project since packing keeps the later edit (ties: "
         "the larger content hash); the other version goes to the audit log and the report, "
         "and a conflicting caption goes back to the review queue. One transaction per "
-        "package.")
+        "package.",
+    )
     add_project_argument(merge)
     merge.add_argument("packages", type=Path, nargs="+", metavar="PACKAGE")
     merge.add_argument("--json", action="store_true", help="print the merge reports as JSON")
     merge.set_defaults(func=run_merge)
 
     status = actions.add_parser(
-        "status", help="per person: work assigned, handed out, back, outstanding")
+        "status", help="per person: work assigned, handed out, back, outstanding"
+    )
     add_project_argument(status)
     status.add_argument("--json", action="store_true", help="print as JSON")
     status.set_defaults(func=run_status)
@@ -79,20 +92,29 @@ def run_assign(args: argparse.Namespace) -> int:
     with open_project(args) as project:
         actor = cli_user()
         if args.what == "captions":
-            given = assignments.assign_captions(project, people, actor, args.category,
-                                                args.per_person)
+            given = assignments.assign_captions(
+                project, people, actor, args.category, args.per_person
+            )
         elif args.what == "reviews":
-            given = assignments.assign_reviews(project, people, actor, args.category,
-                                               args.per_pair)
+            given = assignments.assign_reviews(project, people, actor, args.category, args.per_pair)
         elif args.what == "attributes":
-            given = assignments.assign_attributes(project, people, actor, args.category,
-                                                  args.attribute)
+            given = assignments.assign_attributes(
+                project, people, actor, args.category, args.attribute
+            )
         else:
             from studio.quality.sampling import SampleOptions, create_sample
 
-            summary = create_sample(project, SampleOptions(
-                raters=tuple(people), name=args.sample, share=args.share,
-                per_item=args.per_item, seed=args.seed), actor)
+            summary = create_sample(
+                project,
+                SampleOptions(
+                    raters=tuple(people),
+                    name=args.sample,
+                    share=args.share,
+                    per_item=args.per_item,
+                    seed=args.seed,
+                ),
+                actor,
+            )
             given = summary.per_rater
     if args.json:
         print(json.dumps({"assigned": args.what, "per_person": given}, sort_keys=True))
@@ -107,8 +129,9 @@ def run_pack(args: argparse.Namespace) -> int:
     from studio.team.pack import pack
 
     with open_project(args) as project, TerminalProgress("Packing") as progress:
-        result = pack(project, args.person, args.out, cli_user(), args.with_images,
-                      progress=progress)
+        result = pack(
+            project, args.person, args.out, cli_user(), args.with_images, progress=progress
+        )
     counts = ", ".join(f"{n} {kind}" for kind, n in sorted(result.handed_out.items()))
     images = f"; {result.images_copied} images copied" if args.with_images else ""
     print(f"Wrote {result.path} for {result.person}: {counts}{images}.")
@@ -127,11 +150,15 @@ def run_merge(args: argparse.Namespace) -> int:
     for report in reports:
         print(report.summary())
         for conflict in report.conflicts:
-            print(f"  conflict on {conflict['kind']} {conflict['uid']}: kept the later edit; "
-                  "the other version is in the audit log")
+            print(
+                f"  conflict on {conflict['kind']} {conflict['uid']}: kept the later edit; "
+                "the other version is in the audit log"
+            )
         for item in report.unplaced:
-            print(f"  could not place {item['kind']} {item['uid']}: what it refers to is "
-                  "no longer in the project")
+            print(
+                f"  could not place {item['kind']} {item['uid']}: what it refers to is "
+                "no longer in the project"
+            )
     return 0
 
 
@@ -146,9 +173,13 @@ def run_status(args: argparse.Namespace) -> int:
     if not rows:
         print("Nobody has team work yet; assign some with cir-studio team assign.")
     for row in rows:
-        work = ", ".join(f"{kind} {row.outstanding.get(kind, 0)}/{n} left"
-                         for kind, n in sorted(row.assigned.items()))
+        work = ", ".join(
+            f"{kind} {row.outstanding.get(kind, 0)}/{n} left"
+            for kind, n in sorted(row.assigned.items())
+        )
         back = row.came_back_at or "not yet"
-        print(f"{row.name}: {work}; {row.packages} packages, last handed out "
-              f"{row.handed_out_at or 'never'}, back {back}")
+        print(
+            f"{row.name}: {work}; {row.packages} packages, last handed out "
+            f"{row.handed_out_at or 'never'}, back {back}"
+        )
     return 0

@@ -64,12 +64,19 @@ def _insert(project: Project, kind: str, rows: list[tuple[int, str, str]], actor
     return int(after - before)
 
 
-def assign_captions(project: Project, names: Sequence[str], actor: str,
-                    category: str | None = None, per_person: int | None = None) -> dict[str, int]:
+def assign_captions(
+    project: Project,
+    names: Sequence[str],
+    actor: str,
+    category: str | None = None,
+    per_person: int | None = None,
+) -> dict[str, int]:
     """Spread the pairs that still need captions over ``names``; returns new pairs per person."""
     policy = load_policy(project)
-    where = "p.target_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id IN " \
-            "(p.reference_id, p.target_id) AND i.missing = 1)"
+    where = (
+        "p.target_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id IN "
+        "(p.reference_id, p.target_id) AND i.missing = 1)"
+    )
     params: list[Any] = []
     if category:
         where += " AND p.category = ?"
@@ -99,8 +106,13 @@ def assign_captions(project: Project, names: Sequence[str], actor: str,
             need = policy.per_pair - len(done | holders[uid])
             if need <= 0:
                 continue
-            free = [n for n in people if n not in done and n not in holders[uid]
-                    and (per_person is None or given[n] < per_person)]
+            free = [
+                n
+                for n in people
+                if n not in done
+                and n not in holders[uid]
+                and (per_person is None or given[n] < per_person)
+            ]
             for name in _pick(free, load, need):
                 given[name] += 1
                 rows.append((people[name], uid, category and f"category:{category}" or ""))
@@ -109,8 +121,13 @@ def assign_captions(project: Project, names: Sequence[str], actor: str,
     return given
 
 
-def assign_reviews(project: Project, names: Sequence[str], actor: str,
-                   category: str | None = None, per_pair: int = 1) -> dict[str, int]:
+def assign_reviews(
+    project: Project,
+    names: Sequence[str],
+    actor: str,
+    category: str | None = None,
+    per_pair: int = 1,
+) -> dict[str, int]:
     """Each pair with submitted captions goes to ``per_pair`` reviewers who wrote none."""
     if per_pair < 1:
         raise StudioError("Each pair needs at least one reviewer.")
@@ -125,8 +142,10 @@ def assign_reviews(project: Project, names: Sequence[str], actor: str,
         ):
             held[item].add(name)
         pairs: dict[str, set[str]] = defaultdict(set)
-        sql = ("SELECT p.uid, a.name FROM captions c JOIN pairs p ON p.id = c.pair_id "
-               "LEFT JOIN people a ON a.id = c.author_id WHERE c.status = 'submitted'")
+        sql = (
+            "SELECT p.uid, a.name FROM captions c JOIN pairs p ON p.id = c.pair_id "
+            "LEFT JOIN people a ON a.id = c.author_id WHERE c.status = 'submitted'"
+        )
         params: list[Any] = []
         if category:
             sql += " AND p.category = ?"
@@ -145,14 +164,20 @@ def assign_reviews(project: Project, names: Sequence[str], actor: str,
     return given
 
 
-def assign_attributes(project: Project, names: Sequence[str], actor: str,
-                      category: str | None = None, attribute: str | None = None
-                      ) -> dict[str, int]:
+def assign_attributes(
+    project: Project,
+    names: Sequence[str],
+    actor: str,
+    category: str | None = None,
+    attribute: str | None = None,
+) -> dict[str, int]:
     """A batch of images whose labels need a decision, by category or by attribute."""
     if not category and not attribute:
         raise StudioError("Say which batch: --category NAME or --attribute NAME.")
-    sql = ("SELECT DISTINCT l.image_id FROM image_attributes l JOIN images i ON i.id = "
-           "l.image_id JOIN attribute_vocab v ON v.id = l.attribute_id WHERE i.missing = 0")
+    sql = (
+        "SELECT DISTINCT l.image_id FROM image_attributes l JOIN images i ON i.id = "
+        "l.image_id JOIN attribute_vocab v ON v.id = l.attribute_id WHERE i.missing = 0"
+    )
     params: list[Any] = []
     if category:
         sql += " AND i.category = ?"
@@ -164,9 +189,12 @@ def assign_attributes(project: Project, names: Sequence[str], actor: str,
     with project.change(actor, "team.assign", "team_assignments", batch) as record:
         people = _people(project, names, "annotator")
         load = _load(project, "attributes", people)
-        held = {row[0] for row in project.db.execute(
-            "SELECT item FROM team_assignments WHERE kind = 'attributes' AND batch = ?",
-            [batch])}
+        held = {
+            row[0]
+            for row in project.db.execute(
+                "SELECT item FROM team_assignments WHERE kind = 'attributes' AND batch = ?", [batch]
+            )
+        }
         images = [row[0] for row in project.db.execute(sql + " ORDER BY 1", params)]
         if not images:
             raise StudioError(f"No labelled images match {batch}; suggest attributes first.")
@@ -220,7 +248,7 @@ _OUTSTANDING = {
         "AND d.attribute_id = l.attribute_id AND d.status != 'suggested'))"
     ),
     "rating": "SELECT count(*) FROM rating_assignments WHERE rater_id = :pid "
-              "AND status = 'pending'",
+    "AND status = 'pending'",
 }
 
 
@@ -234,20 +262,36 @@ def team_progress(project: Project) -> list[PersonProgress]:
     ).fetchall()
     out = []
     for pid, name in people:
-        assigned = dict(db.execute(
-            "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY 1", [pid]
-        ).fetchall())
-        ratings = db.execute("SELECT count(*) FROM rating_assignments WHERE rater_id = ?",
-                             [pid]).fetchone()[0]
+        assigned = dict(
+            db.execute(
+                "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY 1", [pid]
+            ).fetchall()
+        )
+        ratings = db.execute(
+            "SELECT count(*) FROM rating_assignments WHERE rater_id = ?", [pid]
+        ).fetchone()[0]
         if ratings:
             assigned["rating"] = ratings
-        outstanding = {kind: int(db.execute(sql, {"pid": pid}).fetchone()[0])
-                       for kind, sql in _OUTSTANDING.items() if kind in assigned}
+        outstanding = {
+            kind: int(db.execute(sql, {"pid": pid}).fetchone()[0])
+            for kind, sql in _OUTSTANDING.items()
+            if kind in assigned
+        }
         packages = db.execute(
             "SELECT count(*), max(created_at), max(returned_at) FROM team_packages "
-            "WHERE person_id = ?", [pid]).fetchone()
-        out.append(PersonProgress(name, {k: int(v) for k, v in assigned.items()}, outstanding,
-                                  int(packages[0]), packages[1], packages[2]))
+            "WHERE person_id = ?",
+            [pid],
+        ).fetchone()
+        out.append(
+            PersonProgress(
+                name,
+                {k: int(v) for k, v in assigned.items()},
+                outstanding,
+                int(packages[0]),
+                packages[1],
+                packages[2],
+            )
+        )
     return out
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from studio.errors import ProjectError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.database import schema_version, utc_now
+from studio.store.database import utc_now
 from studio.team.records import KINDS, Kind, Record, content_hash, read
 
 # audit_log.entity -> (table, SQL expression giving the entity_id text) to re-point rows
@@ -59,23 +59,34 @@ class MergeReport:
 
     @property
     def changes(self) -> int:
-        return (sum(self.added.values()) + sum(self.updated.values())
-                + sum(self.removed.values()) + len(self.conflicts))
+        return (
+            sum(self.added.values())
+            + sum(self.updated.values())
+            + sum(self.removed.values())
+            + len(self.conflicts)
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"package": self.package_id, "person": self.person, "added": self.added,
-                "updated": self.updated, "removed": self.removed,
-                "conflicts": self.conflicts, "unplaced": self.unplaced,
-                "changes": self.changes}
+        return {
+            "package": self.package_id,
+            "person": self.person,
+            "added": self.added,
+            "updated": self.updated,
+            "removed": self.removed,
+            "conflicts": self.conflicts,
+            "unplaced": self.unplaced,
+            "changes": self.changes,
+        }
 
     def summary(self) -> str:
         parts = [f"{n} {kind}" for kind, n in sorted(self.added.items()) if n]
         added = ", ".join(parts) or "nothing new"
         edited = sum(self.updated.values())
-        return (f"{self.person}'s package: added {added}; {edited} edited, "
-                f"{sum(self.removed.values())} removed, {len(self.conflicts)} conflicts"
-                + (f", {len(self.unplaced)} records could not be placed" if self.unplaced
-                   else ""))
+        return (
+            f"{self.person}'s package: added {added}; {edited} edited, "
+            f"{sum(self.removed.values())} removed, {len(self.conflicts)} conflicts"
+            + (f", {len(self.unplaced)} records could not be placed" if self.unplaced else "")
+        )
 
 
 def open_package(path: Path) -> sqlite3.Connection:
@@ -86,8 +97,7 @@ def open_package(path: Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
         conn.execute("PRAGMA busy_timeout = 5000")
-        package_id = conn.execute(
-            "SELECT value FROM meta WHERE key = 'team.package_id'").fetchone()
+        package_id = conn.execute("SELECT value FROM meta WHERE key = 'team.package_id'").fetchone()
     except sqlite3.DatabaseError as error:
         raise ProjectError(f"{path} is not a CIR Studio work package ({error}).") from error
     if package_id is None:
@@ -101,16 +111,19 @@ def check_package(project: Project, conn: sqlite3.Connection, path: Path) -> Non
     if meta.get("project_id") != project.get_meta("project_id"):
         raise ProjectError(
             f"{path} was packed from another project ({meta.get('name', '?')}), "
-            f"not from {project.name}; nothing was merged.")
+            f"not from {project.name}; nothing was merged."
+        )
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > project.schema_version:
         raise ProjectError(
             f"{path} was written by a newer CIR Studio (schema {version}; this project is at "
-            f"{project.schema_version}). Update CIR Studio to merge it; nothing was merged.")
+            f"{project.schema_version}). Update CIR Studio to merge it; nothing was merged."
+        )
     if version < project.schema_version:
         raise ProjectError(
             f"{path} has an older schema ({version}); open it once in this CIR Studio to "
-            "upgrade it, then merge again. Nothing was merged.")
+            "upgrade it, then merge again. Nothing was merged."
+        )
 
 
 def merge_packages(
@@ -130,6 +143,7 @@ def merge_packages(
         reports = []
         total = len(conns) * len(KINDS)
         for number, (path, conn) in enumerate(zip(paths, conns, strict=True)):
+
             def step(done: int, message: str, number: int = number) -> None:
                 progress(number * len(KINDS) + done, total, message)
 
@@ -141,8 +155,14 @@ def merge_packages(
             conn.close()
 
 
-def _merge_one(project: Project, package: sqlite3.Connection, path: Path, actor: str,
-               step: Any, cancel: CancelToken | None) -> MergeReport:
+def _merge_one(
+    project: Project,
+    package: sqlite3.Connection,
+    path: Path,
+    actor: str,
+    step: Any,
+    cancel: CancelToken | None,
+) -> MergeReport:
     meta = dict(package.execute("SELECT key, value FROM meta").fetchall())
     report = MergeReport(meta["team.package_id"], meta.get("team.person", "?"))
     base: dict[str, dict[str, str]] = {}
@@ -164,37 +184,48 @@ def _merge_one(project: Project, package: sqlite3.Connection, path: Path, actor:
     return report
 
 
-def _record_merge(conn: sqlite3.Connection, report: MergeReport, meta: dict[str, str],
-                  path: Path, actor: str) -> None:
+def _record_merge(
+    conn: sqlite3.Connection, report: MergeReport, meta: dict[str, str], path: Path, actor: str
+) -> None:
     now = utc_now()
-    row = conn.execute("SELECT returned_at FROM team_packages WHERE package_id = ?",
-                       [report.package_id]).fetchone()
+    row = conn.execute(
+        "SELECT returned_at FROM team_packages WHERE package_id = ?", [report.package_id]
+    ).fetchone()
     if row is None:
         person = conn.execute("SELECT id FROM people WHERE name = ?", [report.person]).fetchone()
         if person is not None:
             conn.execute(
                 "INSERT INTO team_packages (package_id, person_id, path, created_at, handed_out) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [report.package_id, person[0], str(path), meta.get("team.packed_at", now),
-                 meta.get("team.handed_out", "{}")])
+                [
+                    report.package_id,
+                    person[0],
+                    str(path),
+                    meta.get("team.packed_at", now),
+                    meta.get("team.handed_out", "{}"),
+                ],
+            )
             row = (None,)
     first = row is not None and row[0] is None
     if report.changes or first:
         conn.execute(
             "UPDATE team_packages SET returned_at = ?, merges = merges + 1, last_report = ? "
             "WHERE package_id = ?",
-            [now, json.dumps(report.to_json()), report.package_id])
+            [now, json.dumps(report.to_json()), report.package_id],
+        )
         conn.execute(
             "INSERT INTO audit_log (at, actor, action, entity, entity_id, after) "
             "VALUES (?, ?, 'team.merge', 'team_package', ?, ?)",
-            [now, actor, report.package_id, json.dumps(report.to_json(), sort_keys=True)])
+            [now, actor, report.package_id, json.dumps(report.to_json(), sort_keys=True)],
+        )
 
 
 class _Merger:
     """Merges one kind of record of one package into the open transaction."""
 
-    def __init__(self, conn: sqlite3.Connection, kind: Kind, report: MergeReport,
-                 base: dict[str, str]) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, kind: Kind, report: MergeReport, base: dict[str, str]
+    ) -> None:
         self.conn, self.kind, self.report, self.base = conn, kind, report, base
         self.local: dict[str, Record] = {}
         self.by_key: dict[tuple[Any, ...], Record] = {}
@@ -242,7 +273,8 @@ class _Merger:
             self._insert(record)
             return
         same = local.hash == record.hash or (
-            kind.name == "caption" and local.hash == content_hash(_back_to_review(record)))
+            kind.name == "caption" and local.hash == content_hash(_back_to_review(record))
+        )
         if same:
             self._unify(local, record)
             return
@@ -270,28 +302,39 @@ class _Merger:
             "INSERT OR IGNORE INTO audit_log (uid, origin_copy, at, actor, action, entity, "
             "entity_id, entity_uid, before, after) VALUES (?, ?, ?, ?, 'team.conflict', ?, ?, "
             "?, ?, ?)",
-            [uid, self._origin(), utc_now(), f"merge of {self.report.person}'s package",
-             kind.table, self._local_id(local.uid), local.uid,
-             json.dumps(loser.content, sort_keys=True, default=str),
-             json.dumps(content, sort_keys=True, default=str)])
+            [
+                uid,
+                self._origin(),
+                utc_now(),
+                f"merge of {self.report.person}'s package",
+                kind.table,
+                self._local_id(local.uid),
+                local.uid,
+                json.dumps(loser.content, sort_keys=True, default=str),
+                json.dumps(content, sort_keys=True, default=str),
+            ],
+        )
         if cursor.rowcount == 1:
-            self.report.conflicts.append({"kind": kind.name, "uid": local.uid,
-                                          "kept": content, "lost": loser.content})
+            self.report.conflicts.append(
+                {"kind": kind.name, "uid": local.uid, "kept": content, "lost": loser.content}
+            )
 
     def _origin(self) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'origin_id'").fetchone()
         return None if row is None else str(row[0])
 
     def _local_id(self, uid: str) -> str | None:
-        row = self.conn.execute(f"SELECT rowid FROM {self.kind.table} WHERE uid = ?",
-                                [uid]).fetchone()
+        row = self.conn.execute(
+            f"SELECT rowid FROM {self.kind.table} WHERE uid = ?", [uid]
+        ).fetchone()
         return None if row is None else str(row[0])
 
     def _unify(self, local: Record, record: Record) -> None:
         """One record made in two copies: keep the smaller uid, whatever the merge order."""
         if self.kind.unify and record.uid < local.uid and record.uid not in self.local:
-            self.conn.execute(f"UPDATE {self.kind.table} SET uid = ? WHERE uid = ?",
-                              [record.uid, local.uid])
+            self.conn.execute(
+                f"UPDATE {self.kind.table} SET uid = ? WHERE uid = ?", [record.uid, local.uid]
+            )
 
     def _values(self, content: dict[str, Any]) -> dict[str, Any] | None:
         """Content as local column values, or None when a referenced record is missing."""
@@ -319,9 +362,9 @@ class _Merger:
         if table == "people":
             self.conn.execute(
                 "INSERT INTO people (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                [value, utc_now()])
-        row = self.conn.execute(f"SELECT id FROM {table} WHERE {column} = ?",
-                                [value]).fetchone()
+                [value, utc_now()],
+            )
+        row = self.conn.execute(f"SELECT id FROM {table} WHERE {column} = ?", [value]).fetchone()
         if row is None:
             return None
         self._ref_cache[(target, value)] = row[0]
@@ -330,19 +373,23 @@ class _Merger:
     def _insert(self, record: Record) -> None:
         values = self._values(record.content)
         if values is None:
-            self.report.unplaced.append({"kind": self.kind.name, "uid": record.uid,
-                                         "content": record.content})
+            self.report.unplaced.append(
+                {"kind": self.kind.name, "uid": record.uid, "content": record.content}
+            )
             return
         columns = ["uid", "origin_copy", *values]
         marks = ", ".join("?" * len(columns))
         cursor = self.conn.execute(
             f"INSERT INTO {self.kind.table} ({', '.join(columns)}) VALUES ({marks})",
-            [record.uid, record.origin, *values.values()])
+            [record.uid, record.origin, *values.values()],
+        )
         if self.kind.name == "transaction":
             images = json.loads(record.content["images"] or "[]")
             self.conn.executemany(
                 "INSERT INTO transaction_images (transaction_id, position, image_id, caption) "
-                "VALUES (?, ?, ?, ?)", [(cursor.lastrowid, *image) for image in images])
+                "VALUES (?, ?, ?, ?)",
+                [(cursor.lastrowid, *image) for image in images],
+            )
         self.local[record.uid] = record
         key = record.key(self.kind)
         if key is not None:
@@ -352,12 +399,14 @@ class _Merger:
     def _update(self, local: Record, content: dict[str, Any]) -> None:
         values = self._values(content)
         if values is None:
-            self.report.unplaced.append({"kind": self.kind.name, "uid": local.uid,
-                                         "content": content})
+            self.report.unplaced.append(
+                {"kind": self.kind.name, "uid": local.uid, "content": content}
+            )
             return
         sets = ", ".join(f"{column} = ?" for column in values)
-        self.conn.execute(f"UPDATE {self.kind.table} SET {sets} WHERE uid = ?",
-                          [*values.values(), local.uid])
+        self.conn.execute(
+            f"UPDATE {self.kind.table} SET {sets} WHERE uid = ?", [*values.values(), local.uid]
+        )
         self.local[local.uid] = Record(local.uid, local.origin, content)
 
     def _insert_audit(self, record: Record) -> None:
@@ -365,13 +414,16 @@ class _Merger:
         target = AUDIT_TARGETS.get(str(content["entity"]))
         if target is not None and content["entity_uid"]:
             table, expression = target
-            row = self.conn.execute(f"SELECT {expression} FROM {table} WHERE uid = ?",
-                                    [content["entity_uid"]]).fetchone()
+            row = self.conn.execute(
+                f"SELECT {expression} FROM {table} WHERE uid = ?", [content["entity_uid"]]
+            ).fetchone()
             content["entity_id"] = None if row is None else str(row[0])
         columns = ["uid", "origin_copy", *content]
         marks = ", ".join("?" * len(columns))
-        self.conn.execute(f"INSERT INTO audit_log ({', '.join(columns)}) VALUES ({marks})",
-                          [record.uid, record.origin, *content.values()])
+        self.conn.execute(
+            f"INSERT INTO audit_log ({', '.join(columns)}) VALUES ({marks})",
+            [record.uid, record.origin, *content.values()],
+        )
         self._count(self.report.added)
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.project import PROJECT_SUFFIX
 from studio.store.database import utc_now
+from studio.store.project import PROJECT_SUFFIX
 from studio.team.records import snapshot
 
 _PRUNE = (
@@ -42,8 +42,7 @@ _PRUNE = (
     "DELETE FROM retrieval_sessions",
     "DELETE FROM captions WHERE pair_id NOT IN (SELECT id FROM keep_pairs)",
     "DELETE FROM pairs WHERE id NOT IN (SELECT id FROM keep_pairs)",
-    "DELETE FROM transactions WHERE id NOT IN "
-    "(SELECT transaction_id FROM rating_assignments)",
+    "DELETE FROM transactions WHERE id NOT IN (SELECT transaction_id FROM rating_assignments)",
     "UPDATE transactions SET dataset = 'blind', external_key = uid",
     "DELETE FROM image_attributes WHERE image_id NOT IN (SELECT id FROM keep_images)",
     "DELETE FROM images WHERE id NOT IN (SELECT id FROM keep_images)",
@@ -72,11 +71,15 @@ def default_package_path(project: Project, person: str, out: Path) -> Path:
 
 
 def handed_out(project: Project, person_id: int) -> dict[str, int]:
-    counts = dict(project.db.execute(
-        "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY 1",
-        [person_id]).fetchall())
+    counts = dict(
+        project.db.execute(
+            "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY 1",
+            [person_id],
+        ).fetchall()
+    )
     ratings = project.db.execute(
-        "SELECT count(*) FROM rating_assignments WHERE rater_id = ?", [person_id]).fetchone()[0]
+        "SELECT count(*) FROM rating_assignments WHERE rater_id = ?", [person_id]
+    ).fetchone()[0]
     if ratings:
         counts["rating"] = ratings
     return {k: int(v) for k, v in counts.items()}
@@ -94,13 +97,17 @@ def pack(
     """Write ``person``'s work package to ``out`` (a file, or a folder to put it in)."""
     row = project.db.execute("SELECT id FROM people WHERE name = ?", [person]).fetchone()
     if row is None:
-        raise StudioError(f"There is nobody called {person!r} in {project.name}; "
-                          "assign them work first (cir-studio team assign …).")
+        raise StudioError(
+            f"There is nobody called {person!r} in {project.name}; "
+            "assign them work first (cir-studio team assign …)."
+        )
     person_id = int(row[0])
     counts = handed_out(project, person_id)
     if not counts:
-        raise StudioError(f"{person} has no assigned work in {project.name}; assign some "
-                          "first (cir-studio team assign …).")
+        raise StudioError(
+            f"{person} has no assigned work in {project.name}; assign some "
+            "first (cir-studio team assign …)."
+        )
     path = default_package_path(project, person, out)
     if path.exists():
         raise StudioError(f"{path} already exists; choose another name or remove it first.")
@@ -142,14 +149,21 @@ def pack(
         project.db.execute(
             "INSERT INTO team_packages (package_id, person_id, path, created_at, handed_out) "
             "VALUES (?, ?, ?, ?, ?)",
-            [package_id, person_id, str(path), utc_now(), json.dumps(counts, sort_keys=True)])
+            [package_id, person_id, str(path), utc_now(), json.dumps(counts, sort_keys=True)],
+        )
         record["after"] = {"person": person, "path": str(path), "handed_out": counts}
     progress(4, 4, "packed")
     return PackResult(path, package_id, person, counts, copied)
 
 
-def _cut_down(project: Project, partial: Path, person: str, person_id: int, package_id: str,
-              counts: dict[str, int]) -> list[str]:
+def _cut_down(
+    project: Project,
+    partial: Path,
+    person: str,
+    person_id: int,
+    package_id: str,
+    counts: dict[str, int],
+) -> list[str]:
     """Prune the copy to the person's work; returns the image paths it needs."""
     conn = sqlite3.connect(str(partial), isolation_level=None)
     try:
@@ -159,7 +173,8 @@ def _cut_down(project: Project, partial: Path, person: str, person_id: int, pack
         conn.execute(
             "CREATE TEMP TABLE keep_pairs AS SELECT p.id FROM pairs p JOIN team_assignments t "
             "ON t.item = p.uid WHERE t.person_id = ? AND t.kind IN ('caption', 'review')",
-            [person_id])
+            [person_id],
+        )
         conn.execute(
             "CREATE TEMP TABLE keep_images AS "
             "SELECT reference_id AS id FROM pairs WHERE id IN (SELECT id FROM keep_pairs) "
@@ -168,11 +183,13 @@ def _cut_down(project: Project, partial: Path, person: str, person_id: int, pack
             "ON a.transaction_id = ti.transaction_id WHERE a.rater_id = ? "
             "UNION SELECT item FROM team_assignments WHERE person_id = ? "
             "AND kind = 'attributes'",
-            [person_id, person_id])
+            [person_id, person_id],
+        )
         for sql in _PRUNE:
             conn.execute(sql, {"pid": person_id, "name": person})
         conn.execute(
-            "DELETE FROM transaction_images WHERE image_id NOT IN (SELECT id FROM keep_images)")
+            "DELETE FROM transaction_images WHERE image_id NOT IN (SELECT id FROM keep_images)"
+        )
         meta = {
             "origin_id": uuid.uuid4().hex,
             "name": f"{project.name} — {person}'s work",
@@ -184,9 +201,12 @@ def _cut_down(project: Project, partial: Path, person: str, person_id: int, pack
         }
         conn.executemany(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", list(meta.items()))
-        conn.executemany("INSERT INTO team_base (uid, kind, hash) VALUES (?, ?, ?)",
-                         list(snapshot(conn)))
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            list(meta.items()),
+        )
+        conn.executemany(
+            "INSERT INTO team_base (uid, kind, hash) VALUES (?, ?, ?)", list(snapshot(conn))
+        )
         paths = [row[0] for row in conn.execute("SELECT path FROM images ORDER BY path")]
         conn.execute("COMMIT")
         return paths
@@ -194,8 +214,7 @@ def _cut_down(project: Project, partial: Path, person: str, person_id: int, pack
         conn.close()
 
 
-def _copy_images(root: Path, paths: list[str], target: Path,
-                 cancel: CancelToken | None) -> int:
+def _copy_images(root: Path, paths: list[str], target: Path, cancel: CancelToken | None) -> int:
     copied = 0
     for relative in paths:
         if cancel is not None and copied % 100 == 0:
@@ -215,5 +234,8 @@ def package_info(project: Project) -> dict[str, str] | None:
     package_id = project.get_meta("team.package_id")
     if not package_id:
         return None
-    return {"package_id": package_id, "person": project.get_meta("team.person") or "",
-            "packed_at": project.get_meta("team.packed_at") or ""}
+    return {
+        "package_id": package_id,
+        "person": project.get_meta("team.person") or "",
+        "packed_at": project.get_meta("team.packed_at") or "",
+    }

@@ -51,29 +51,50 @@ def _join(alias: str, table: str, column: str) -> str:
 
 KINDS: tuple[Kind, ...] = (
     Kind(
-        "person", "people",
+        "person",
+        "people",
         "SELECT uid, origin_copy, name, role, created_at FROM people",
-        ("name", "role", "created_at"), key=("name",), unify=True,
+        ("name", "role", "created_at"),
+        key=("name",),
+        unify=True,
     ),
     Kind(
-        "attribute", "attribute_vocab",
+        "attribute",
+        "attribute_vocab",
         "SELECT uid, origin_copy, name, type, synonyms, created_at, changed_at "
         "FROM attribute_vocab",
         ("name", "type", "synonyms", "created_at", "changed_at"),
-        key=("name",), time="changed_at", editable=True, unify=True,
+        key=("name",),
+        time="changed_at",
+        editable=True,
+        unify=True,
     ),
     Kind(
-        "pair", "pairs",
+        "pair",
+        "pairs",
         "SELECT uid, origin_copy, reference_id, target_id, category, split, method, score, "
         "source, external_key, extra, created_at FROM pairs",
-        ("reference_id", "target_id", "category", "split", "method", "score", "source",
-         "external_key", "extra", "created_at"),
+        (
+            "reference_id",
+            "target_id",
+            "category",
+            "split",
+            "method",
+            "score",
+            "source",
+            "external_key",
+            "extra",
+            "created_at",
+        ),
         key=("source", "external_key"),
-        refs=(("reference_id", "reference_id", "images.id"),
-              ("target_id", "target_id", "images.id")),
+        refs=(
+            ("reference_id", "reference_id", "images.id"),
+            ("target_id", "target_id", "images.id"),
+        ),
     ),
     Kind(
-        "transaction", "transactions",
+        "transaction",
+        "transactions",
         "SELECT t.uid, t.origin_copy, t.dataset, t.external_key, t.category, t.origin, "
         "t.created_at, (SELECT json_group_array(json_array(position, image_id, caption)) "
         "FROM (SELECT * FROM transaction_images i WHERE i.transaction_id = t.id "
@@ -82,61 +103,102 @@ KINDS: tuple[Kind, ...] = (
         key=("dataset", "external_key"),
     ),
     Kind(
-        "transaction_turn", "transaction_turns",
+        "transaction_turn",
+        "transaction_turns",
         "SELECT u.uid, u.origin_copy, t.uid AS transaction_uid, u.turn_index, "
         "u.reference_position, u.text, u.status, u.changed_at FROM transaction_turns u "
         "JOIN transactions t ON t.id = u.transaction_id",
         ("transaction_uid", "turn_index", "reference_position", "text", "status", "changed_at"),
-        key=("transaction_uid", "turn_index"), time="changed_at", editable=True, unify=True,
+        key=("transaction_uid", "turn_index"),
+        time="changed_at",
+        editable=True,
+        unify=True,
         refs=(("transaction_uid", "transaction_id", "transactions.uid"),),
     ),
     Kind(
-        "caption", "captions",
+        "caption",
+        "captions",
         "SELECT c.uid, c.origin_copy, p.uid AS pair_uid, c.position, c.text, a.name AS author, "
         "c.status, c.flagged, c.reject_reason, r.name AS reviewer, c.created_at, c.updated_at, "
         f"c.reviewed_at FROM captions c JOIN pairs p ON p.id = c.pair_id "
         f"{_join('a', 'c', 'author_id')} {_join('r', 'c', 'reviewer_id')}",
-        ("pair_uid", "position", "text", "author", "status", "flagged", "reject_reason",
-         "reviewer", "created_at", "updated_at", "reviewed_at"),
-        time="updated_at", editable=True,
-        refs=(("pair_uid", "pair_id", "pairs.uid"), ("author", "author_id", "people.name"),
-              ("reviewer", "reviewer_id", "people.name")),
+        (
+            "pair_uid",
+            "position",
+            "text",
+            "author",
+            "status",
+            "flagged",
+            "reject_reason",
+            "reviewer",
+            "created_at",
+            "updated_at",
+            "reviewed_at",
+        ),
+        time="updated_at",
+        editable=True,
+        refs=(
+            ("pair_uid", "pair_id", "pairs.uid"),
+            ("author", "author_id", "people.name"),
+            ("reviewer", "reviewer_id", "people.name"),
+        ),
     ),
     Kind(
-        "label", "image_attributes",
+        "label",
+        "image_attributes",
         "SELECT l.uid, l.origin_copy, l.image_id, v.name AS attribute, l.source, l.model, "
         "l.confidence, l.status, l.updated_at FROM image_attributes l "
         "JOIN attribute_vocab v ON v.id = l.attribute_id",
         ("image_id", "attribute", "source", "model", "confidence", "status", "updated_at"),
-        key=("image_id", "attribute", "source", "model"), time="updated_at", editable=True,
+        key=("image_id", "attribute", "source", "model"),
+        time="updated_at",
+        editable=True,
         unify=True,
-        refs=(("image_id", "image_id", "images.id"),
-              ("attribute", "attribute_id", "attribute_vocab.name")),
+        refs=(
+            ("image_id", "image_id", "images.id"),
+            ("attribute", "attribute_id", "attribute_vocab.name"),
+        ),
     ),
     Kind(
-        "rating_assignment", "rating_assignments",
+        "rating_assignment",
+        "rating_assignments",
         "SELECT a.uid, a.origin_copy, a.sample, t.uid AS transaction_uid, a.turn_index, "
         "p.name AS rater, a.order_key, a.status, a.changed_at FROM rating_assignments a "
         "JOIN transactions t ON t.id = a.transaction_id JOIN people p ON p.id = a.rater_id",
-        ("sample", "transaction_uid", "turn_index", "rater", "order_key", "status",
-         "changed_at"),
-        key=("sample", "transaction_uid", "turn_index", "rater"), time="changed_at",
+        ("sample", "transaction_uid", "turn_index", "rater", "order_key", "status", "changed_at"),
+        key=("sample", "transaction_uid", "turn_index", "rater"),
+        time="changed_at",
         editable=True,
-        refs=(("transaction_uid", "transaction_id", "transactions.uid"),
-              ("rater", "rater_id", "people.name")),
+        refs=(
+            ("transaction_uid", "transaction_id", "transactions.uid"),
+            ("rater", "rater_id", "people.name"),
+        ),
     ),
     Kind(
-        "rating", "ratings",
+        "rating",
+        "ratings",
         "SELECT r.uid, r.origin_copy, a.uid AS assignment_uid, r.accuracy, "
         "r.historical_awareness, r.granularity, r.consistency, r.coverage, r.note, "
         "r.updated_at FROM ratings r JOIN rating_assignments a ON a.id = r.assignment_id",
-        ("assignment_uid", "accuracy", "historical_awareness", "granularity", "consistency",
-         "coverage", "note", "updated_at"),
-        key=("assignment_uid",), time="updated_at", editable=True, unify=True,
+        (
+            "assignment_uid",
+            "accuracy",
+            "historical_awareness",
+            "granularity",
+            "consistency",
+            "coverage",
+            "note",
+            "updated_at",
+        ),
+        key=("assignment_uid",),
+        time="updated_at",
+        editable=True,
+        unify=True,
         refs=(("assignment_uid", "assignment_id", "rating_assignments.uid"),),
     ),
     Kind(
-        "session", "retrieval_sessions",
+        "session",
+        "retrieval_sessions",
         "SELECT s.uid, s.origin_copy, s.mode, s.strategy, s.model, s.target_id, "
         f"p.name AS person, s.title, s.created_at FROM retrieval_sessions s "
         f"{_join('p', 's', 'person_id')}",
@@ -144,18 +206,34 @@ KINDS: tuple[Kind, ...] = (
         refs=(("target_id", "target_id", "images.id"), ("person", "person_id", "people.name")),
     ),
     Kind(
-        "session_turn", "session_turns",
+        "session_turn",
+        "session_turns",
         "SELECT u.uid, u.origin_copy, s.uid AS session_uid, u.turn_index, u.kind, "
         "u.reference_id, u.text, u.question, u.answer, u.results, u.target_rank, u.timings, "
         "u.created_at FROM session_turns u JOIN retrieval_sessions s ON s.id = u.session_id",
-        ("session_uid", "turn_index", "kind", "reference_id", "text", "question", "answer",
-         "results", "target_rank", "timings", "created_at"),
-        key=("session_uid", "turn_index"), unify=True,
-        refs=(("session_uid", "session_id", "retrieval_sessions.uid"),
-              ("reference_id", "reference_id", "images.id")),
+        (
+            "session_uid",
+            "turn_index",
+            "kind",
+            "reference_id",
+            "text",
+            "question",
+            "answer",
+            "results",
+            "target_rank",
+            "timings",
+            "created_at",
+        ),
+        key=("session_uid", "turn_index"),
+        unify=True,
+        refs=(
+            ("session_uid", "session_id", "retrieval_sessions.uid"),
+            ("reference_id", "reference_id", "images.id"),
+        ),
     ),
     Kind(
-        "audit", "audit_log",
+        "audit",
+        "audit_log",
         "SELECT uid, origin_copy, at, actor, action, entity, entity_uid, entity_id, before, "
         "after FROM audit_log",
         ("at", "actor", "action", "entity", "entity_uid", "entity_id", "before", "after"),

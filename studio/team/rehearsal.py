@@ -26,13 +26,24 @@ from studio.team.assignments import assign_attributes, assign_captions, assign_r
 from studio.transactions.records import Transaction, sequential_turns
 from studio.transactions.store import save_transactions
 
-ATTRIBUTES = (("striped", "texture"), ("floral", "texture"), ("cotton", "fabric"),
-              ("sleeveless", "shape"), ("v-neck", "part"))
+ATTRIBUTES = (
+    ("striped", "texture"),
+    ("floral", "texture"),
+    ("cotton", "fabric"),
+    ("sleeveless", "shape"),
+    ("v-neck", "part"),
+)
 LEAD = "lead"
 
 
-def build_project(folder: Path, people: Sequence[str], n_images: int = 60,
-                  n_pairs: int = 24, seed: int = 0, reviewers_per_pair: int = 2) -> Project:
+def build_project(
+    folder: Path,
+    people: Sequence[str],
+    n_images: int = 60,
+    n_pairs: int = 24,
+    seed: int = 0,
+    reviewers_per_pair: int = 2,
+) -> Project:
     """A demo project whose work is assigned to ``people`` (captions, reviews, labels, ratings)."""
     from studio.demo.project import create_demo_project
 
@@ -49,8 +60,10 @@ def build_project(folder: Path, people: Sequence[str], n_images: int = 60,
     vocab = dict(project.db.execute("SELECT name, id FROM attribute_vocab").fetchall())
     rng = random.Random(seed)
     images = [row[0] for row in project.db.execute("SELECT id FROM images ORDER BY id")]
-    found = {image: {vocab[name]: round(rng.random(), 3) for name, _ in
-                     rng.sample(ATTRIBUTES, 2)} for image in images}
+    found = {
+        image: {vocab[name]: round(rng.random(), 3) for name, _ in rng.sample(ATTRIBUTES, 2)}
+        for image in images
+    }
     replace_suggestions(project, LEAD, "model", "demo", found, "attributes.suggest")
     by_category: dict[str, list[str]] = {}
     for image_id, category in project.db.execute("SELECT id, category FROM images ORDER BY id"):
@@ -58,9 +71,15 @@ def build_project(folder: Path, people: Sequence[str], n_images: int = 60,
     chains = []
     for category, ids in sorted(by_category.items()):
         for n in range(0, len(ids) - 3, 8):
-            chains.append(Transaction("SecretSet", f"{category}-{n}", tuple(ids[n:n + 4]),
-                                      sequential_turns(["is red", "is longer", "has a v-neck"])))
-    save_transactions(project, chains[:6], LEAD)
+            chains.append(
+                Transaction(
+                    "SecretSet",
+                    f"{category}-{n}",
+                    tuple(ids[n : n + 4]),
+                    sequential_turns(["is red", "is longer", "has a v-neck"]),
+                )
+            )
+    save_transactions(project, chains[: max(6, n_images // 20)], LEAD)
     create_sample(project, SampleOptions(raters=tuple(people), share=1.0, per_item=2), LEAD)
     assign_captions(project, people, LEAD)
     assign_reviews(project, people, LEAD, per_pair=reviewers_per_pair)
@@ -76,18 +95,25 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
         pid = project.db.execute("SELECT id FROM people WHERE name = ?", [person]).fetchone()[0]
         work = project.db.execute(
             "SELECT t.kind, t.item FROM team_assignments t WHERE t.person_id = ? ORDER BY t.id",
-            [pid]).fetchall()
+            [pid],
+        ).fetchall()
         for kind, item in work:
             if kind == "caption":
                 pair_id = _pair(project, item)
-                submit_caption(project, pair_id, person,
-                               f"{person} says: is {rng.choice(['red', 'blue', 'longer'])}")
+                submit_caption(
+                    project,
+                    pair_id,
+                    person,
+                    f"{person} says: is {rng.choice(['red', 'blue', 'longer'])}",
+                )
                 done["captions"] += 1
             elif kind == "review":
                 pair_id = _pair(project, item)
                 for caption_id, author in project.db.execute(
                     "SELECT c.id, a.name FROM captions c JOIN people a ON a.id = c.author_id "
-                    "WHERE c.pair_id = ? AND c.status = 'submitted'", [pair_id]).fetchall():
+                    "WHERE c.pair_id = ? AND c.status = 'submitted'",
+                    [pair_id],
+                ).fetchall():
                     if author == person:
                         continue
                     if rng.random() < 0.7:
@@ -96,19 +122,34 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
                         review_caption(project, caption_id, person, "reject", "too vague")
                     done["reviews"] += 1
             elif kind == "attributes":
-                names = [row[0] for row in project.db.execute(
-                    "SELECT DISTINCT v.name FROM image_attributes l JOIN attribute_vocab v "
-                    "ON v.id = l.attribute_id WHERE l.image_id = ? ORDER BY 1", [item])]
+                names = [
+                    row[0]
+                    for row in project.db.execute(
+                        "SELECT DISTINCT v.name FROM image_attributes l JOIN attribute_vocab v "
+                        "ON v.id = l.attribute_id WHERE l.image_id = ? ORDER BY 1",
+                        [item],
+                    )
+                ]
                 for name in names:
-                    review(project, person, item, [name],
-                           "accepted" if rng.random() < 0.6 else "rejected")
+                    review(
+                        project,
+                        person,
+                        item,
+                        [name],
+                        "accepted" if rng.random() < 0.6 else "rejected",
+                    )
                     done["labels"] += 1
-        samples = [row[0] for row in project.db.execute(
-            "SELECT DISTINCT sample FROM rating_assignments")]
+        samples = [
+            row[0] for row in project.db.execute("SELECT DISTINCT sample FROM rating_assignments")
+        ]
         for sample in samples:
             while (rating := next_item(project, sample, person)) is not None:
-                save_scores(project, rating.assignment_id, person,
-                            {key: rng.randint(1, 5) for key in CRITERION_KEYS})
+                save_scores(
+                    project,
+                    rating.assignment_id,
+                    person,
+                    {key: rng.randint(1, 5) for key in CRITERION_KEYS},
+                )
                 set_status(project, rating.assignment_id, person, "done")
                 done["ratings"] += 1
     return done

@@ -32,16 +32,24 @@ from studio.team.schema import UID_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 PEOPLE = ("ann", "bob", "cy")
-WORK = "from studio.team.rehearsal import work_on_package as w; import sys; " \
-       "print(w(sys.argv[1], sys.argv[2]))"
+WORK = (
+    "from studio.team.rehearsal import work_on_package as w; import sys; "
+    "print(w(sys.argv[1], sys.argv[2]))"
+)
 
 
 def run_people(packages: dict[str, Path]) -> None:
     """Each person works on their own package in their own process, all at once."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-c", WORK, str(path), name], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for name, path in packages.items()]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORK, str(path), name],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name, path in packages.items()
+    ]
     for proc in procs:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()
@@ -57,7 +65,8 @@ def team_round(tmp_path_factory: pytest.TempPathFactory) -> Path:
     packages = {name: pack(project, name, folder / "out", "lead").path for name in PEOPLE}
     # the coordinator changes a caption that is out for review, after packing
     caption = project.db.execute(
-        "SELECT id FROM captions WHERE status = 'submitted' ORDER BY id LIMIT 1").fetchone()[0]
+        "SELECT id FROM captions WHERE status = 'submitted' ORDER BY id LIMIT 1"
+    ).fetchone()[0]
     review_caption(project, caption, "lead", "reject", "coordinator says no")
     project.close()
     run_people(packages)
@@ -87,8 +96,10 @@ def test_an_older_project_gets_global_ids_and_every_insert_fills_them(tmp_path: 
     db = connect(path)
     migrate(db, path, target=3)
     db.execute("INSERT INTO people (name, created_at) VALUES ('ann', 'x'), ('bob', 'x')")
-    db.execute("INSERT INTO audit_log (at, actor, action, entity, entity_id) "
-               "VALUES ('x', 'ann', 'add', 'caption', '1')")
+    db.execute(
+        "INSERT INTO audit_log (at, actor, action, entity, entity_id) "
+        "VALUES ('x', 'ann', 'add', 'caption', '1')"
+    )
     db.close()
     with Project.open(path) as project:
         rows = project.db.execute("SELECT uid, origin_copy FROM people").fetchall()
@@ -106,13 +117,16 @@ def test_every_record_of_a_worked_project_has_a_unique_global_id(round_copy: Pat
         for table in UID_TABLES:
             nulls, total, distinct = conn.execute(
                 f"SELECT sum(uid IS NULL OR origin_copy IS NULL), count(*), count(DISTINCT uid) "
-                f"FROM {table}").fetchone()
+                f"FROM {table}"
+            ).fetchone()
             assert not nulls and total == distinct, (path.name, table)
         conn.close()
     # audit rows about a caption know the caption's uid, so copies can be compared
     conn = sqlite3.connect(packages(round_copy)["ann"])
-    rows = conn.execute("SELECT a.entity_uid, c.uid FROM audit_log a JOIN captions c "
-                        "ON c.id = a.entity_id WHERE a.entity = 'caption'").fetchall()
+    rows = conn.execute(
+        "SELECT a.entity_uid, c.uid FROM audit_log a JOIN captions c "
+        "ON c.id = a.entity_id WHERE a.entity = 'caption'"
+    ).fetchall()
     assert rows and all(a == b for a, b in rows)
 
 
@@ -122,10 +136,14 @@ def test_caption_queues_keep_n_per_pair_from_different_people(round_copy: Path) 
         holders = project.db.execute(
             "SELECT p.id, count(*), group_concat(x.name) FROM team_assignments t "
             "JOIN pairs p ON p.uid = t.item JOIN people x ON x.id = t.person_id "
-            "WHERE t.kind = 'caption' GROUP BY p.id").fetchall()
-        live = dict(project.db.execute(
-            "SELECT pair_id, count(*) FROM captions WHERE status IN ('submitted', 'accepted') "
-            "GROUP BY 1").fetchall())
+            "WHERE t.kind = 'caption' GROUP BY p.id"
+        ).fetchall()
+        live = dict(
+            project.db.execute(
+                "SELECT pair_id, count(*) FROM captions WHERE status IN ('submitted', 'accepted') "
+                "GROUP BY 1"
+            ).fetchall()
+        )
         assert holders
         for pair_id, count, _ in holders:
             assert count + live.get(pair_id, 0) <= per_pair
@@ -140,16 +158,18 @@ def test_a_package_holds_one_persons_work_and_stays_blind(round_copy: Path) -> N
     assert b"SecretSet" not in path.read_bytes()  # no dataset origin, not even in free pages
     with Project.open(path) as package:
         raters = package.db.execute(
-            "SELECT DISTINCT p.name FROM rating_assignments a JOIN people p "
-            "ON p.id = a.rater_id").fetchall()
+            "SELECT DISTINCT p.name FROM rating_assignments a JOIN people p ON p.id = a.rater_id"
+        ).fetchall()
         assert raters == [("ann",)]
         others = package.db.execute(
             "SELECT count(*) FROM team_assignments t JOIN people p ON p.id = t.person_id "
-            "WHERE p.name != 'ann'").fetchone()[0]
+            "WHERE p.name != 'ann'"
+        ).fetchone()[0]
         assert others == 0
         assert package.get_meta("team.person") == "ann"
-        assert package.get_meta("origin_id") != Project.open(
-            round_copy / "project").get_meta("origin_id")
+        assert package.get_meta("origin_id") != Project.open(round_copy / "project").get_meta(
+            "origin_id"
+        )
 
 
 def test_a_fresh_package_shows_the_person_their_queue(tmp_path: Path) -> None:
@@ -158,9 +178,13 @@ def test_a_fresh_package_shows_the_person_their_queue(tmp_path: Path) -> None:
     project = build_project(tmp_path / "p", ["ann", "bob"], n_pairs=8)
     path = pack(project, "ann", tmp_path / "ann.cirdb", "lead", with_images=True).path
     with Project.open(path) as package:
-        mine = {row[0] for row in package.db.execute(
-            "SELECT p.id FROM pairs p JOIN team_assignments t ON t.item = p.uid "
-            "WHERE t.kind = 'caption'")}
+        mine = {
+            row[0]
+            for row in package.db.execute(
+                "SELECT p.id FROM pairs p JOIN team_assignments t ON t.item = p.uid "
+                "WHERE t.kind = 'caption'"
+            )
+        }
         first = next_to_write(package, "ann", load_policy(package))
         assert first in mine
         image = next(package.iter_images())
@@ -169,18 +193,23 @@ def test_a_fresh_package_shows_the_person_their_queue(tmp_path: Path) -> None:
 
 
 def test_merging_in_any_order_gives_the_same_data_and_loses_nothing(round_copy: Path) -> None:
-    results = [merged(round_copy, order, f"merged-{n}")
-               for n, order in enumerate(itertools.permutations(PEOPLE)) if n in (0, 3, 5)]
+    results = [
+        merged(round_copy, order, f"merged-{n}")
+        for n, order in enumerate(itertools.permutations(PEOPLE))
+        if n in (0, 3, 5)
+    ]
     assert results[0] == results[1] == results[2]
     final = results[0]
     with Project.open(round_copy / "merged-0") as project:
         conflicts = project.db.execute(
-            "SELECT entity_uid, before FROM audit_log WHERE action = 'team.conflict'").fetchall()
+            "SELECT entity_uid, before FROM audit_log WHERE action = 'team.conflict'"
+        ).fetchall()
         assert conflicts  # two reviewers and the coordinator disagreed on some captions
         lost = {(uid, content_hash(json.loads(before))) for uid, before in conflicts}
         for uid, _ in conflicts:
-            status = project.db.execute("SELECT status FROM captions WHERE uid = ?",
-                                        [uid]).fetchone()[0]
+            status = project.db.execute(
+                "SELECT status FROM captions WHERE uid = ?", [uid]
+            ).fetchone()[0]
             assert status == "submitted"  # back in the review queue
         # every version any person made is in the result or in the audit log as the loser
         for path in packages(round_copy).values():
@@ -196,11 +225,18 @@ def test_merging_in_any_order_gives_the_same_data_and_loses_nothing(round_copy: 
                     kept = final[kind.name].get(record.uid)
                     if kept is not None and content_hash(kept) == record.hash:
                         continue
-                    review = {**record.content, "status": "submitted", "reviewer": None,
-                              "reviewed_at": None, "reject_reason": None}
-                    assert (record.uid, record.hash) in lost or (
-                        record.uid, content_hash(review)) in lost or (
-                        kept is not None and kept == review), (kind.name, record.content)
+                    review = {
+                        **record.content,
+                        "status": "submitted",
+                        "reviewer": None,
+                        "reviewed_at": None,
+                        "reject_reason": None,
+                    }
+                    assert (
+                        (record.uid, record.hash) in lost
+                        or (record.uid, content_hash(review)) in lost
+                        or (kept is not None and kept == review)
+                    ), (kind.name, record.content)
             conn.close()
 
 
@@ -223,8 +259,9 @@ def test_merging_twice_adds_nothing_and_progress_shows_what_came_back(round_copy
         assert project.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-def test_packages_of_another_project_or_a_newer_schema_are_refused(round_copy: Path,
-                                                                   tmp_path: Path) -> None:
+def test_packages_of_another_project_or_a_newer_schema_are_refused(
+    round_copy: Path, tmp_path: Path
+) -> None:
     from studio.team.rehearsal import build_project
 
     other = build_project(tmp_path / "other", ["ann", "bob"], n_pairs=6)
@@ -251,18 +288,20 @@ def test_the_cli_assigns_packs_merges_and_reports(round_copy: Path, tmp_path: Pa
 
     project = str(round_copy / "project")
     assert main(["team", "status", "--project", project, "--json"]) == 0
-    assert main(["team", "merge", "--project", project,
-                 *map(str, packages(round_copy).values())]) == 0
+    assert (
+        main(["team", "merge", "--project", project, *map(str, packages(round_copy).values())]) == 0
+    )
     assert main(["team", "assign", "captions", "--project", project, "--people", "dee"]) == 0
-    assert main(["team", "pack", "--project", project, "--person", "nobody",
-                 str(tmp_path)]) == 2
+    assert main(["team", "pack", "--project", project, "--person", "nobody", str(tmp_path)]) == 2
     with Project.open(round_copy / "project") as opened:
         assert {p.name for p in team_progress(opened)} >= set(PEOPLE)
 
 
 def test_a_package_cannot_be_written_over_an_existing_file(round_copy: Path) -> None:
-    with Project.open(round_copy / "project") as project, pytest.raises(
-            StudioError, match="already exists"):
+    with (
+        Project.open(round_copy / "project") as project,
+        pytest.raises(StudioError, match="already exists"),
+    ):
         pack(project, "ann", packages(round_copy)["ann"], "lead")
 
 
@@ -278,9 +317,14 @@ MERGE = (
 def _merge_process(project: Path, package: Path, stepped: bool) -> subprocess.Popen:
     """A merge in another process; ``stepped``: it waits for a line on stdin at each step."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-c", MERGE, str(project), str(package)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.PIPE if stepped else subprocess.DEVNULL, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", MERGE, str(project), str(package)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.PIPE if stepped else subprocess.DEVNULL,
+        text=True,
+    )
 
 
 def _state(path: Path) -> dict:
