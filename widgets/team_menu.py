@@ -99,7 +99,13 @@ class TeamMenu:
         dialog = TeamPackDialog(project, self.window)
         if not dialog.exec():
             return
-        person, out, with_images = dialog.choice()
+        await self.pack_for(*dialog.choice())
+
+    async def pack_for(self, person: str, out: Path, with_images: bool) -> None:
+        """Write ``person``'s package as a job (progress and cancel in the status bar)."""
+        project = self.project
+        if project is None:
+            return
         try:
             result = await self.window.runner.run(
                 f"Packing {person}'s work",

@@ -79,14 +79,41 @@ class MergeReport:
         }
 
     def summary(self) -> str:
-        parts = [f"{n} {kind}" for kind, n in sorted(self.added.items()) if n]
-        added = ", ".join(parts) or "nothing new"
-        edited = sum(self.updated.values())
-        return (
-            f"{self.person}'s package: added {added}; {edited} edited, "
-            f"{sum(self.removed.values())} removed, {len(self.conflicts)} conflicts"
-            + (f", {len(self.unplaced)} records could not be placed" if self.unplaced else "")
+        added = ", ".join(
+            _count(n, NOUNS.get(table, table))
+            for table, n in sorted(self.added.items(), key=lambda i: (i[0] == "audit_log", i[0]))
+            if n
         )
+        edited = sum(self.updated.values())
+        text = (
+            f"{self.person}'s package: new {added or 'nothing'}; {edited} edited, "
+            f"{sum(self.removed.values())} removed, {_count(len(self.conflicts), 'conflict')}"
+        )
+        if self.unplaced:
+            text += f", {_count(len(self.unplaced), 'record')} could not be placed"
+        return text
+
+
+NOUNS = {
+    "audit_log": "audit row",
+    "people": "person",
+    "attribute_vocab": "attribute",
+    "image_attributes": "label",
+    "retrieval_sessions": "session",
+    "session_turns": "session turn",
+    "transaction_turns": "transaction turn",
+    "rating_assignments": "rating item",
+    "captions": "caption",
+    "ratings": "rating",
+    "pairs": "pair",
+    "transactions": "transaction",
+}
+
+
+def _count(number: int, noun: str) -> str:
+    if number == 1:
+        return f"1 {noun}"
+    return f"{number} {'people' if noun == 'person' else noun + 's'}"
 
 
 def open_package(path: Path) -> sqlite3.Connection:
