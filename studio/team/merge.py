@@ -196,7 +196,10 @@ def _merge_one(
     for uid, kind_name, digest in package.execute("SELECT uid, kind, hash FROM team_base"):
         base.setdefault(kind_name, {})[uid] = digest
     conn = project.db.conn
-    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("BEGIN IMMEDIATE")  # the write lock at once (waits out a busy writer)
+    except sqlite3.OperationalError as error:
+        raise ProjectError(f"{project.path} is busy ({error}); merge again in a moment.") from error
     try:
         for done, kind in enumerate(KINDS):
             if cancel is not None:
@@ -205,8 +208,13 @@ def _merge_one(
             _Merger(conn, kind, report, base.get(kind.name, {})).merge(list(read(package, kind)))
         _record_merge(conn, report, meta, path, actor)
         conn.execute("COMMIT")
+    except sqlite3.DatabaseError as error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise ProjectError(f"Merging {path} failed ({error}); nothing of it was merged.") from error
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     return report
 
@@ -406,10 +414,23 @@ class _Merger:
             return
         columns = ["uid", "origin_copy", *values]
         marks = ", ".join("?" * len(columns))
-        cursor = self.conn.execute(
-            f"INSERT INTO {self.kind.table} ({', '.join(columns)}) VALUES ({marks})",
-            [record.uid, record.origin, *values.values()],
-        )
+        try:
+            cursor = self.conn.execute(
+                f"INSERT INTO {self.kind.table} ({', '.join(columns)}) VALUES ({marks})",
+                [record.uid, record.origin, *values.values()],
+            )
+        except sqlite3.IntegrityError as error:
+            # a rule of this project the record breaks here (e.g. a second draft of the
+            # same person on a pair): reported, never silently dropped
+            self.report.unplaced.append(
+                {
+                    "kind": self.kind.name,
+                    "uid": record.uid,
+                    "content": record.content,
+                    "reason": str(error),
+                }
+            )
+            return
         if self.kind.name == "transaction":
             images = json.loads(record.content["images"] or "[]")
             self.conn.executemany(

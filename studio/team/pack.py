@@ -140,6 +140,11 @@ def pack(
         conn.close()
         progress(3, 4, "recording the hand-out")
         os.replace(partial, path)
+    except sqlite3.DatabaseError as error:
+        partial.unlink(missing_ok=True)
+        raise StudioError(
+            f"Packing {person}'s work failed ({error}); nothing was written."
+        ) from error
     except BaseException:
         partial.unlink(missing_ok=True)
         if with_images and copied:
@@ -167,7 +172,10 @@ def _cut_down(
     """Prune the copy to the person's work; returns the image paths it needs."""
     conn = sqlite3.connect(str(partial), isolation_level=None)
     try:
-        conn.execute("PRAGMA foreign_keys = ON")
+        # Foreign keys off while cutting; afterwards every row left pointing at something
+        # removed is removed too (what ON DELETE CASCADE would do), for every table, also
+        # tables this module does not know about.
+        conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("PRAGMA journal_mode = DELETE")
         conn.execute("BEGIN")
         conn.execute(
@@ -187,9 +195,7 @@ def _cut_down(
         )
         for sql in _PRUNE:
             conn.execute(sql, {"pid": person_id, "name": person})
-        conn.execute(
-            "DELETE FROM transaction_images WHERE image_id NOT IN (SELECT id FROM keep_images)"
-        )
+        _drop_orphans(conn)
         meta = {
             "origin_id": uuid.uuid4().hex,
             "name": f"{project.name} — {person}'s work",
@@ -212,6 +218,15 @@ def _cut_down(
         return paths
     finally:
         conn.close()
+
+
+def _drop_orphans(conn: sqlite3.Connection) -> None:
+    while True:
+        orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
+        if not orphans:
+            return
+        for table, rowid, _parent, _fk in orphans:
+            conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', [rowid])
 
 
 def _copy_images(root: Path, paths: list[str], target: Path, cancel: CancelToken | None) -> int:

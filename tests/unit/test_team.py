@@ -368,3 +368,56 @@ def test_merges_killed_midway_leave_nothing_half_merged(round_copy: Path) -> Non
             assert rerun.returncode == 0
         assert _state(target) == reference  # 0 lost, 0 duplicated
     assert kills == 2 * len(PEOPLE)
+
+
+def test_a_label_taken_back_is_removed_unless_the_project_changed_it(tmp_path: Path) -> None:
+    from studio.attributes.labels import review
+    from studio.team.rehearsal import ATTRIBUTES, build_project
+
+    project = build_project(tmp_path / "p", ["ann", "bob"], n_pairs=6)
+    image = project.db.execute(
+        "SELECT t.item FROM team_assignments t JOIN people p ON p.id = t.person_id "
+        "WHERE p.name = 'ann' AND t.kind = 'attributes' ORDER BY t.id LIMIT 1"
+    ).fetchone()[0]
+    suggested = {
+        row[0]
+        for row in project.db.execute(
+            "SELECT v.name FROM image_attributes l JOIN attribute_vocab v ON v.id = l.attribute_id "
+            "WHERE l.image_id = ?",
+            [image],
+        )
+    }
+    attribute = next(name for name, _ in ATTRIBUTES if name not in suggested)
+
+    def label() -> list[tuple[str, str]]:
+        return project.db.execute(
+            "SELECT l.source, l.status FROM image_attributes l JOIN attribute_vocab v "
+            "ON v.id = l.attribute_id WHERE l.image_id = ? AND v.name = ?",
+            [image, attribute],
+        ).fetchall()
+
+    first = pack(project, "ann", tmp_path / "first.cirdb", "lead").path
+    with Project.open(first) as package:
+        review(package, "ann", image, [attribute], "accepted")  # a label nobody suggested
+    merge_packages(project, [first], "lead")
+    assert label() == [("person", "accepted")]
+    second = pack(project, "ann", tmp_path / "second.cirdb", "lead").path
+    with Project.open(second) as package:
+        review(package, "ann", image, [attribute], "suggested")  # she takes it back
+    project.close()
+    shutil.copytree(tmp_path / "p", tmp_path / "q")
+    with Project.open(tmp_path / "q") as other:
+        review(other, "lead", image, [attribute], "rejected")  # the coordinator decided since
+        [report] = merge_packages(other, [second], "lead")
+        assert report.removed == {}
+        kept = other.db.execute(
+            "SELECT l.status FROM image_attributes l JOIN attribute_vocab v "
+            "ON v.id = l.attribute_id WHERE l.image_id = ? AND v.name = ?",
+            [image, attribute],
+        ).fetchall()
+        assert kept == [("rejected",)]  # an edit beats a removal
+    project = Project.open(tmp_path / "p")
+    [report] = merge_packages(project, [second], "lead")
+    assert report.removed == {"image_attributes": 1}
+    assert label() == []
+    project.close()
