@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayou
 from studio.store import Project
 from studio.team.assignments import team_progress
 
-COLUMNS = ("Person", "Assigned", "Outstanding", "Packages", "Handed out", "Came back")
+COLUMNS = ("Person", "Assigned", "Outstanding", "Packages", "Handed out", "Came back", "Edits back")
 
 
 def _when(stamp: str | None) -> str:
@@ -54,6 +54,7 @@ class TeamProgress(QWidget):
                 str(person.packages),
                 _when(person.handed_out_at),
                 _when(person.came_back_at),
+                str(person.edits_back),
             )
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))

@@ -180,6 +180,6 @@ def run_status(args: argparse.Namespace) -> int:
         back = row.came_back_at or "not yet"
         print(
             f"{row.name}: {work}; {row.packages} packages, last handed out "
-            f"{row.handed_out_at or 'never'}, back {back}"
+            f"{row.handed_out_at or 'never'}, back {back} ({row.edits_back} edits)"
         )
     return 0

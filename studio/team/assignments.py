@@ -13,7 +13,6 @@ again adds only what is still missing, so assigning twice changes nothing.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -221,6 +220,7 @@ class PersonProgress:
     packages: int
     handed_out_at: str | None
     came_back_at: str | None
+    edits_back: int = 0  # audit rows made in this person's packages and merged back
 
     @property
     def total_outstanding(self) -> int:
@@ -282,6 +282,11 @@ def team_progress(project: Project) -> list[PersonProgress]:
             "WHERE person_id = ?",
             [pid],
         ).fetchone()
+        edits = db.execute(
+            "SELECT count(*) FROM audit_log WHERE origin_copy IN (SELECT package_id FROM "
+            "team_packages WHERE person_id = ?) AND action NOT LIKE 'team.%'",
+            [pid],
+        ).fetchone()[0]
         out.append(
             PersonProgress(
                 name,
@@ -290,10 +295,7 @@ def team_progress(project: Project) -> list[PersonProgress]:
                 int(packages[0]),
                 packages[1],
                 packages[2],
+                int(edits),
             )
         )
     return out
-
-
-def progress_json(project: Project) -> list[dict[str, Any]]:
-    return [json.loads(json.dumps(p.__dict__)) for p in team_progress(project)]

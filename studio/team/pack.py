@@ -197,7 +197,9 @@ def _cut_down(
             conn.execute(sql, {"pid": person_id, "name": person})
         _drop_orphans(conn)
         meta = {
-            "origin_id": uuid.uuid4().hex,
+            # the package is a copy of its own: what it makes carries the package id as
+            # origin, so the audit log says which package changed what
+            "origin_id": package_id,
             "name": f"{project.name} — {person}'s work",
             "team.package_id": package_id,
             "team.person": person,

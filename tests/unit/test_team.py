@@ -254,6 +254,7 @@ def test_merging_twice_adds_nothing_and_progress_shows_what_came_back(round_copy
         after = {p.name: p for p in team_progress(project)}
         for name in PEOPLE:
             assert after[name].came_back_at is not None
+            assert after[name].edits_back > 0  # audit rows whose origin is their package
             assert after[name].outstanding.get("caption") == 0
             assert after[name].outstanding.get("rating") == 0
         assert project.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
