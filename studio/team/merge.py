@@ -32,7 +32,7 @@ from studio.errors import ProjectError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
-from studio.team.records import KINDS, Kind, Record, content_hash, read
+from studio.team.records import GLOBAL_KEY, KINDS, Field, Kind, Record, content_hash, read
 
 # audit_log.entity -> (table, SQL expression giving the entity_id text) to re-point rows
 AUDIT_TARGETS = {
@@ -44,7 +44,7 @@ AUDIT_TARGETS = {
     "attribute_vocab": ("attribute_vocab", "id"),
     "transaction_turn": ("transaction_turns", "transaction_id || ':' || turn_index"),
 }
-REVIEW_FIELDS = {"reviewer": None, "reviewed_at": None, "reject_reason": None}
+REVIEW_FIELDS = {"reviewer_id": None, "reviewed_at": None, "reject_reason": None}
 
 
 @dataclass
@@ -265,6 +265,7 @@ class _Merger:
         self.local: dict[str, Record] = {}
         self.by_key: dict[tuple[Any, ...], Record] = {}
         self._ref_cache: dict[tuple[str, Any], Any] = {}
+        self.fields = kind.fields(conn)
         if kind.name == "audit":
             self.known = {row[0] for row in conn.execute("SELECT uid FROM audit_log")}
             return
@@ -374,35 +375,30 @@ class _Merger:
     def _values(self, content: dict[str, Any]) -> dict[str, Any] | None:
         """Content as local column values, or None when a referenced record is missing."""
         values: dict[str, Any] = {}
-        refs = {ref_field: (column, target) for ref_field, column, target in self.kind.refs}
-        for name in self.kind.fields:
-            value = content[name]
-            if name == "images" and self.kind.name == "transaction":
+        for column in self.fields:
+            if column.name not in content:
                 continue
-            if name in refs and value is not None:
-                column, target = refs[name]
-                local = self._resolve(target, value)
-                if local is None:
+            value = content[column.name]
+            if column.parent is not None and value is not None:
+                value = self._resolve(column, value)
+                if value is None:
                     return None
-                values[column] = local
-            else:
-                values[self.kind.column(name)] = value
+            values[column.name] = value
         return values
 
-    def _resolve(self, target: str, value: Any) -> Any:
-        cached = self._ref_cache.get((target, value))
+    def _resolve(self, field: Field, value: Any) -> Any:
+        """The local id of the parent row named ``value`` (a name, uid or image id)."""
+        assert field.parent is not None
+        cached = self._ref_cache.get((field.parent, value))
         if cached is not None:
             return cached
-        table, column = target.split(".")
-        if table == "people":
-            self.conn.execute(
-                "INSERT INTO people (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                [value, utc_now()],
-            )
-        row = self.conn.execute(f"SELECT id FROM {table} WHERE {column} = ?", [value]).fetchone()
+        key = GLOBAL_KEY[field.parent]
+        row = self.conn.execute(
+            f'SELECT "{field.parent_column}" FROM "{field.parent}" WHERE "{key}" = ?', [value]
+        ).fetchone()
         if row is None:
             return None
-        self._ref_cache[(target, value)] = row[0]
+        self._ref_cache[(field.parent, value)] = row[0]
         return row[0]
 
     def _insert(self, record: Record) -> None:

@@ -228,7 +228,7 @@ def test_merging_in_any_order_gives_the_same_data_and_loses_nothing(round_copy: 
                     review = {
                         **record.content,
                         "status": "submitted",
-                        "reviewer": None,
+                        "reviewer_id": None,
                         "reviewed_at": None,
                         "reject_reason": None,
                     }
