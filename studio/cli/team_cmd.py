@@ -155,9 +155,10 @@ def run_merge(args: argparse.Namespace) -> int:
                 "the other version is in the audit log"
             )
         for item in report.unplaced:
+            why = item.get("reason") or "what it refers to is no longer in the project"
             print(
-                f"  could not place {item['kind']} {item['uid']}: what it refers to is "
-                "no longer in the project"
+                f"  not placed: {item['kind']} {item['uid']} ({why}); its content is kept "
+                "in the audit log's team.merge row"
             )
     return 0
 

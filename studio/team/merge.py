@@ -416,16 +416,7 @@ class _Merger:
                 [record.uid, record.origin, *values.values()],
             )
         except sqlite3.IntegrityError as error:
-            # a rule of this project the record breaks here (e.g. a second draft of the
-            # same person on a pair): reported, never silently dropped
-            self.report.unplaced.append(
-                {
-                    "kind": self.kind.name,
-                    "uid": record.uid,
-                    "content": record.content,
-                    "reason": str(error),
-                }
-            )
+            self._unplaced(record.uid, record.content, str(error))
             return
         if self.kind.name == "transaction":
             images = json.loads(record.content["images"] or "[]")
@@ -447,11 +438,22 @@ class _Merger:
                 {"kind": self.kind.name, "uid": local.uid, "content": content}
             )
             return
-        sets = ", ".join(f"{column} = ?" for column in values)
-        self.conn.execute(
-            f"UPDATE {self.kind.table} SET {sets} WHERE uid = ?", [*values.values(), local.uid]
-        )
+        sets = ", ".join(f'"{column}" = ?' for column in values)
+        try:
+            self.conn.execute(
+                f"UPDATE {self.kind.table} SET {sets} WHERE uid = ?", [*values.values(), local.uid]
+            )
+        except sqlite3.IntegrityError as error:
+            self._unplaced(local.uid, content, str(error))
+            return
         self.local[local.uid] = Record(local.uid, local.origin, content)
+
+    def _unplaced(self, uid: str, content: dict[str, Any], reason: str) -> None:
+        """A rule of this project the record breaks here (e.g. a second draft of the same
+        person on a pair): reported with its content, never silently dropped."""
+        self.report.unplaced.append(
+            {"kind": self.kind.name, "uid": uid, "content": content, "reason": reason}
+        )
 
     def _insert_audit(self, record: Record) -> None:
         content = dict(record.content)
