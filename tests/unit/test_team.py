@@ -422,3 +422,52 @@ def test_a_label_taken_back_is_removed_unless_the_project_changed_it(tmp_path: P
     assert report.removed == {"image_attributes": 1}
     assert label() == []
     project.close()
+
+
+def test_vocabulary_edits_new_transactions_and_edited_turns_come_back(round_copy: Path) -> None:
+    from studio.attributes.labels import review
+    from studio.attributes.vocabulary import add_attribute, rename_attribute
+    from studio.transactions.records import Transaction, sequential_turns
+    from studio.transactions.store import edit_turn, save_transactions
+
+    path = packages(round_copy)["bob"]
+    with Project.open(path) as package:
+        images = [row[0] for row in package.db.execute("SELECT id FROM images ORDER BY id")]
+        add_attribute(package, "bob", "pleated", "shape")
+        rename_attribute(package, "bob", "striped", "stripes")
+        review(package, "bob", images[0], ["pleated"], "accepted")
+        built = Transaction(
+            "built", "bob-1", tuple(images[:3]), sequential_turns(["is red", "is longer"])
+        )
+        save_transactions(package, [built], "bob")
+        rated, turn = package.db.execute(
+            "SELECT transaction_id, turn_index FROM transaction_turns "
+            "WHERE transaction_id IN (SELECT id FROM transactions WHERE dataset = 'blind') "
+            "ORDER BY 1, 2 LIMIT 1"
+        ).fetchone()
+        edit_turn(package, rated, turn, "is a deeper red", "bob")
+    with Project.open(round_copy / "project") as project:
+        merge_packages(project, [path], "lead")
+        names = {row[0] for row in project.db.execute("SELECT name FROM attribute_vocab")}
+        assert {"pleated", "stripes"} <= names and "striped" not in names
+        label = project.db.execute(
+            "SELECT l.source, l.status FROM image_attributes l JOIN attribute_vocab v "
+            "ON v.id = l.attribute_id WHERE v.name = 'pleated' AND l.image_id = ?",
+            [images[0]],
+        ).fetchone()
+        assert label == ("person", "accepted")
+        images_back = project.db.execute(
+            "SELECT i.image_id FROM transaction_images i JOIN transactions t "
+            "ON t.id = i.transaction_id WHERE t.dataset = 'built' ORDER BY position"
+        ).fetchall()
+        assert [row[0] for row in images_back] == images[:3]
+        turns = project.db.execute(
+            "SELECT count(*) FROM transaction_turns u JOIN transactions t "
+            "ON t.id = u.transaction_id WHERE t.dataset = 'built'"
+        ).fetchone()[0]
+        assert turns == 2
+        edited = project.db.execute(
+            "SELECT t.dataset, u.text FROM transaction_turns u JOIN transactions t "
+            "ON t.id = u.transaction_id WHERE u.text = 'is a deeper red'"
+        ).fetchall()
+        assert edited == [("SecretSet", "is a deeper red")]  # the original, not the blind copy
