@@ -1,6 +1,6 @@
 """Team work round trip: assign, pack, people working at once, merges in random orders with kill -9.
 
-    python bench/bench_team.py [--people 4] [--images 240] [--pairs 120] [--orders 3]
+    python bench/bench_team.py [--people 4,8] [--images 240,1200] [--pairs 120,600] [--orders 3]
 
 Builds a coordinator's project (``studio.team.rehearsal``: captions, double reviews,
 attribute batches, a blind rating sample), packs one package per person, lets every
@@ -78,30 +78,92 @@ def _killed_merge(project: Path, package: Path, rng: random.Random, steps: int) 
     return proc.returncode == -signal.SIGKILL
 
 
+def _parse_ints(text: str) -> list[int]:
+    return [int(part) for part in text.split(",")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--people", type=int, default=4)
-    parser.add_argument("--images", type=int, default=240)
-    parser.add_argument("--pairs", type=int, default=120)
+    parser.add_argument("--people", default="4", help="people per scale, e.g. 4,8")
+    parser.add_argument("--images", default="240", help="images per scale, e.g. 240,1200")
+    parser.add_argument("--pairs", default="120", help="pairs per scale, e.g. 120,600")
     parser.add_argument("--orders", type=int, default=3)
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--no-write", action="store_true", help="print, do not write")
     args = parser.parse_args(argv)
+    scales = list(
+        zip(
+            _parse_ints(args.people), _parse_ints(args.images), _parse_ints(args.pairs), strict=True
+        )
+    )
+    rows, timing_rows, ok = [], [], True
+    for n_people, n_images, n_pairs in scales:
+        row, timing, good = run_scale(n_people, n_images, n_pairs, args.orders, args.seed)
+        rows.append(row)
+        timing_rows.append(timing)
+        ok = ok and good
+    table = markdown_table(
+        [
+            "people",
+            "images",
+            "records",
+            "captions",
+            "reviews",
+            "label decisions",
+            "ratings",
+            "conflicts",
+            "merges",
+            "kills -9",
+            "half-merged after kill",
+            "lost",
+            "duplicated",
+            "integrity_check",
+        ],
+        rows,
+    )
+    timings = markdown_table(
+        [
+            "people",
+            "build project",
+            "pack (per person)",
+            "people working at once (wall)",
+            "merge (per package)",
+        ],
+        timing_rows,
+    )
+    body = (
+        f"Command: `python bench/bench_team.py --people {args.people} --images "
+        f"{args.images} --pairs {args.pairs} --orders {args.orders}`. Each of the "
+        f"{args.orders} random merge orders kills every merge once with SIGKILL inside its "
+        "transaction (the merging process waits at a random step), then runs it again with "
+        "`cir-studio team merge`; the result is compared with a reference merged once in a "
+        "fixed order without kills. *lost* counts records of the reference missing or "
+        "different in a result, *duplicated* records a result has in excess.\n\n"
+        f"{table}\n\n{timings}\n"
+    )
+    print(body)
+    if not args.no_write:
+        write_section(
+            "team", "Team work packages: merge orders and kill -9 (bench/bench_team.py)", body
+        )
+    return 0 if ok else 1
 
+
+def run_scale(
+    n_people: int, n_images: int, n_pairs: int, orders: int, seed: int
+) -> tuple[list[object], list[object], bool]:
     from studio.store import Project
     from studio.team.merge import merge_packages
     from studio.team.pack import pack
     from studio.team.records import KINDS
     from studio.team.rehearsal import build_project
 
-    people = [f"person{n + 1}" for n in range(args.people)]
-    rng = random.Random(args.seed)
+    people = [f"person{n + 1}" for n in range(n_people)]
+    rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         started = time.perf_counter()
-        project = build_project(
-            folder / "project", people, n_images=args.images, n_pairs=args.pairs
-        )
+        project = build_project(folder / "project", people, n_images=n_images, n_pairs=n_pairs)
         build_s = time.perf_counter() - started
         (folder / "out").mkdir()
         started = time.perf_counter()
@@ -141,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
 
         kills = lost = duplicated = half = 0
         checks = []
-        for number in range(args.orders):
+        for number in range(orders):
             order = list(people)
             rng.shuffle(order)
             target = folder / f"order-{number}"
@@ -177,71 +239,30 @@ def main(argv: list[str] | None = None) -> int:
                     1 for uid in rows if uid in final[kind] and final[kind][uid] != rows[uid]
                 )
     integrity = "ok" if all(c == "ok" for c in checks) else "FAILED"
-    rows = [
-        [
-            args.people,
-            records,
-            done["captions"],
-            done["reviews"],
-            done["labels"],
-            done["ratings"],
-            conflicts,
-            args.orders * len(people),
-            kills,
-            half,
-            lost,
-            duplicated,
-            integrity,
-        ]
+    row = [
+        n_people,
+        n_images,
+        records,
+        done["captions"],
+        done["reviews"],
+        done["labels"],
+        done["ratings"],
+        conflicts,
+        orders * len(people),
+        kills,
+        half,
+        lost,
+        duplicated,
+        integrity,
     ]
-    table = markdown_table(
-        [
-            "people",
-            "records",
-            "captions",
-            "reviews",
-            "label decisions",
-            "ratings",
-            "conflicts",
-            "merges",
-            "kills -9",
-            "half-merged after kill",
-            "lost",
-            "duplicated",
-            "integrity_check",
-        ],
-        rows,
-    )
-    timings = markdown_table(
-        [
-            "build project",
-            "pack (per person)",
-            "people working at once (wall)",
-            "merge (per package)",
-        ],
-        [
-            [
-                f"{build_s:.1f} s",
-                f"{pack_s * 1000:.0f} ms",
-                f"{work_s:.1f} s",
-                f"{merge_s * 1000:.0f} ms",
-            ]
-        ],
-    )
-    body = (
-        f"Command: `python bench/bench_team.py --people {args.people} --images "
-        f"{args.images} --pairs {args.pairs} --orders {args.orders}`. Each of the "
-        f"{args.orders} random merge orders kills every merge once inside its "
-        "transaction, then runs it again with `cir-studio team merge`; the result is "
-        "compared with a reference merged once in a fixed order without kills.\n\n"
-        f"{table}\n\n{timings}\n"
-    )
-    print(body)
-    if not args.no_write:
-        write_section(
-            "team", "Team work packages: merge orders and kill -9 (bench/bench_team.py)", body
-        )
-    return 0 if lost == duplicated == half == 0 and integrity == "ok" else 1
+    timing = [
+        n_people,
+        f"{build_s:.1f} s",
+        f"{pack_s * 1000:.0f} ms",
+        f"{work_s:.1f} s",
+        f"{merge_s * 1000:.0f} ms",
+    ]
+    return row, timing, lost == duplicated == half == 0 and integrity == "ok"
 
 
 if __name__ == "__main__":
