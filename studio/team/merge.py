@@ -15,7 +15,9 @@ For every record of a package (see ``records.KINDS``, merged parents first):
 
 Audit rows the person made come along with their original author and time. The whole
 merge is one ``BEGIN IMMEDIATE`` transaction: killed midway, nothing is half merged, and
-running it again completes it. Merging the same package twice adds nothing.
+running it again completes it. Merging the same package twice adds nothing: the
+project keeps, per package, the version of each record it took (``team_merged``), and a
+later merge of that package compares against it rather than against the snapshot.
 """
 
 from __future__ import annotations
@@ -196,6 +198,14 @@ def _merge_one(
     for uid, kind_name, digest in package.execute("SELECT uid, kind, hash FROM team_base"):
         base.setdefault(kind_name, {})[uid] = digest
     conn = project.db.conn
+    # versions an earlier merge of this same package already brought in: against them, not
+    # the packing snapshot, is "changed since" judged on a second merge (else a caption the
+    # coordinator reviewed in between would look like a conflict)
+    merged = dict(
+        conn.execute(
+            "SELECT uid, hash FROM team_merged WHERE package_id = ?", [report.package_id]
+        ).fetchall()
+    )
     try:
         conn.execute("BEGIN IMMEDIATE")  # the write lock at once (waits out a busy writer)
     except sqlite3.OperationalError as error:
@@ -205,7 +215,8 @@ def _merge_one(
             if cancel is not None:
                 cancel.raise_if_cancelled()
             step(done, f"merging {kind.table} from {path.name}")
-            _Merger(conn, kind, report, base.get(kind.name, {})).merge(list(read(package, kind)))
+            merger = _Merger(conn, kind, report, base.get(kind.name, {}), merged)
+            merger.merge(list(read(package, kind)))
         _record_merge(conn, report, meta, path, actor)
         conn.execute("COMMIT")
     except sqlite3.DatabaseError as error:
@@ -259,9 +270,16 @@ class _Merger:
     """Merges one kind of record of one package into the open transaction."""
 
     def __init__(
-        self, conn: sqlite3.Connection, kind: Kind, report: MergeReport, base: dict[str, str]
+        self,
+        conn: sqlite3.Connection,
+        kind: Kind,
+        report: MergeReport,
+        base: dict[str, str],
+        merged: dict[str, str],
     ) -> None:
         self.conn, self.kind, self.report, self.base = conn, kind, report, base
+        self.merged = merged
+        self.unplaced_uids: set[str] = set()
         self.local: dict[str, Record] = {}
         self.by_key: dict[tuple[Any, ...], Record] = {}
         self._ref_cache: dict[tuple[str, Any], Any] = {}
@@ -287,7 +305,16 @@ class _Merger:
         seen = set()
         for record in records:
             seen.add(record.uid)
+            if self.base.get(record.uid) == record.hash:
+                continue  # the person did not change it
+            if self.merged.get(record.uid) == record.hash:
+                continue  # an earlier merge of this package brought this version in
             self._merge_record(record)
+            if record.uid not in self.unplaced_uids:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO team_merged (package_id, uid, hash) VALUES (?, ?, ?)",
+                    [self.report.package_id, record.uid, record.hash],
+                )
         if self.kind.editable:
             base_uids = [uid for uid, h in self.base.items() if uid not in seen]
             for uid in base_uids:
@@ -298,9 +325,7 @@ class _Merger:
 
     def _merge_record(self, record: Record) -> None:
         kind = self.kind
-        base = self.base.get(record.uid)
-        if base is not None and base == record.hash:
-            return  # the person did not change it
+        base = self.merged.get(record.uid) or self.base.get(record.uid)
         local = self.local.get(record.uid)
         key = record.key(kind)
         if local is None and key is not None:
@@ -404,9 +429,7 @@ class _Merger:
     def _insert(self, record: Record) -> None:
         values = self._values(record.content)
         if values is None:
-            self.report.unplaced.append(
-                {"kind": self.kind.name, "uid": record.uid, "content": record.content}
-            )
+            self._unplaced(record.uid, record.content, "what it refers to is not in the project")
             return
         columns = ["uid", "origin_copy", *values]
         marks = ", ".join("?" * len(columns))
@@ -434,9 +457,7 @@ class _Merger:
     def _update(self, local: Record, content: dict[str, Any]) -> None:
         values = self._values(content)
         if values is None:
-            self.report.unplaced.append(
-                {"kind": self.kind.name, "uid": local.uid, "content": content}
-            )
+            self._unplaced(local.uid, content, "what it refers to is not in the project")
             return
         sets = ", ".join(f'"{column}" = ?' for column in values)
         try:
@@ -451,6 +472,7 @@ class _Merger:
     def _unplaced(self, uid: str, content: dict[str, Any], reason: str) -> None:
         """A rule of this project the record breaks here (e.g. a second draft of the same
         person on a pair): reported with its content, never silently dropped."""
+        self.unplaced_uids.add(uid)
         self.report.unplaced.append(
             {"kind": self.kind.name, "uid": uid, "content": content, "reason": reason}
         )

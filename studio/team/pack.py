@@ -38,6 +38,7 @@ _PRUNE = (
     "DELETE FROM team_assignments WHERE person_id != :pid",
     "DELETE FROM team_packages",
     "DELETE FROM team_base",
+    "DELETE FROM team_merged",
     "DELETE FROM experiment_runs",
     "DELETE FROM retrieval_sessions",
     "DELETE FROM captions WHERE pair_id NOT IN (SELECT id FROM keep_pairs)",

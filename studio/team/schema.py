@@ -85,6 +85,12 @@ CREATE TABLE team_packages (
     merges INTEGER NOT NULL DEFAULT 0,
     last_report TEXT NOT NULL DEFAULT '{}'
 );
+CREATE TABLE team_merged (
+    package_id TEXT NOT NULL,
+    uid TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (package_id, uid)
+);
 CREATE TABLE team_base (
     uid TEXT PRIMARY KEY,
     kind TEXT NOT NULL,

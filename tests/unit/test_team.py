@@ -471,3 +471,20 @@ def test_vocabulary_edits_new_transactions_and_edited_turns_come_back(round_copy
             "ON t.id = u.transaction_id WHERE u.text = 'is a deeper red'"
         ).fetchall()
         assert edited == [("SecretSet", "is a deeper red")]  # the original, not the blind copy
+
+
+def test_merging_again_after_the_coordinator_reviewed_keeps_the_review(round_copy: Path) -> None:
+    ann = packages(round_copy)["ann"]
+    with Project.open(round_copy / "project") as project:
+        merge_packages(project, [ann], "lead")
+        caption = project.db.execute(
+            "SELECT c.id FROM captions c JOIN people a ON a.id = c.author_id "
+            "WHERE a.name = 'ann' AND c.status = 'submitted' ORDER BY c.id LIMIT 1"
+        ).fetchone()[0]
+        review_caption(project, caption, "lead", "accept")
+        once = dump(project.db.conn, with_audit=True)
+        [report] = merge_packages(project, [ann], "lead")  # sent again by mistake
+        assert report.changes == 0
+        assert dump(project.db.conn, with_audit=True) == once
+        status = project.db.execute("SELECT status FROM captions WHERE id = ?", [caption])
+        assert status.fetchone()[0] == "accepted"
