@@ -136,6 +136,10 @@ def open_package(path: Path) -> sqlite3.Connection:
 
 
 def check_package(project: Project, conn: sqlite3.Connection, path: Path) -> None:
+    if project.get_meta("team.package_id"):
+        raise ProjectError(
+            f"{project.path} is itself a work package; merge into the coordinator's project."
+        )
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     if meta.get("project_id") != project.get_meta("project_id"):
         raise ProjectError(

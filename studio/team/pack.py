@@ -96,6 +96,10 @@ def pack(
     cancel: CancelToken | None = None,
 ) -> PackResult:
     """Write ``person``'s work package to ``out`` (a file, or a folder to put it in)."""
+    if project.get_meta("team.package_id"):
+        raise StudioError(
+            f"{project.path} is itself a work package; pack from the coordinator's project."
+        )
     row = project.db.execute("SELECT id FROM people WHERE name = ?", [person]).fetchone()
     if row is None:
         raise StudioError(

@@ -282,6 +282,11 @@ def test_packages_of_another_project_or_a_newer_schema_are_refused(
         with pytest.raises(ProjectError, match="not a work package"):
             merge_packages(project, [round_copy / "project" / "project.cirdb"], "lead")
         assert dump(project.db.conn, with_audit=True) == before
+    with Project.open(packages(round_copy)["ann"]) as package:
+        with pytest.raises(ProjectError, match="itself a work package"):
+            merge_packages(package, [packages(round_copy)["bob"]], "ann")
+        with pytest.raises(StudioError, match="itself a work package"):
+            pack(package, "ann", tmp_path / "again.cirdb", "ann")
 
 
 def test_the_cli_assigns_packs_merges_and_reports(round_copy: Path, tmp_path: Path) -> None:
