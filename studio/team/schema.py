@@ -119,6 +119,7 @@ def _identity_sql() -> str:
         f"UPDATE audit_log SET entity_uid = CASE audit_log.entity {backfill} ELSE NULL END;"
     )
     parts.append("CREATE INDEX audit_entity_uid ON audit_log (entity_uid);")
+    parts.append("CREATE INDEX audit_origin_copy ON audit_log (origin_copy);")
     for table in UID_TABLES:
         extra = ""
         if table in CHANGED_AT:
