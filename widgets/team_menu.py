@@ -42,9 +42,17 @@ class TeamMenu:
         self.merge_action = self.menu.addAction("&Merge work…", self.merge)
         self.merge_action.setShortcut("Ctrl+Shift+M")
         self.merge_action.setToolTip("Bring returned work packages back into this project")
+        self.menu.addSeparator()
+        self.work_as_action = self.menu.addAction("&Work as this package's person", self.work_as)
+        self.work_as_action.setToolTip(
+            "Set your name (Settings) to the person this work package was packed for, so "
+            "the panes show their queue and your work is recorded under their name"
+        )
+        self.work_as_action.setEnabled(False)
         self.menu.aboutToShow.connect(self._enable)
         window.workspace.project_changed.connect(self._on_project)
         self.last_reports: list = []
+        self.summary: MergeSummaryDialog | None = None
 
     @property
     def project(self) -> Project | None:
@@ -55,6 +63,20 @@ class TeamMenu:
         coordinator = project is not None and package_info(project) is None
         for action in (self.assign_action, self.pack_action, self.merge_action):
             action.setEnabled(coordinator)
+        info = None if project is None else package_info(project)
+        self.work_as_action.setEnabled(
+            info is not None and info["person"] != self.window.workspace.user_name
+        )
+
+    def work_as(self) -> None:
+        project = self.project
+        info = None if project is None else package_info(project)
+        if info is None:
+            return
+        settings = self.window.workspace.settings
+        settings.user_name = info["person"]
+        settings.save()
+        self.window.workspace.project_changed.emit(project)
 
     def _on_project(self, project: Project | None) -> None:
         info = None if project is None else package_info(project)
@@ -65,8 +87,8 @@ class TeamMenu:
             ""
             if user == info["person"]
             else (
-                f" You work as {user!r}: set your name to {info['person']!r} in Settings to see "
-                "this queue."
+                f" You work as {user!r}: set your name to {info['person']!r} (File → Team → "
+                "Work as this package's person) to see this queue."
             )
         )
         self.window.statusBar().showMessage(
