@@ -123,7 +123,9 @@ class TeamMenu:
             return
         await self.pack_for(*dialog.choice())
 
-    async def pack_for(self, person: str, out: Path, with_images: bool) -> None:
+    async def pack_for(
+        self, person: str, out: Path, with_images: bool, image_root: str | None = None
+    ) -> None:
         """Write ``person``'s package as a job (progress and cancel in the status bar)."""
         project = self.project
         if project is None:
@@ -137,6 +139,7 @@ class TeamMenu:
                 out,
                 self.window.workspace.user_name,
                 with_images,
+                image_root=image_root,
             )
         except JobCancelled:
             return

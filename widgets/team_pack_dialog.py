@@ -44,9 +44,17 @@ class TeamPackDialog(QDialog):
         self.with_images.setToolTip(
             "Otherwise the package finds them under this project's image root"
         )
+        self.image_root = QLineEdit()
+        self.image_root.setPlaceholderText(str(project.image_root))
+        self.image_root.setToolTip(
+            "Where their machine has the images (absolute, or relative to the package's "
+            "folder); empty: this project's image root"
+        )
+        self.with_images.toggled.connect(lambda on: self.image_root.setEnabled(not on))
         form.addRow("Person", self.person)
         form.addRow("Write to", where)
         form.addRow(self.with_images)
+        form.addRow("Images on their machine", self.image_root)
         note = QLabel(
             "The package holds this person's queues and nothing of others' hidden "
             "data: ratings stay blind. Open it in CIR Studio on their machine."
@@ -72,5 +80,11 @@ class TeamPackDialog(QDialog):
         if path:
             self.path.setText(path)
 
-    def choice(self) -> tuple[str, Path, bool]:
-        return str(self.person.currentData()), Path(self.path.text()), self.with_images.isChecked()
+    def choice(self) -> tuple[str, Path, bool, str | None]:
+        root = None if self.with_images.isChecked() else self.image_root.text().strip() or None
+        return (
+            str(self.person.currentData()),
+            Path(self.path.text()),
+            self.with_images.isChecked(),
+            root,
+        )

@@ -57,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="copy the needed images into OUT's folder (OUT-NAME.images/)",
     )
+    pack.add_argument(
+        "--image-root",
+        metavar="PATH",
+        help="where the person's machine has the images (absolute, or relative to the "
+        "package's folder); default: this project's image root",
+    )
     pack.set_defaults(func=run_pack)
 
     merge = actions.add_parser(
@@ -130,7 +136,13 @@ def run_pack(args: argparse.Namespace) -> int:
 
     with open_project(args) as project, TerminalProgress("Packing") as progress:
         result = pack(
-            project, args.person, args.out, cli_user(), args.with_images, progress=progress
+            project,
+            args.person,
+            args.out,
+            cli_user(),
+            args.with_images,
+            progress=progress,
+            image_root=args.image_root,
         )
     counts = ", ".join(f"{n} {kind}" for kind, n in sorted(result.handed_out.items()))
     images = f"; {result.images_copied} images copied" if args.with_images else ""

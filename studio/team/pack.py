@@ -94,8 +94,16 @@ def pack(
     with_images: bool = False,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    image_root: str | None = None,
 ) -> PackResult:
-    """Write ``person``'s work package to ``out`` (a file, or a folder to put it in)."""
+    """Write ``person``'s work package to ``out`` (a file, or a folder to put it in).
+
+    Images: copied beside the package (``with_images``), or looked for under
+    ``image_root`` as the person's machine will see it (absolute, or relative to the
+    package's folder), by default this project's image root.
+    """
+    if with_images and image_root:
+        raise StudioError("Choose either --with-images or --image-root, not both.")
     if project.get_meta("team.package_id"):
         raise StudioError(
             f"{project.path} is itself a work package; pack from the coordinator's project."
@@ -137,7 +145,7 @@ def pack(
             copied = _copy_images(root, needed, images_dir, cancel)
             root_text = images_dir.name
         else:
-            root_text = str(root)
+            root_text = image_root or str(root)
         conn = sqlite3.connect(str(partial))
         with conn:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'image_root'", [root_text])

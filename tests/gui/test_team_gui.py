@@ -56,6 +56,10 @@ def test_pack_open_work_and_merge_back_through_the_window(
     dialog = TeamPackDialog(window.workspace.project, window)
     qtbot.addWidget(dialog)
     assert dialog.person.count() == 2 and dialog.ok.isEnabled()
+    dialog.image_root.setText("/mnt/shared/images")
+    assert dialog.choice()[3] == "/mnt/shared/images"
+    dialog.with_images.setChecked(True)  # copied images: no root to give
+    assert dialog.choice()[2:] == (True, None) and not dialog.image_root.isEnabled()
     out = tmp_path / "ann.cirdb"
     event_loop_qt.run_until_complete(window.team_menu.pack_for("ann", out, False))
     assert out.is_file()

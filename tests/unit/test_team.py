@@ -299,6 +299,25 @@ def test_the_cli_assigns_packs_merges_and_reports(round_copy: Path, tmp_path: Pa
     )
     assert main(["team", "assign", "captions", "--project", project, "--people", "dee"]) == 0
     assert main(["team", "pack", "--project", project, "--person", "nobody", str(tmp_path)]) == 2
+    out = tmp_path / "cy-again.cirdb"
+    assert (
+        main(
+            [
+                "team",
+                "pack",
+                "--project",
+                project,
+                "--person",
+                "cy",
+                str(out),
+                "--image-root",
+                "D:/shared/images",
+            ]
+        )
+        == 0
+    )
+    with Project.open(out) as package:
+        assert package.get_meta("image_root") == "D:/shared/images"
     with Project.open(round_copy / "project") as opened:
         assert {p.name for p in team_progress(opened)} >= set(PEOPLE)
 
