@@ -10,6 +10,13 @@ from studio.team.assignments import team_progress
 COLUMNS = ("Person", "Assigned", "Outstanding", "Packages", "Handed out", "Came back", "Edits back")
 
 
+NOUNS = {"caption": "captions", "review": "reviews", "attributes": "images", "rating": "ratings"}
+
+
+def _work(counts: dict[str, int], kinds: list[str]) -> str:
+    return ", ".join(f"{counts.get(kind, 0)} {NOUNS.get(kind, kind)}" for kind in kinds)
+
+
 def _when(stamp: str | None) -> str:
     return stamp[:16].replace("T", " ") if stamp else "—"
 
@@ -31,9 +38,11 @@ class TeamProgress(QWidget):
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setMaximumHeight(170)
         self.table.setToolTip(
             "Outstanding: assigned work whose result is not in this "
-            "project yet (merge the person's package to bring it in)"
+            "project yet (merge the person's package to bring it in). Images: attribute "
+            "batches"
         )
         layout.addWidget(self.table)
 
@@ -43,10 +52,9 @@ class TeamProgress(QWidget):
         self.table.setVisible(bool(rows))
         self.table.setRowCount(len(rows))
         for row, person in enumerate(rows):
-            assigned = ", ".join(f"{n} {kind}" for kind, n in sorted(person.assigned.items()))
-            outstanding = ", ".join(
-                f"{person.outstanding.get(kind, 0)} {kind}" for kind in sorted(person.assigned)
-            )
+            kinds = sorted(person.assigned)
+            assigned = _work(person.assigned, kinds)
+            outstanding = _work(person.outstanding, kinds)
             values = (
                 person.name,
                 assigned,
