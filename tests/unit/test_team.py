@@ -206,6 +206,10 @@ def test_merging_in_any_order_gives_the_same_data_and_loses_nothing(round_copy: 
         ).fetchall()
         assert conflicts  # two reviewers and the coordinator disagreed on some captions
         lost = {(uid, content_hash(json.loads(before))) for uid, before in conflicts}
+        # the coordinator's rejection was made before the reviewers worked: the later
+        # review wins, and the rejection is kept as the losing version
+        losers = [json.loads(before) for _, before in conflicts]
+        assert any(v.get("reject_reason") == "coordinator says no" for v in losers)
         for uid, _ in conflicts:
             status = project.db.execute(
                 "SELECT status FROM captions WHERE uid = ?", [uid]
