@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,16 +120,29 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {'people' if noun == 'person' else noun + 's'}"
 
 
-def open_package(path: Path) -> sqlite3.Connection:
-    """A read-only connection to a package, refusing anything that is not one."""
+def open_package(path: Path, scratch: Path) -> sqlite3.Connection:
+    """A connection to a private copy of a package, refusing anything that is not one.
+
+    The copy (with its ``-wal`` file, if the person's studio left one: their last edits
+    may still be there) lives in ``scratch``, so a package on a read-only stick or share
+    merges, and opening it replays its WAL without touching the person's file.
+    """
     path = Path(path)
     if not path.is_file():
         raise ProjectError(f"No work package at {path}: the file does not exist.")
+    copy = scratch / f"{len(list(scratch.iterdir()))}.cirdb"
     try:
-        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
-        conn.execute("PRAGMA busy_timeout = 5000")
+        shutil.copyfile(path, copy)
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file():
+            shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+    except OSError as error:
+        raise ProjectError(f"Cannot read the work package {path} ({error}).") from error
+    conn = sqlite3.connect(str(copy))
+    try:
         package_id = conn.execute("SELECT value FROM meta WHERE key = 'team.package_id'").fetchone()
     except sqlite3.DatabaseError as error:
+        conn.close()
         raise ProjectError(f"{path} is not a CIR Studio work package ({error}).") from error
     if package_id is None:
         conn.close()
@@ -168,9 +183,10 @@ def merge_packages(
 ) -> list[MergeReport]:
     """Merge each package in its own transaction; all are checked before any is merged."""
     conns = []
+    scratch = tempfile.TemporaryDirectory(prefix="cir-merge-")
     try:
         for path in paths:
-            conn = open_package(Path(path))
+            conn = open_package(Path(path), Path(scratch.name))
             conns.append(conn)
             check_package(project, conn, Path(path))
         reports = []
@@ -186,6 +202,7 @@ def merge_packages(
     finally:
         for conn in conns:
             conn.close()
+        scratch.cleanup()
 
 
 def _merge_one(

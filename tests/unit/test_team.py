@@ -516,3 +516,31 @@ def test_merging_again_after_the_coordinator_reviewed_keeps_the_review(round_cop
         assert dump(project.db.conn, with_audit=True) == once
         status = project.db.execute("SELECT status FROM captions WHERE id = ?", [caption])
         assert status.fetchone()[0] == "accepted"
+
+
+CRASH = (
+    "import os, sys; from studio.store import Project; "
+    "from studio.captions.store import submit_caption; "
+    "p = Project.open(sys.argv[1]); "
+    'pair = p.db.execute("SELECT p.id FROM pairs p JOIN team_assignments t ON t.item = p.uid '
+    "WHERE t.kind = 'caption' ORDER BY p.id LIMIT 1\").fetchone()[0]; "
+    "submit_caption(p, pair, 'ann', 'typed just before the crash'); os._exit(0)"
+)
+
+
+def test_edits_left_in_a_packages_wal_by_a_crash_come_back(tmp_path: Path) -> None:
+    from studio.team.rehearsal import build_project
+
+    project = build_project(tmp_path / "p", ["ann", "bob"], n_pairs=6)
+    path = pack(project, "ann", tmp_path / "ann.cirdb", "lead").path
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-c", CRASH, str(path)], env=env, check=True)
+    wal = path.with_name(path.name + "-wal")
+    assert wal.is_file() and wal.stat().st_size > 0  # the studio died before checkpointing
+    [report] = merge_packages(project, [path], "lead")
+    assert report.added.get("captions") == 1
+    text = project.db.execute(
+        "SELECT text FROM captions WHERE text = 'typed just before the crash'"
+    ).fetchone()
+    assert text is not None
+    project.close()
