@@ -35,6 +35,7 @@ from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
 from widgets.settings_dialog import SettingsDialog
+from widgets.team_menu import TeamMenu
 
 PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
 
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
+        self.team_menu = TeamMenu(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)

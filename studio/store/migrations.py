@@ -7,6 +7,8 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
+from studio.team.schema import TEAM_MIGRATION
+
 MIGRATION_1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -219,5 +221,15 @@ DROP TABLE superseded_drafts;
 CREATE UNIQUE INDEX captions_one_draft ON captions (pair_id, author_id) WHERE status = 'draft';
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4)
+# Version 5 (team work): global record identity (uid + origin), edit times, assignments,
+# handed-out packages; generated in studio/team/schema.py (see there).
+MIGRATION_5 = TEAM_MIGRATION
+
+MIGRATIONS: tuple[str, ...] = (
+    MIGRATION_1,
+    MIGRATION_2,
+    MIGRATION_3,
+    MIGRATION_4,
+    MIGRATION_5,
+)
 LATEST_VERSION = len(MIGRATIONS)
