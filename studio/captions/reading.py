@@ -36,8 +36,8 @@ NEGATION_REACH = 3  # words a negation or "more"/"less" may reach across to its 
 # Real words near a known word that must not be "corrected" into it ("back" is not "black").
 _REAL_WORDS = frozenset("""
 back bled blade lack black lace laced lacy face plan plant plans pain paint plate slack
-sleek sheer shear shirt shirts skirt skirts short shorts sport sporty spot stripes strip
-strips trim tanks thank think thin thing things tight light night right sight fight might
+sleek sheer shear shirt shirts skirt skirts short shorts sport sporty spot stripes
+trim tanks thank think thin thing things tight light night right sight fight might
 white while whale whole wine wire wise word work worn ward warm wore more mere mode moda
 lose loss lost last less lens bless dress dresses press cress stress tress tee tees tea
 team tear dark darn dart bark barn park part card cart hard harm farm yarn near neat neck
