@@ -23,8 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.report import markdown_table, write_section  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "caption_reading_dev.jsonl"
-GROUPS = {"is": ("is",), "not": ("not",), "more": ("more",), "less": ("less",),
-          "comparatives": ("more", "less"), "micro (all)": ("is", "not", "more", "less")}
+GROUPS = {
+    "is": ("is",),
+    "not": ("not",),
+    "more": ("more",),
+    "less": ("less",),
+    "comparatives": ("more", "less"),
+    "micro (all)": ("is", "not", "more", "less"),
+}
 
 Key = tuple[str, str, str | None]
 
@@ -37,7 +43,9 @@ def keys(requests: list[dict]) -> set[Key]:
     return {(r["facet"], r["op"], r["value"]) for r in requests}
 
 
-def score(rows: list[dict], predicted: list[set[Key]]) -> dict[str, tuple[float, float, float, int]]:
+def score(
+    rows: list[dict], predicted: list[set[Key]]
+) -> dict[str, tuple[float, float, float, int]]:
     tp: Counter[str] = Counter()
     fp: Counter[str] = Counter()
     fn: Counter[str] = Counter()
@@ -76,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             gold = keys(row["requests"])
             if guess != gold:
-                print(f"{row['text']!r}\n   missed {sorted(gold - guess, key=str)}"
-                      f"\n   extra  {sorted(guess - gold, key=str)}")
+                print(
+                    f"{row['text']!r}\n   missed {sorted(gold - guess, key=str)}"
+                    f"\n   extra  {sorted(guess - gold, key=str)}"
+                )
     parts = {"all": list(range(len(rows)))}
     for split in ("tune", "holdout", "fresh"):
         parts[split] = [i for i, row in enumerate(rows) if row["split"] == split]
@@ -86,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         result = score([rows[i] for i in indices], [predicted[i] for i in indices])
         table = markdown_table(
             ["op", "precision", "recall", "F1", "gold requests"],
-            [[name, f"{p:.3f}", f"{r:.3f}", f"{f:.3f}", n] for name, (p, r, f, n) in result.items()],
+            [
+                [name, f"{p:.3f}", f"{r:.3f}", f"{f:.3f}", n]
+                for name, (p, r, f, n) in result.items()
+            ],
         )
         tables.append(f"**{part}** ({len(indices)} captions)\n\n{table}")
         print(part, {k: round(v[2], 3) for k, v in result.items()})
@@ -103,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         "looked at while tuning. Both were read while the lexicon was written, though, so "
         "a third part, *fresh* (90 more captions, every k-th from offset k/2 with "
         "k = entries // 30, labelled after the reader was first frozen and scored once "
-        "before any further change), is the honest estimate.\n\n"
-        + "\n\n".join(tables)
+        "before any further change), is the honest estimate.\n\n" + "\n\n".join(tables)
     )
     if not args.no_write:
         write_section("caption_reading", "Caption reader on the development set", body)

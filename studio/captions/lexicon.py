@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from itertools import product
 
+# fmt: off
+
 # -- absolute facets ------------------------------------------------------------------
 
 COLOR_NAMES = (
@@ -244,15 +246,41 @@ DETAIL_NOUNS = (
     "picture", "pictures", "emblem", "art", "pattern", "stripes", "dots", "font", "accents",
     "trim", "detail", "details", "buttons", "belt", "straps",
 )
-# Words a colour name may be followed by that still make it the garment's colour.
-COLOR_FILLERS = ("colored", "coloured", "color", "colour", "in color", "in colour", "tone",
-                 "toned", "shade", "hue")
-# Words before a colour that only modify it (convention 1).
-COLOR_MODIFIERS = ("light", "dark", "bright", "pale", "deep", "medium", "soft", "muted",
-                   "dusty", "vivid", "rich", "faded", "fading", "dingy", "pastel", "neon",
-                   "very", "more", "mostly", "all", "solid", "darker", "lighter", "brighter")
 # "X and Y" said as a pair gives the single value "black and white" (convention 4).
 PAIRS = {("black", "white"): "black and white", ("white", "black"): "black and white"}
+
+
+# Real words near a known word, never "corrected" into it ("back" is not "black",
+# "peplum" not "plum"). Rare words outside this list may be read as typos.
+REAL_WORDS = """back bled blade lack black lace laced lacy face plan plant plans pain paint plate slack
+sleek sheer shear shirt shirts skirt skirts short shorts sport sporty spot stripes
+trim tanks thank think thin thing things tight light night right sight fight might
+white while whale whole wine wire wise word work worn ward warm wore more mere mode moda
+lose loss lost last less lens bless dress dresses press cress stress tress tee tees tea
+team tear dark darn dart bark barn park part card cart hard harm farm yarn near neat neck
+nice line lines lined linen liner lion loin long song tong longs lone tone tons tore torn
+sore sort soft loft left lift list lest best bust must gust dust just rust rush brush blush
+plush plus pluse slim slip slit slid slide side sides wide wider widen tide tied tier tile
+tire fire five fine find kind kid kit knit knot knots note nots pink punk pick pack peck
+navy wavy gravy neon noon moon mood good gold bold cold colt told toll tall till fill
+mall malt belt bolt boat coat goat moat coast coats beat bead bear dear tear gear rear
+wear were here there their these those then than that this thus solo soul sole slob
+cap caps cape capes crop crops drop drops stop top tops toe toes ties tie dye dyed dyes
+flow flows flower flowers floor flood blood brood broad board bead beads bird birds
+plain plaid plead braid bride pride prude print prints pint points point paint
+floral flora coral moral mural sheep cheap cheek check checks chick chic choc
+buttons formal patterned patterns small same higher looks like shinier shiny shiner lower
+around buttoned necked blouse blouses dressy fuller leather letter gown gowns contains girly
+both rounded tiny wars four shades draping decorative figures game theme deeply pure waste
+jeans shape sports cartoonish cool rock earth love mainly thigh skin lots peplum better outs
+sportier cami pictured from manly designed photographic glasses cast printing blousy silky
+satin ruffle ruffles ruffled frills pleated sequin sequins belted fancy casual sexy sexier
+simple cute pretty flare flared skater wrap zipper hood hoodie pocket pockets cotton silk
+velvet wool jersey lighter darker taller smaller bigger larger thicker thinner lower showing
+colors colours coloring shown shows sleeve sleeves
+"""
+
+# fmt: on
 
 
 def phrase_table() -> dict[str, tuple[str, str, str | None]]:
@@ -264,9 +292,20 @@ def phrase_table() -> dict[str, tuple[str, str, str | None]]:
     for phrase, (facet, direction) in COMPARATIVE.items():
         table[phrase] = ("cmp", facet, direction)
     for (facet, value), objects in NEGATED_PHRASES.items():
-        for negation, obj in product(("no", "without", "not", "has not", "doesn't have",
-                                      "doesnt have", "does not have", "not have", "none"),
-                                     objects):
+        for negation, obj in product(
+            (
+                "no",
+                "without",
+                "not",
+                "has not",
+                "doesn't have",
+                "doesnt have",
+                "does not have",
+                "not have",
+                "none",
+            ),
+            objects,
+        ):
             table[f"{negation} {obj}"] = ("is", facet, value)
     for phrase in NEGATIONS:
         table.setdefault(phrase, ("neg", "", None))

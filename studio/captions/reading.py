@@ -33,34 +33,7 @@ COMPARATIVE_FACETS = ("length", "sleeve", "lightness", "fit", "colorful")
 _TOKEN = re.compile(r"[a-z0-9/]+(?:'[a-z]+)?")
 _SPACERS = ("a", "an", "the", "any", "some", "of", "its", "it", "have", "has", "with")
 NEGATION_REACH = 3  # words a negation or "more"/"less" may reach across to its phrase
-# Real words near a known word that must not be "corrected" into it ("back" is not "black").
-_REAL_WORDS = frozenset("""
-back bled blade lack black lace laced lacy face plan plant plans pain paint plate slack
-sleek sheer shear shirt shirts skirt skirts short shorts sport sporty spot stripes
-trim tanks thank think thin thing things tight light night right sight fight might
-white while whale whole wine wire wise word work worn ward warm wore more mere mode moda
-lose loss lost last less lens bless dress dresses press cress stress tress tee tees tea
-team tear dark darn dart bark barn park part card cart hard harm farm yarn near neat neck
-nice line lines lined linen liner lion loin long song tong longs lone tone tons tore torn
-sore sort soft loft left lift list lest best bust must gust dust just rust rush brush blush
-plush plus pluse slim slip slit slid slide side sides wide wider widen tide tied tier tile
-tire fire five fine find kind kid kit knit knot knots note nots pink punk pick pack peck
-navy wavy gravy neon noon moon mood good gold bold cold colt told toll tall till fill
-mall malt belt bolt boat coat goat moat coast coats beat bead bear dear tear gear rear
-wear were here there their these those then than that this thus solo soul sole slob
-cap caps cape capes crop crops drop drops stop top tops toe toes ties tie dye dyed dyes
-flow flows flower flowers floor flood blood brood broad board bead beads bird birds
-plain plaid plead braid bride pride prude print prints pint points point paint
-floral flora coral moral mural sheep cheap cheek check checks chick chic choc
-buttons formal patterned patterns small same higher looks like shinier shiny shiner lower
-around buttoned necked blouse blouses dressy fuller leather letter gown gowns contains girly
-both rounded tiny wars four shades draping decorative figures game theme deeply pure waste
-jeans shape sports cartoonish cool rock earth love mainly thigh skin lots peplum better outs
-sportier cami pictured from manly designed photographic glasses cast printing blousy silky
-satin ruffle ruffles ruffled frills pleated sequin sequins belted fancy casual sexy sexier
-simple cute pretty flare flared skater wrap zipper hood hoodie pocket pockets cotton silk
-velvet wool jersey lighter darker taller smaller bigger larger thicker thinner lower showing
-colors colours coloring shown shows sleeve sleeves""".split())
+_REAL_WORDS = frozenset(lexicon.REAL_WORDS.split())
 
 
 @dataclass(frozen=True)
@@ -120,7 +93,9 @@ class CaptionReader:
         self._choices = sorted(w for w in self.known_words if len(w) >= 4 and w.isalpha())
 
     @classmethod
-    def for_vocabulary(cls, entries: Iterable[object], facet_of: Mapping[str, str]) -> CaptionReader:
+    def for_vocabulary(
+        cls, entries: Iterable[object], facet_of: Mapping[str, str]
+    ) -> CaptionReader:
         """A reader that also knows a project vocabulary's terms for its facet values."""
         extra: dict[str, tuple[str, str]] = {}
         for entry in entries:
@@ -149,8 +124,12 @@ class CaptionReader:
         return out
 
     def _correct(self, token: str) -> str:
-        if (token in self.known_words or token in _REAL_WORDS or len(token) < 4
-                or not token.isalpha()):
+        if (
+            token in self.known_words
+            or token in _REAL_WORDS
+            or len(token) < 4
+            or not token.isalpha()
+        ):
             return token
         single = singular(token)
         if single and single in self.known_words:
@@ -193,8 +172,6 @@ def _tokens(text: str) -> list[str]:
     return [t.strip("'") for t in _TOKEN.findall(folded) if t.strip("'")]
 
 
-_BRIGHT_ADJECTIVES = {"dark", "darker", "light", "lighter", "brighter", "paler", "colorful",
-                      "colourful", "more colorful", "bright colored", "brightly colored"}
 _ALONE_MODIFIERS = {"dark"}  # "dark purple" is purple; "dark" alone is a darker colour
 
 
@@ -216,11 +193,18 @@ def _interpret(matches: Sequence[_Match], tokens: Sequence[str]) -> list[Request
             if match.facet in ("lightness", "colorful"):
                 next_word = tokens[match.end] if match.end < len(tokens) else ""
                 after = tokens[match.end + 1] if match.end + 1 < len(tokens) else ""
-                if next_word in detail or (after in detail and next_word not in ("and", "with")
-                                           and (following is None or following.start > match.end)):
+                if next_word in detail or (
+                    after in detail
+                    and next_word not in ("and", "with")
+                    and (following is None or following.start > match.end)
+                ):
                     continue  # "a brighter logo", "a colorful slogan": about a detail
-                if (match.phrase in _ALONE_MODIFIERS and following is not None
-                        and following.start == match.end and following.facet == "color"):
+                if (
+                    match.phrase in _ALONE_MODIFIERS
+                    and following is not None
+                    and following.start == match.end
+                    and following.facet == "color"
+                ):
                     continue  # "dark purple" names a colour; no lightness request
             if modifier in ("less", "neg"):
                 direction = "less" if direction == "more" else "more"
@@ -229,11 +213,16 @@ def _interpret(matches: Sequence[_Match], tokens: Sequence[str]) -> list[Request
         value = match.value or ""
         if modifier == "less":
             continue  # "less red", "less text": asks for nothing
-        if (match.facet == "color" and following is not None and following.facet == "color"
-                and following.kind == "is" and following.start == match.end + 1
-                and tokens[match.end] == "and"
-                and (value, following.value) in lexicon.PAIRS
-                and _not_followed_by_color(matches, index + 1)):
+        if (
+            match.facet == "color"
+            and following is not None
+            and following.facet == "color"
+            and following.kind == "is"
+            and following.start == match.end + 1
+            and tokens[match.end] == "and"
+            and (value, following.value) in lexicon.PAIRS
+            and _not_followed_by_color(matches, index + 1)
+        ):
             value = lexicon.PAIRS[(value, following.value or "")]
             out.append(Request("color", "not" if modifier == "neg" else "is", value))
             matches = [*matches[: index + 1], *matches[index + 2 :]]  # consume the pair
@@ -245,7 +234,7 @@ def _interpret(matches: Sequence[_Match], tokens: Sequence[str]) -> list[Request
 
 
 def _not_followed_by_color(matches: Sequence[_Match], index: int) -> bool:
-    """"black and white" is the pair value unless a third colour follows in the same list."""
+    """ "black and white" is the pair value unless a third colour follows in the same list."""
     nxt = matches[index + 1] if index + 1 < len(matches) else None
     return not (nxt is not None and nxt.facet == "color" and nxt.start <= matches[index].end + 1)
 

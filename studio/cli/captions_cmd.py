@@ -12,7 +12,8 @@ from studio.errors import StudioError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     captions = subparsers.add_parser(
-        "captions", help="read relative captions into requests",
+        "captions",
+        help="read relative captions into requests",
         description="Tools for relative captions.",
     )
     sub = captions.add_subparsers(dest="captions_command", metavar="ACTION", required=True)
@@ -24,10 +25,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "graphic, more/less on length, sleeve, lightness, fit and colorful.",
     )
     read.add_argument("texts", nargs="*", metavar="TEXT", help="captions to read")
-    read.add_argument("--file", type=Path, help="a text file with one caption per line "
-                      "('-' for standard input)")
-    read.add_argument("--json", action="store_true",
-                      help='one {"text": ..., "requests": [...]} JSON object per line')
+    read.add_argument(
+        "--file", type=Path, help="a text file with one caption per line ('-' for standard input)"
+    )
+    read.add_argument(
+        "--json",
+        action="store_true",
+        help='one {"text": ..., "requests": [...]} JSON object per line',
+    )
     read.set_defaults(func=run_read)
 
 

@@ -35,8 +35,10 @@ def reads(text: str) -> set[tuple[str, str, str | None]]:
         ("less red", set()),
         ("more red", {("color", "is", "red")}),
         ("black and white", {("color", "is", "black and white")}),
-        ("red with white dots",
-         {("color", "is", "red"), ("color", "is", "white"), ("pattern", "is", "polka dot")}),
+        (
+            "red with white dots",
+            {("color", "is", "red"), ("color", "is", "white"), ("pattern", "is", "polka dot")},
+        ),
         ("a darker pink", {("color", "is", "pink"), ("lightness", "less", None)}),
         ("dark purple", {("color", "is", "purple")}),
         ("is dark", {("lightness", "less", None)}),
@@ -64,8 +66,11 @@ def test_typos_are_read_by_intent_but_real_words_are_left_alone() -> None:
 
 def test_several_values_of_one_facet_are_all_kept() -> None:
     said = reads("black and white with red letters")
-    assert {("color", "is", "black and white"), ("color", "is", "red"),
-            ("graphic", "is", "text print")} == said
+    assert {
+        ("color", "is", "black and white"),
+        ("color", "is", "red"),
+        ("graphic", "is", "text print"),
+    } == said
 
 
 def test_every_value_the_lexicon_gives_is_a_facet_value() -> None:
@@ -80,8 +85,9 @@ def test_a_project_vocabulary_adds_its_own_spellings() -> None:
     assert Request("color", "is", "orange") in reader.read("is blood orange")
 
 
-def test_captions_read_prints_one_json_line_per_caption(capsys: pytest.CaptureFixture,
-                                                        tmp_path: Path) -> None:
+def test_captions_read_prints_one_json_line_per_caption(
+    capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
     lines = tmp_path / "captions.txt"
     lines.write_text("is shorter\nhas no logo\n", encoding="utf-8")
     assert main(["captions", "read", "--json", "--file", str(lines)]) == 0
