@@ -163,8 +163,8 @@ def constraint_bonus(
 
     ``values[facet]`` holds each item's value of that facet (``None`` if unknown), all
     arrays aligned with the items being ranked. A plain string constraint wants that value.
-    A ``Constraint`` wants one of its values and none of its excluded ones (an excluded
-    value only costs: "not red" says nothing in favour of any other colour), or, when
+    A ``Constraint`` wants one of its values and none of its excluded ones (with no wanted
+    value, any known value other than the excluded ones satisfies it), or, when
     comparative, a value above (``more``) or below (``less``) its anchor: ``values`` then
     holds floats (the scale position or the measure, NaN if unknown), and an item within
     the facet's margin of the anchor counts as not satisfying it.
@@ -190,7 +190,11 @@ def constraint_bonus(
             match = _equals_any(column, wanted.wanted)
             bonus = bonus + weight * match - weight * (known & ~match)
         if wanted.excluded:
-            bonus = bonus - weight * _equals_any(column, wanted.excluded)
+            banned = _equals_any(column, wanted.excluded)
+            if wanted.wanted:
+                bonus = bonus - weight * banned
+            else:
+                bonus = bonus + weight * (known & ~banned) - weight * banned
     return bonus
 
 
