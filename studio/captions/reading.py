@@ -193,6 +193,14 @@ def _interpret(matches: Sequence[_Match], tokens: Sequence[str]) -> list[Request
             if match.facet in ("lightness", "colorful"):
                 next_word = tokens[match.end] if match.end < len(tokens) else ""
                 after = tokens[match.end + 1] if match.end + 1 < len(tokens) else ""
+                if (
+                    following is not None
+                    and following.facet == "color"
+                    and following.start == match.end
+                    and following.end < len(tokens)
+                    and tokens[following.end] in detail
+                ):
+                    continue  # "lighter blue stripes": the stripes' colour, not the garment's
                 if next_word in detail or (
                     after in detail
                     and next_word not in ("and", "with")
