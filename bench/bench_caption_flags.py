@@ -23,8 +23,11 @@ from bench.report import markdown_table, write_section  # noqa: E402
 
 # ../shared/fixtures beside the checkout (or beside a folder of worktrees).
 FIXTURES = next(
-    (p / "shared" / "fixtures" for p in Path(__file__).resolve().parents[1:4]
-     if (p / "shared" / "fixtures").is_dir()),
+    (
+        p / "shared" / "fixtures"
+        for p in Path(__file__).resolve().parents[1:4]
+        if (p / "shared" / "fixtures").is_dir()
+    ),
     Path(__file__).resolve().parents[2] / "shared" / "fixtures",
 )
 KINDS = ("empty", "short", "colour_conflict", "contradiction", "duplicate")

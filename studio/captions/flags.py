@@ -143,8 +143,18 @@ def colours(text: str) -> set[str]:
 
 # Colours two people may both use for one garment; within a family there is no conflict.
 COLOUR_FAMILIES = (
-    {"blue", "navy", "light blue", "sky blue", "royal blue", "indigo", "teal", "turquoise",
-     "aqua", "cyan"},
+    {
+        "blue",
+        "navy",
+        "light blue",
+        "sky blue",
+        "royal blue",
+        "indigo",
+        "teal",
+        "turquoise",
+        "aqua",
+        "cyan",
+    },
     {"grey", "silver", "charcoal", "light grey", "dark grey", "taupe"},
     {"white", "cream", "ivory", "beige", "champagne", "nude", "light grey", "silver"},
     {"beige", "tan", "khaki", "camel", "nude", "taupe", "brown", "cream"},
@@ -160,12 +170,63 @@ COLOUR_FAMILIES = (
 # A colour said of one of these is a part's colour ("red letters"), so two captions may
 # name different colours without contradicting each other.
 PART_WORDS = {
-    "logo", "letters", "lettering", "words", "writing", "text", "print", "graphic", "design",
-    "designs", "image", "picture", "collar", "sleeves", "sleeve", "trim", "stripes", "stripe",
-    "dots", "flowers", "belt", "buttons", "straps", "pattern", "accents", "lace", "top",
-    "bottom", "skirt", "waist", "neckline", "hem", "band", "bands", "panel", "panels",
-    "details", "detail", "lining", "bow", "shoes", "font", "sides", "front", "back",
-    "decal", "stitching", "embroidery", "gloves", "pants", "jacket", "shorts", "leggings", "scarf", "hat", "cardigan", "vest",
+    "logo",
+    "letters",
+    "lettering",
+    "words",
+    "writing",
+    "text",
+    "print",
+    "graphic",
+    "design",
+    "designs",
+    "image",
+    "picture",
+    "collar",
+    "sleeves",
+    "sleeve",
+    "trim",
+    "stripes",
+    "stripe",
+    "dots",
+    "flowers",
+    "belt",
+    "buttons",
+    "straps",
+    "pattern",
+    "accents",
+    "lace",
+    "top",
+    "bottom",
+    "skirt",
+    "waist",
+    "neckline",
+    "hem",
+    "band",
+    "bands",
+    "panel",
+    "panels",
+    "details",
+    "detail",
+    "lining",
+    "bow",
+    "shoes",
+    "font",
+    "sides",
+    "front",
+    "back",
+    "decal",
+    "stitching",
+    "embroidery",
+    "gloves",
+    "pants",
+    "jacket",
+    "shorts",
+    "leggings",
+    "scarf",
+    "hat",
+    "cardigan",
+    "vest",
 }
 OPPOSITE = {"more": "less", "less": "more"}
 
@@ -194,8 +255,9 @@ def garment_colours(requests: list[Request], text: str) -> list[str]:
     return out
 
 
-def colour_conflict(mine: list[Request], theirs: list[Request], text: str, other: str
-                    ) -> tuple[str, str] | None:
+def colour_conflict(
+    mine: list[Request], theirs: list[Request], text: str, other: str
+) -> tuple[str, str] | None:
     """Each caption gives the garment one colour and the two cannot be the same colour."""
     a, b = garment_colours(mine, text), garment_colours(theirs, other)
     if len(a) != 1 or len(b) != 1:
@@ -217,8 +279,9 @@ def opposite_requests(mine: list[Request], theirs: list[Request]) -> str | None:
             if request.op in OPPOSITE and their.op == OPPOSITE[request.op]:
                 return f"{request.op} {request.facet} here, {their.op} {request.facet}"
             if {request.op, their.op} == {"is", "not"} and request.value == their.value:
-                return (f"{request.facet} {request.op} {request.value} here, "
-                        f"{their.op} {their.value}")
+                return (
+                    f"{request.facet} {request.op} {request.value} here, {their.op} {their.value}"
+                )
     return None
 
 
@@ -265,8 +328,10 @@ def text_flags(
         opposite = opposite_requests(mine, theirs)
         if opposite is not None:
             flags.append(
-                Flag("contradiction",
-                     f"Contradicts the other caption: {opposite} in \u201c{other}\u201d.")
+                Flag(
+                    "contradiction",
+                    f"Contradicts the other caption: {opposite} in \u201c{other}\u201d.",
+                )
             )
             break
     if any(normalise(other) == normalise(text) for other in others):

@@ -46,8 +46,7 @@ def measure_pixels(rgb: np.ndarray) -> tuple[float, float]:
     linear = garment / 255.0
     linear = np.where(linear <= 0.04045, linear / 12.92, ((linear + 0.055) / 1.055) ** 2.4)
     luminance = linear @ np.array([0.2126, 0.7152, 0.0722])
-    lstar = np.where(luminance > 216 / 24389, 116 * np.cbrt(luminance) - 16,
-                     luminance * 24389 / 27)
+    lstar = np.where(luminance > 216 / 24389, 116 * np.cbrt(luminance) - 16, luminance * 24389 / 27)
     r, g, b = garment[:, 0], garment[:, 1], garment[:, 2]
     rg, yb = r - g, 0.5 * (r + g) - b
     colourfulness = np.hypot(rg.std(), yb.std()) + 0.3 * np.hypot(rg.mean(), yb.mean())
@@ -89,8 +88,9 @@ class ImageMeasures:
             json.dump(cache, out)
         os.replace(name, self.file)  # atomic: a reader never sees half a file
 
-    def ensure(self, progress: ProgressCallback = no_progress,
-               cancel: CancelToken | None = None) -> dict[str, tuple[float, float]]:
+    def ensure(
+        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
+    ) -> dict[str, tuple[float, float]]:
         """image id → (lightness, colourfulness) for every readable image."""
         if self._by_id is not None:
             return self._by_id
@@ -110,7 +110,8 @@ class ImageMeasures:
             self._save_cache(cache)
         self._by_id = {
             image_id: (float(cache[digest][0]), float(cache[digest][1]))
-            for image_id, digest in hashes.items() if digest in cache
+            for image_id, digest in hashes.items()
+            if digest in cache
         }
         return self._by_id
 
@@ -122,5 +123,6 @@ class ImageMeasures:
         """Each id's measure, NaN where the image could not be read."""
         by_id = self.ensure()
         at = MEASURES.index(measure)
-        return np.array([by_id[i][at] if i in by_id else np.nan for i in image_ids],
-                        dtype=np.float64)
+        return np.array(
+            [by_id[i][at] if i in by_id else np.nan for i in image_ids], dtype=np.float64
+        )

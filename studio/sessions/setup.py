@@ -69,6 +69,6 @@ def load_session_context(
     facets = project_facets(project, facet_map)
     reader = CaptionReader.for_vocabulary(entries, facet_map.facet_of)
     measures = ImageMeasures(project)  # lightness/colourfulness, measured once per image
-    measures.ensure(lambda _done, _total, message: progress(2, 3, message), cancel)
+    measures.ensure(lambda _done, _total, message="": progress(2, 3, message), cancel)
     progress(3, 3, "Ready")
     return SessionContext(project, model_name, index, facet_map, facets, reader, measures)

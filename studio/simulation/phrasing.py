@@ -35,28 +35,65 @@ SAYINGS: dict[str, dict[str, tuple[str, ...]]] = {
         "brown": ("is brown", "brown", "is chocolate", "is brown colored", "is coffee colored"),
     },
     "pattern": {
-        "solid": ("is solid", "is a solid color", "has no pattern", "is one color",
-                  "is plain colored"),
-        "striped": ("is striped", "has stripes", "with stripes", "has lines across it",
-                    "is stripy"),
+        "solid": (
+            "is solid",
+            "is a solid color",
+            "has no pattern",
+            "is one color",
+            "is plain colored",
+        ),
+        "striped": (
+            "is striped",
+            "has stripes",
+            "with stripes",
+            "has lines across it",
+            "is stripy",
+        ),
         "polka dot": ("has polka dots", "has dots", "is dotted", "is spotty", "with little dots"),
         "floral": ("is floral", "has flowers", "is flowery", "has a flower print", "is botanical"),
-        "plaid": ("is plaid", "is tartan", "has a plaid pattern", "is checkered",
-                  "is a lumberjack check"),
+        "plaid": (
+            "is plaid",
+            "is tartan",
+            "has a plaid pattern",
+            "is checkered",
+            "is a lumberjack check",
+        ),
     },
     "sleeve": {
-        "sleeveless": ("is sleeveless", "has no sleeves", "without sleeves", "is a tank style",
-                       "shows the arms"),
-        "short sleeve": ("has short sleeves", "is short sleeved", "has short-sleeves",
-                         "has t-shirt sleeves"),
-        "long sleeve": ("has long sleeves", "is long sleeved", "has full sleeves",
-                        "covers the arms"),
+        "sleeveless": (
+            "is sleeveless",
+            "has no sleeves",
+            "without sleeves",
+            "is a tank style",
+            "shows the arms",
+        ),
+        "short sleeve": (
+            "has short sleeves",
+            "is short sleeved",
+            "has short-sleeves",
+            "has t-shirt sleeves",
+        ),
+        "long sleeve": (
+            "has long sleeves",
+            "is long sleeved",
+            "has full sleeves",
+            "covers the arms",
+        ),
     },
     "neckline": {
-        "crew neck": ("has a crew neck", "has a round neck", "is crewneck", "has a high round collar line"),
+        "crew neck": (
+            "has a crew neck",
+            "has a round neck",
+            "is crewneck",
+            "has a high round collar line",
+        ),
         "v-neck": ("has a v-neck", "has a v neck", "is vneck", "has a deep v"),
-        "scoop neck": ("has a scoop neck", "has a scooped neckline", "has a u shaped neck",
-                       "has a low round neck"),
+        "scoop neck": (
+            "has a scoop neck",
+            "has a scooped neckline",
+            "has a u shaped neck",
+            "has a low round neck",
+        ),
         "collar": ("has a collar", "is collared", "with a collar", "has a button collar"),
     },
     "length": {
@@ -74,38 +111,80 @@ SAYINGS: dict[str, dict[str, tuple[str, ...]]] = {
         "loose fit": ("is loose", "is loose fitting", "is baggy", "is relaxed", "is oversized"),
     },
     "graphic": {
-        "plain front": ("is plain", "has no graphic", "has nothing printed on it",
-                        "has a plain front"),
-        "graphic print": ("has a graphic", "has a picture on it", "has an image on the front",
-                          "has a cool print"),
-        "text print": ("has words on it", "has writing", "has text on the front",
-                       "has lettering", "says something"),
+        "plain front": (
+            "is plain",
+            "has no graphic",
+            "has nothing printed on it",
+            "has a plain front",
+        ),
+        "graphic print": (
+            "has a graphic",
+            "has a picture on it",
+            "has an image on the front",
+            "has a cool print",
+        ),
+        "text print": (
+            "has words on it",
+            "has writing",
+            "has text on the front",
+            "has lettering",
+            "says something",
+        ),
     },
 }
 # direction -> facet -> phrasings of "more"/"less" relative to the reference
 COMPARING: dict[str, dict[str, tuple[str, ...]]] = {
     "more": {
-        "length": ("is longer", "longer", "is a bit longer", "has a longer hem",
-                   "is much longer"),
-        "sleeve": ("has longer sleeves", "longer sleeved", "with longer sleeves",
-                   "has more sleeve"),
+        "length": ("is longer", "longer", "is a bit longer", "has a longer hem", "is much longer"),
+        "sleeve": (
+            "has longer sleeves",
+            "longer sleeved",
+            "with longer sleeves",
+            "has more sleeve",
+        ),
         "fit": ("is tighter", "is more fitted", "is slimmer", "fits tighter", "is snugger"),
-        "lightness": ("is lighter", "is lighter in color", "is brighter", "is a paler color",
-                      "lighter"),
+        "lightness": (
+            "is lighter",
+            "is lighter in color",
+            "is brighter",
+            "is a paler color",
+            "lighter",
+        ),
     },
     "less": {
-        "length": ("is shorter", "shorter", "is a bit shorter", "has a shorter length",
-                   "is much shorter"),
-        "sleeve": ("has shorter sleeves", "shorter sleeved", "with shorter sleeves",
-                   "has less sleeve"),
+        "length": (
+            "is shorter",
+            "shorter",
+            "is a bit shorter",
+            "has a shorter length",
+            "is much shorter",
+        ),
+        "sleeve": (
+            "has shorter sleeves",
+            "shorter sleeved",
+            "with shorter sleeves",
+            "has less sleeve",
+        ),
         "fit": ("is looser", "is more flowy", "is baggier", "is a looser fit", "is roomier"),
-        "lightness": ("is darker", "is a darker color", "is darker in color", "darker",
-                      "is a deeper shade"),
+        "lightness": (
+            "is darker",
+            "is a darker color",
+            "is darker in color",
+            "darker",
+            "is a deeper shade",
+        ),
     },
 }
 NEGATING = ("is not {v}", "isn't {v}", "no {v}", "not {v}", "is no longer {v}")
-FILLERS = ("and is more elegant", "and looks nicer", "and is more casual", "and sexier",
-           "and is more modern", "and is shinier", "and is less formal")
+FILLERS = (
+    "and is more elegant",
+    "and looks nicer",
+    "and is more casual",
+    "and sexier",
+    "and is more modern",
+    "and is shinier",
+    "and is less formal",
+)
 CONNECTORS = (" and ", ", ", " and ", " and it ", ". It ")
 OPENERS = ("", "", "", "it ", "I want one that ", "the one I want ", "something that ")
 
@@ -138,10 +217,20 @@ def say(facet: str, value: str, rng: random.Random) -> str | None:
 
 
 def negate(facet: str, value: str, rng: random.Random) -> str | None:
-    """"isn't striped": what the current item has and the target does not."""
-    spoken = {"solid": "solid", "striped": "striped", "polka dot": "dotted", "floral": "floral",
-              "plaid": "plaid", "sleeveless": "sleeveless", "loose fit": "loose",
-              "plain front": "plain", "cropped": "cropped", "slim fit": "fitted"}
+    """ "isn't striped": what the current item has and the target does not."""
+    spoken = {
+        "solid": "solid",
+        "striped": "striped",
+        "polka dot": "dotted",
+        "floral": "floral",
+        "plaid": "plaid",
+        "sleeveless": "sleeveless",
+        "loose fit": "loose",
+        "plain front": "plain",
+        "cropped": "cropped",
+        "slim fit": "fitted",
+    }
+    word: str | None
     if facet == "color":
         word = value
     elif facet == "graphic" and value in ("graphic print", "text print"):

@@ -27,8 +27,11 @@ def _length(context, image_id: str) -> int:
 
 
 def test_shorter_prefers_items_shorter_than_the_reference(context) -> None:
-    dresses = [i.id for i in context.project.iter_images(category="dress")
-               if context.facets.get(i.id, {}).get("length") in ("midi", "maxi")]
+    dresses = [
+        i.id
+        for i in context.project.iter_images(category="dress")
+        if context.facets.get(i.id, {}).get("length") in ("midi", "maxi")
+    ]
     reference = dresses[0]
     session = context.new_session("history", k=10, category="dress")
     turn = session.composed_turn("is shorter", reference_id=reference)
@@ -63,8 +66,9 @@ def test_not_excludes_and_a_later_turn_overrides_the_same_facet(context) -> None
     colours = sorted({f["color"] for f in context.facets.values() if "color" in f})
     banned, wanted = colours[0], colours[1]
     session = context.new_session("history", k=20)
-    first = session.composed_turn(f"is not {banned} and is shorter",
-                                  reference_id=next(iter(context.facets)))
+    first = session.composed_turn(
+        f"is not {banned} and is shorter", reference_id=next(iter(context.facets))
+    )
     assert banned not in {context.facets[h.id].get("color") for h in first.results[:5]}
     assert f"colour \u2260 {banned}" in first.wants
     session.choose(first.results[0].id)
