@@ -114,8 +114,8 @@ def test_realistic_typos_come_at_the_stated_rate() -> None:
     from studio.simulation.phrasing import misspell
 
     words = ["sleeves"] * 2000
-    changed = sum(a != b for a, b in zip(words, misspell(" ".join(words), 0.1,
-                                                        random.Random(0)).split(" ")))
+    typed = misspell(" ".join(words), 0.1, random.Random(0)).split(" ")
+    changed = sum(a != b for a, b in zip(words, typed, strict=True))
     assert 150 < changed < 250
 
 
