@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     for (simulator, strategy), result in composed.items():
         if strategy == "history":
             samples += [" / ".join(t for t in texts if t) for texts in result.texts[:3]]
+            samples = list(dict.fromkeys(samples))
         per_turn = result.per_turn()
         for t in turns:
             row = per_turn[t - 1]

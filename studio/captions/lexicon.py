@@ -190,10 +190,10 @@ _comparatives("length", "less", (
 ))
 _comparatives("sleeve", "more", (
     "longer sleeves", "longer sleeve", "longer sleeved", "has sleeves", "with sleeves",
-    "sleeved", "have sleeves", "more sleeves", "longer arms", "has arms",
+    "sleeved", "have sleeves", "more sleeves", "more sleeve", "longer arms", "has arms",
 ))
 _comparatives("sleeve", "less", (
-    "shorter sleeves", "shorter sleeve", "shorter sleeved", "less sleeves", "smaller sleeves",
+    "shorter sleeves", "shorter sleeve", "shorter sleeved", "less sleeves", "less sleeve", "smaller sleeves",
     "shorter arms",
 ))
 _comparatives("lightness", "more", (
@@ -234,7 +234,7 @@ NEGATIONS = (
     "no", "not", "without", "non", "isn't", "isnt", "doesn't", "doesnt", "don't", "dont",
     "lacks", "lacking", "minus", "nor", "never", "instead of", "rather than", "has not",
     "does not have", "doesn't have", "doesnt have", "not have", "removed", "remove",
-    "lose", "no more", "free of",
+    "lose", "no more", "free of", "no longer", "not anymore",
 )
 MORE_WORDS = ("more", "extra", "much more", "even more", "slightly more", "a bit more")
 LESS_WORDS = ("less", "fewer", "slightly less", "a bit less", "much less")
@@ -253,7 +253,7 @@ PAIRS = {("black", "white"): "black and white", ("white", "black"): "black and w
 # Real words near a known word, never "corrected" into it ("back" is not "black",
 # "peplum" not "plum"). Rare words outside this list may be read as typos.
 REAL_WORDS = """back bled blade lack black lace laced lacy face plan plant plans pain paint plate slack
-sleek sheer shear shirt shirts skirt skirts short shorts sport sporty spot stripes
+past pass paste sleek sheer shear shirt shirts skirt skirts short shorts sport sporty spot stripes
 trim tanks thank think thin thing things tight light night right sight fight might
 white while whale whole wine wire wise word work worn ward warm wore more mere mode moda
 lose loss lost last less lens bless dress dresses press cress stress tress tee tees tea

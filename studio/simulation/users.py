@@ -180,7 +180,8 @@ class AttributeDifferenceUser:
                 phrase = phrasing.compare(way[0], way[1], rng)
                 if facet == "color" and rng.random() < 0.4:  # "is a darker navy"
                     phrase = f"is a {'lighter' if way[1] == 'more' else 'darker'} {value}"
-            if phrase is None and rng.random() < self.negation:
+            negatable = facet != "graphic" or value == "plain front"  # "no print" ≠ another
+            if phrase is None and negatable and rng.random() < self.negation:
                 negated = phrasing.negate(facet, current[facet], rng)
                 if negated is not None:
                     said = phrasing.say(facet, value, rng)

@@ -52,6 +52,7 @@ def reads(text: str) -> set[tuple[str, str, str | None]]:
         ("all black", {("color", "is", "black"), ("pattern", "is", "solid")}),
         ("is sexier and more elegant", set()),
         ("is gayer", set()),
+        ("is no longer dotted", {("pattern", "not", "polka dot")}),
     ],
 )
 def test_reads_the_examples_of_the_reading_page(text: str, expected: set) -> None:
