@@ -162,7 +162,7 @@ class RetrievalSession:
         constraints = constraints_from_requests(
             requests, self.facets.get(reference or "", {}),
             lambda measure: self._measure(reference, measure),
-            self._anchor_label(reference, reference_id),
+            self._anchor_label(reference),
         )
         asked = _first_values(requests)
         # What a combination keeps is also said in words, so the vector moves toward it.
@@ -274,11 +274,9 @@ class RetrievalSession:
             return None
         return self.measures.value(image_id, measure)
 
-    def _anchor_label(self, reference: str | None, given: str | None) -> str:
+    def _anchor_label(self, reference: str | None) -> str:
         """How the timeline names the item a comparative is relative to."""
-        if reference is None:
-            return "the reference"
-        if given is None:
+        if reference is not None:
             for number in range(len(self.turns), 0, -1):
                 if self.item_of_turn(number) == reference:
                     return f"turn {number}'s item"
