@@ -69,9 +69,10 @@ class RunConfig:
 
     @property
     def label(self) -> str:
+        suffix = "" if self.users == "realistic" else f"/{self.users} users"
         if self.simulator == "chat":
-            return f"chat/{self.questioner}"
-        return f"{self.strategy}/{self.simulator}"
+            return f"chat/{self.questioner}{suffix}"
+        return f"{self.strategy}/{self.simulator}{suffix}"
 
 
 @dataclass
