@@ -126,3 +126,13 @@ def test_realistic_chat_answers_are_read_back_to_the_value() -> None:
     for facet in ("sleeve", "pattern"):
         said = {r.value for s in range(10) for r in read_caption(answerer.answer(facet, TARGET))}
         assert TARGET[facet] in said
+
+
+def test_an_unknown_user_style_is_one_clear_error() -> None:
+    from studio.errors import StudioError
+    from studio.simulation.runner import RunConfig
+
+    with pytest.raises(StudioError, match="available user styles are: catalog, realistic"):
+        RunConfig(users="robots")
+    assert RunConfig().users == "realistic" and RunConfig(users="catalog").label.endswith(
+        "catalog users")
