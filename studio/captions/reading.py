@@ -115,6 +115,17 @@ class CaptionReader:
 
     __call__ = read
 
+    def affirmative_text(self, text: str) -> str:
+        """The text without its negated phrases ("is blue, not red" → "is blue"), for a
+        text encoder: CLIP-like encoders read "not red" as much like "red"."""
+        tokens = [self._correct(t) for t in _tokens(text)]
+        negated: list[range] = []
+        _interpret(self._matches(tokens), tokens, negated)
+        if not negated:
+            return text
+        dropped = {i for span in negated for i in span}
+        return " ".join(t for i, t in enumerate(tokens) if i not in dropped)
+
     def facets(self, text: str) -> dict[str, str]:
         """The first ``is`` value per facet: the old one-value-per-facet reading."""
         out: dict[str, str] = {}
@@ -179,7 +190,10 @@ def _tokens(text: str) -> list[str]:
 _ALONE_MODIFIERS = {"dark"}  # "dark purple" is purple; "dark" alone is a darker colour
 
 
-def _interpret(matches: Sequence[_Match], tokens: Sequence[str]) -> list[Request]:
+def _interpret(
+    matches: Sequence[_Match], tokens: Sequence[str], negated: list[range] | None = None
+) -> list[Request]:
+    """The requests; ``negated`` collects the token ranges of "not <value>" phrases."""
     out: list[Request] = []
     pending: _Match | None = None  # the last negation / more / less word not yet used
     detail = set(lexicon.DETAIL_NOUNS)
@@ -191,6 +205,8 @@ def _interpret(matches: Sequence[_Match], tokens: Sequence[str]) -> list[Request
         modifier = None
         if pending is not None and _reaches(pending, match, tokens):
             modifier = pending.kind
+            if modifier == "neg" and match.kind == "is" and negated is not None:
+                negated.append(range(pending.start, match.end))
         pending = None
         if match.kind == "cmp":
             direction = match.value

@@ -81,6 +81,7 @@ class RetrievalSession:
         read_text_facets: TextFacetReader | None = None,
         read_requests: RequestReader | None = None,
         measures: ImageMeasures | None = None,
+        encoder_text: Callable[[str], str] | None = None,
         mode: Mode = "composed",
         target_id: str | None = None,
         k: int = 50,
@@ -90,7 +91,9 @@ class RetrievalSession:
     ) -> None:
         """``read_requests`` is the caption reader (``studio.captions.reading``); a plain
         ``read_text_facets`` (text → {facet: value}) still works for callers that have
-        only values. ``measures`` supplies lightness and colourfulness for "darker",
+        only values. ``encoder_text`` rewrites a text before it is encoded (the reader's
+        ``affirmative_text`` drops "not red", which encoders read much like "red").
+        ``measures`` supplies lightness and colourfulness for "darker",
         "lighter", "more colourful"; without it those requests are shown but not used.
         ``shared_cache`` lets sessions over one index share per-gallery arrays."""
         self.index = index
@@ -101,6 +104,7 @@ class RetrievalSession:
             read_requests = lambda text: [Request(f, "is", v) for f, v in values(text).items()]  # noqa: E731
         self.read_requests = read_requests
         self.measures = measures
+        self.encoder_text = encoder_text
         self.mode = mode
         self.target_id = target_id
         self.k = k
@@ -166,7 +170,7 @@ class RetrievalSession:
         )
         asked = _first_values(requests)
         # What a combination keeps is also said in words, so the vector moves toward it.
-        phrase = ", ".join([parsed.text, *kept.values()]).strip(", ")
+        phrase = ", ".join([self._affirmative(parsed.text), *kept.values()]).strip(", ")
         encode_started = time.perf_counter()
         text_vector = self.index.text_vectors([phrase])[0] if phrase else None
         reference_vector = self.index.image_vector(reference) if reference else None
@@ -200,7 +204,8 @@ class RetrievalSession:
                 requests = [*requests, Request(question.facet, "is", answer_text.lower())]
                 constraints[question.facet] = Constraint(question.facet, (answer_text.lower(),))
         asked = _first_values(requests)
-        phrase = answer_text if question is None else f"{answer_text} {question.facet}"
+        affirmative = self._affirmative(answer_text) or answer_text
+        phrase = affirmative if question is None else f"{affirmative} {question.facet}"
         vector = self.index.text_vectors([phrase])[0]
         turn_input = TurnInput(None, vector, constraints)
         query = self.strategy.compose([*self._inputs, turn_input])
@@ -268,6 +273,10 @@ class RetrievalSession:
                 labels = [self.facets.get(name or "", {}).get(facet) for name in names]
                 self._columns[key] = constraint_column(facet, constraint, labels)
         return self._columns[key]
+
+    def _affirmative(self, text: str) -> str:
+        """The text for the encoder: without negated phrases when a reader can tell."""
+        return self.encoder_text(text) if text and self.encoder_text is not None else text
 
     def _measure(self, image_id: str | None, measure: str) -> float | None:
         if self.measures is None or image_id is None:

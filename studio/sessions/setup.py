@@ -43,7 +43,8 @@ class SessionContext:
     ) -> RetrievalSession:
         return RetrievalSession(
             self.index, make_strategy(strategy), facets=self.facets,
-            read_requests=self.reader.read, measures=self.measures, mode=mode, target_id=target_id, k=k,
+            read_requests=self.reader.read, measures=self.measures,
+            encoder_text=self.reader.affirmative_text, mode=mode, target_id=target_id, k=k,
             category=category, shared_cache=self.cache,
         )
 

@@ -104,3 +104,12 @@ def test_captions_read_prints_one_json_line_per_caption(
 def test_captions_read_without_input_is_one_clear_error(capsys: pytest.CaptureFixture) -> None:
     assert main(["captions", "read"]) == 2
     assert "Give at least one caption" in capsys.readouterr().err
+
+
+def test_the_affirmative_text_drops_only_negated_phrases() -> None:
+    from studio.captions.reading import default_reader
+
+    reader = default_reader()
+    assert reader.affirmative_text("is blue, not red") == "is blue"
+    assert reader.affirmative_text("has no sleeves") == "has no sleeves"  # = sleeveless
+    assert reader.affirmative_text("is shorter") == "is shorter"
