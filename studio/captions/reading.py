@@ -174,9 +174,7 @@ def _closest(token: str, choices: tuple[str, ...]) -> str | None:
     # rare real words ("peplum", "cami") as vocabulary words ("plum", "camo").
     # A four-letter word is only a typo of a word one letter longer or shorter ("blak").
     reach = 1 if len(token) <= 4 else 2
-    same_start = tuple(
-        c for c in choices if c[0] == token[0] and abs(len(c) - len(token)) <= reach
-    )
+    same_start = tuple(c for c in choices if c[0] == token[0] and abs(len(c) - len(token)) <= reach)
     close = difflib.get_close_matches(token, same_start, n=1, cutoff=cutoff)
     return close[0] if close else None
 
