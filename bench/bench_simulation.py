@@ -116,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
             "where the catalog's scales allow (length, sleeve, fit, colour lightness), 25 % "
             "negations of what the reference has, 1-3 facets a turn, paraphrases and "
             "out-of-vocabulary words, style words that carry nothing (15 %), and a typo in "
-            "3 % of the words of four letters or more. Sample dialogs: "
+            "3 % of the words of four letters or more, and a wrong value in 3 % of the phrases "
+            "(Fashion IQ's two annotators contradict each other on about 3.5 % of pairs, "
+            "see the caption flags). Sample dialogs: "
             + "; ".join(f"“{t}”" for t in samples[:4])
             if args.users == "realistic"
             else "Users: **catalog** (`--users catalog`): the catalog's own words in fixed "

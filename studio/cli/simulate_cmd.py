@@ -38,8 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     simulate.add_argument("--typo-rate", type=float, default=None,
                           help="chance of a typo per word of 4+ letters (realistic 0.03, "
                           "catalog 0)")
-    simulate.add_argument("--noise", type=float, default=0.0,
-                          help="chance that a phrase names a wrong value (0)")
+    simulate.add_argument("--noise", type=float, default=None,
+                          help="chance that a phrase names a wrong value (realistic 0.03, "
+                          "catalog 0)")
     _model_arguments(simulate)
     simulate.set_defaults(func=run_simulate)
 

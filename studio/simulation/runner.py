@@ -47,7 +47,7 @@ class RunConfig:
     split: str | None = "test"
     questioner: str = "infogain"
     comparative: float | None = None  # None: the users' preset (catalog 0.3, realistic 0.6)
-    noise: float = 0.0
+    noise: float | None = None  # None: the preset's (catalog 0, realistic 0.03)
     users: str = "realistic"  # how the simulated users speak: "realistic" or "catalog"
     typo_rate: float | None = None  # None: the preset's (catalog 0, realistic 0.03)
 
@@ -173,8 +173,7 @@ def _composed_dialog(context, session, config: RunConfig, target: str, start: st
                      values: dict[str, Sequence[str]], number: int):
     user_class = RetrospectiveUser if config.simulator == "retrospective" else \
         AttributeDifferenceUser
-    user = user_class(seed=config.seed * 100_003 + number, noise=config.noise,
-                      **_user_settings(config))
+    user = user_class(seed=config.seed * 100_003 + number, **_user_settings(config))
     truth = context.facets.get(target, {})
     history = [context.facets.get(start, {})]
     ranks: list[float | None] = []
@@ -236,6 +235,8 @@ def _user_settings(config: RunConfig) -> dict[str, Any]:
         settings["comparative"] = config.comparative
     if config.typo_rate is not None:
         settings["typo_rate"] = config.typo_rate
+    if config.noise is not None:
+        settings["noise"] = config.noise
     if config.users == "realistic":
         settings["max_facets"] = 3
     return settings

@@ -95,7 +95,7 @@ def test_realistic_users_speak_relative_negated_and_misspelt_but_true() -> None:
     from studio.simulation.users import preset
 
     texts = [AttributeDifferenceUser(seed=s, max_facets=3, style="realistic",
-                                     **{**preset("realistic"), "typo_rate": 0.0})
+                                     **{**preset("realistic"), "typo_rate": 0.0, "noise": 0.0})
              .describe(TARGET, CURRENT, VALUES) for s in range(60)]
     requests = [r for t in texts for r in read_caption(t)]
     ops = {r.op for r in requests}
