@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,8 +24,8 @@ def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, 
         cursor = project.db.execute(
             "INSERT INTO experiment_runs (kind, config, summary, ranks, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
-            [kind, json.dumps(summary.get("config", {})), json.dumps(summary),
-             json.dumps(ranks), utc_now()],
+            [kind, json.dumps(finite(summary.get("config", {}))), json.dumps(finite(summary)),
+             json.dumps(finite(ranks)), utc_now()],
         )
         record["entity_id"] = cursor.lastrowid
         record["after"] = {"kind": kind, "label": summary.get("label", kind)}
@@ -40,11 +41,23 @@ def list_runs(project: Project, kind: str | None = None) -> list[dict[str, Any]]
              "summary": json.loads(r["summary"])} for r in rows]
 
 
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinity replaced by None: JSON has no NaN."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(value) for value in data]
+    return data
+
+
 def write_json(path: Path, data: Any) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    text = json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
 
 
