@@ -12,9 +12,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from studio.exporters.common import gallery_ids, iter_pairs, prepare_folder, write_json
+from studio.exporters.common import gallery_ids, iter_pairs, prepare_folder, write_text_atomic
+from studio.exporters.fashioniq import source_formats
+from studio.importers.json_format import dump
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+
+# CIRR's published style: one line, ", " and ": " (json.dumps defaults), no final newline.
+STYLE = {"indent": None, "separators": [", ", ": "], "ensure_ascii": True, "newline": False}
 
 
 def export_cirr(
@@ -38,16 +43,19 @@ def export_cirr(
                 pairid, next_id = next_id, next_id + 1
             entries[pair.split].append(_entry(pair, pairid, caption["text"]))
     splits = sorted(set(entries) | _image_splits(project, source))
+    formats = source_formats(project, "cirr")
     written: dict[str, dict[str, int]] = {}
     for number, split in enumerate(splits, start=1):
         cancel.raise_if_cancelled()
         if entries.get(split):
-            write_json(out / "captions" / f"cap.rc2.{split}.json", entries[split])
+            name = f"captions/cap.rc2.{split}.json"
+            write_text_atomic(out / name, dump(entries[split], formats.get(name) or STYLE))
         gallery = {
             image_id: f"./{path}" for image_id, path in gallery_ids(project, None, split, source)
         }
         if gallery:
-            write_json(out / "image_splits" / f"split.rc2.{split}.json", gallery)
+            name = f"image_splits/split.rc2.{split}.json"
+            write_text_atomic(out / name, dump(gallery, formats.get(name) or STYLE))
         written[split] = {"entries": len(entries.get(split, [])), "gallery": len(gallery)}
         progress(number, len(splits), split)
     return {"format": "cirr", "out": str(out), "files": written}

@@ -16,6 +16,7 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for
+from studio.importers.json_format import file_format
 from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
 from studio.importers.validation import Problems, expect_list, is_id, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
@@ -90,6 +91,10 @@ def read_cirr(
     for split, path in caption_files.items():
         pairs += _read_captions(path, split, galleries.get(split), known, problems)
     found = problems.settle(DATASET, skip_invalid)
+    formats = {
+        problems.name(path): file_format(path)
+        for path in [*caption_files.values(), *split_files.values()]
+    }
     files: dict[str, Path] = {}
     splits: dict[str, str] = {}
     missing_known = []
@@ -115,6 +120,7 @@ def read_cirr(
         author=SOURCE,
         gallery=Counter({("", s): len(g) for s, g in galleries.items()}),
         missing_known=missing_known,
+        formats=formats,
     )
 
 
