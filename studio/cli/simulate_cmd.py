@@ -137,7 +137,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.protocol == "fashioniq":
         return _run_fashioniq(args)
     if args.protocol == "chatir":
-        from studio.chatir.cli import run_evaluate_chatir
+        from studio.cli.chatir_cmd import run_evaluate_chatir
 
         return run_evaluate_chatir(args)
     from studio.simulation.outputs import store_run, write_json

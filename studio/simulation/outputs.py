@@ -93,7 +93,7 @@ def plot_runs(summaries: Sequence[dict[str, Any]], figure=None):
         high = [row["recall_ci"]["10"][1] for row in summary["per_turn"]]
         line = recall_axes.plot(turns, recall, marker="o", label=summary["label"])[0]
         recall_axes.fill_between(turns, low, high, color=line.get_color(), alpha=0.15)
-        rank_axes.plot(turns, [row["mean_rank"]["value"] for row in summary["per_turn"]],
+        rank_axes.plot(turns, [_number(row["mean_rank"]["value"]) for row in summary["per_turn"]],
                        marker="o", label=summary["label"])
     recall_axes.set(title="Recall@10 per turn (95% CI)", xlabel="turn", ylabel="Recall@10",
                     ylim=(0, 1.02))
@@ -106,6 +106,11 @@ def plot_runs(summaries: Sequence[dict[str, Any]], figure=None):
         axes.grid(alpha=0.3)
         axes.legend(fontsize="small")
     return figure
+
+
+def _number(value: float | None) -> float:
+    """A value to plot: None (no data, e.g. no target ranked) becomes a gap."""
+    return math.nan if value is None else float(value)
 
 
 def save_plot(path: Path, summaries: Sequence[dict[str, Any]]) -> None:

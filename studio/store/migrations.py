@@ -200,7 +200,8 @@ ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 # of adding images (folder import, demo project) in step, so a gallery never lacks an
 # image whose own category and split name it. ``source_formats`` remembers how each
 # imported file was written (indent, separators, ASCII escaping, key order, final
-# newline), so an export reproduces the original bytes.
+# newline), so an export reproduces the original bytes. ``dialog_sources`` ties a recorded
+# chat session to the dialogue file (ChatIR questioner) and entry it was imported from.
 MIGRATION_4 = """
 CREATE TABLE gallery_members (
     image_id TEXT NOT NULL REFERENCES images (id) ON DELETE CASCADE,
@@ -239,6 +240,12 @@ CREATE TABLE source_formats (
     file TEXT NOT NULL,
     format TEXT NOT NULL,
     PRIMARY KEY (source, file)
+);
+CREATE TABLE dialog_sources (
+    session_id INTEGER PRIMARY KEY REFERENCES retrieval_sessions (id) ON DELETE CASCADE,
+    dataset TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    UNIQUE (dataset, position)
 );
 """
 
