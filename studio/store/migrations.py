@@ -202,6 +202,8 @@ ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 # imported file was written (indent, separators, ASCII escaping, key order, final
 # newline), so an export reproduces the original bytes. ``dialog_sources`` ties a recorded
 # chat session to the dialogue file (ChatIR questioner) and entry it was imported from.
+# ``transaction_layouts`` keeps an imported FashionMT entry's key order and its image
+# references as written (paths such as ``/data/fashion-iq/images/B00ABC.png``).
 MIGRATION_4 = """
 CREATE TABLE gallery_members (
     image_id TEXT NOT NULL REFERENCES images (id) ON DELETE CASCADE,
@@ -240,6 +242,11 @@ CREATE TABLE source_formats (
     file TEXT NOT NULL,
     format TEXT NOT NULL,
     PRIMARY KEY (source, file)
+);
+CREATE TABLE transaction_layouts (
+    transaction_id INTEGER PRIMARY KEY REFERENCES transactions (id) ON DELETE CASCADE,
+    keys TEXT NOT NULL DEFAULT '[]',
+    image_refs TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE dialog_sources (
     session_id INTEGER PRIMARY KEY REFERENCES retrieval_sessions (id) ON DELETE CASCADE,
