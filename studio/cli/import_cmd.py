@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from studio.cli.progress import TerminalProgress
-from studio.cli.project_arg import add_project_argument, cli_user, open_or_create_project
+from studio.cli.project_arg import add_project_argument, cli_user, project_for_import
 
 LISTED = 10
 
@@ -86,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_import(args: argparse.Namespace) -> int:
     from studio.importers import import_cirr, import_fashioniq, import_folder
 
-    with open_or_create_project(args, _image_root(args)) as project:
+    with project_for_import(args, _image_root(args)) as project:
         options = {"skip_invalid": args.skip_invalid, "actor": cli_user()}
         with TerminalProgress(f"Importing {args.import_kind}") as progress:
             if args.import_kind == "chatir":

@@ -112,3 +112,20 @@ def test_an_older_project_gets_one_gallery_membership_per_image(tmp_path: Path) 
         assert project.count_images() == 3
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM images").fetchone()[0] == 3
+
+
+def test_a_refused_import_leaves_no_new_project_behind(tmp_path: Path, capsys) -> None:
+    from studio.cli.main import main
+
+    root = tmp_path / "fiq"
+    write(root / "captions/cap.dress.val.json", [{"target": "A", "candidate": "B"}])
+    write(root / "image_splits/split.dress.val.json", ["A", "B"])
+    target = tmp_path / "new-project"
+    assert main(["import", "fashioniq", str(root), "--project", str(target)]) == 2
+    assert "nothing was written" in capsys.readouterr().err
+    assert not target.exists()
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "notes.txt").write_text("mine")
+    assert main(["import", "fashioniq", str(root), "--project", str(existing)]) == 2
+    assert [p.name for p in existing.iterdir()] == ["notes.txt"]
