@@ -144,26 +144,30 @@ def _evaluate_category(
         batch = usable[start : start + BATCH]
         texts = [joined_captions([c["text"] for c in p.captions]) for p in batch]
         text_vectors = index.text_vectors(texts)
-        for pair, text, text_vector in zip(batch, texts, text_vectors, strict=True):
-            query = composer.compose(
-                [
-                    TurnInput(
-                        vector_of[pair.reference_id], text_vector, context.read_text_facets(text)
-                    )
-                ]
+        queries = [
+            composer.compose(
+                [TurnInput(vector_of[p.reference_id], vector, context.read_text_facets(text))]
             )
-            if query.constraints:  # facet re-ranking needs every candidate's score
-                found, scores = index.rank_all(query.vector, allowed)
-                order = [index.image_ids[int(i)] or "" for i in found]
-                order, _ = rerank(order, scores, context.facets, query.constraints)
-            else:
-                found, _ = index.index.search(
-                    np.atleast_2d(query.vector), depth, allowed_ids=allowed
-                )
-                order = [index.image_ids[int(i)] or "" for i in found[0] if i >= 0]
-            ranks.append(
-                order.index(pair.target_id) + 1 if pair.target_id in order[:depth] else None
+            for p, text, vector in zip(batch, texts, text_vectors, strict=True)
+        ]
+        # Plain queries are searched together (one matrix product); a query with facet
+        # constraints re-ranks every candidate's score, so it takes the full ranking.
+        plain = [n for n, q in enumerate(queries) if not q.constraints]
+        orders: dict[int, list[str]] = {}
+        if plain:
+            found, _ = index.index.search(
+                np.stack([queries[n].vector for n in plain]), depth, allowed_ids=allowed
             )
+            for n, row in zip(plain, found, strict=True):
+                orders[n] = [index.image_ids[int(i)] or "" for i in row if i >= 0]
+        for n, query in enumerate(queries):
+            if n not in orders:
+                positions, scores = index.rank_all(query.vector, allowed)
+                ids = [index.image_ids[int(i)] or "" for i in positions]
+                orders[n] = rerank(ids, scores, context.facets, query.constraints)[0]
+        for n, pair in enumerate(batch):
+            top = orders[n][:depth]
+            ranks.append(top.index(pair.target_id) + 1 if pair.target_id in top else None)
     return CategoryResult(category, ranks, len(allowed), len(pairs) - len(usable))
 
 
