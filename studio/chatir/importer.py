@@ -131,8 +131,25 @@ def import_chatir(
     now = utc_now()
     with project.change(actor or SOURCE, "import", "dataset", SOURCE) as record:
         cancel.raise_if_cancelled()
-        project.db["images"].insert_all(
-            [{**image.to_row(), "added_at": now} for image in images], pk="id", ignore=True
+        project.db.conn.executemany(
+            "INSERT OR IGNORE INTO images (id, path, content_hash, width, height, bytes, "
+            "category, split, source, missing, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    i.id,
+                    i.path,
+                    i.content_hash,
+                    i.width,
+                    i.height,
+                    i.bytes,
+                    i.category,
+                    i.split,
+                    i.source,
+                    int(i.missing),
+                    now,
+                )
+                for i in images
+            ],
         )
         for split, names in spaces.items():
             set_gallery(project, "", split, names)
@@ -177,7 +194,7 @@ def _store_dialog(project: Project, dialog: Dialog, now: str) -> None:
         "created_at) VALUES ('chat', ?, '', ?, NULL, ?, ?)",
         [f"ChatIR {dialog.dataset}", dialog.image, f"{dialog.dataset} #{dialog.position}", now],
     )
-    session_id = int(cursor.lastrowid)
+    session_id = int(cursor.lastrowid or 0)
     db.execute(
         "INSERT INTO dialog_sources (session_id, dataset, position) VALUES (?, ?, ?)",
         [session_id, dialog.dataset, dialog.position],
@@ -249,5 +266,5 @@ def _read_dialogs(path: Path, problems: Problems) -> list[Dialog]:
                 entry.get("img") if isinstance(entry.get("img"), str) else None,
             )
         if not errors:
-            dialogs.append(Dialog(path.stem, index, entry["img"], tuple(rounds)))
+            dialogs.append(Dialog(path.stem, index, entry["img"], tuple(rounds or ())))
     return dialogs

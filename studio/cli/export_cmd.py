@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, open_project
@@ -55,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_export(args: argparse.Namespace) -> int:
     from studio.exporters import EXPORTERS
 
-    options = {}
+    options: dict[str, Any] = {}
     if args.export_kind in ("ranking", "cirr-submission"):
         from studio.settings import Settings
 
