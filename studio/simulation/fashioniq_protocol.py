@@ -71,7 +71,16 @@ def evaluate_fashioniq(
     done = 0
     results: list[CategoryResult] = []
     for name, pairs in sorted(by_category.items()):
-        result = _evaluate_category(context, name, split, pairs, strategy, cancel)
+        try:
+            result = _evaluate_category(context, name, split, pairs, strategy, cancel)
+        except NothingToEvaluate as error:
+            if category is None and len(by_category) > 1:
+                others = ", ".join(c for c in sorted(by_category) if c != name)
+                raise NothingToEvaluate(
+                    f"{error} The average needs every category; evaluate the others one "
+                    f"by one with --category ({others})."
+                ) from error
+            raise
         results.append(result)
         done += len(pairs)
         progress(done, total, f"{name}/{split}")
