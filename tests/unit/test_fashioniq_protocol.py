@@ -166,6 +166,8 @@ def test_without_image_files_it_says_so_and_stores_nothing(tmp_path, capsys) -> 
     assert "no index for model 'demo'" in err
     assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
     capsys.readouterr()
+    assert main(["evaluate", "fashioniq", "--project", str(project)]) == 2
+    assert "--category" in capsys.readouterr().err  # names the categories left
     assert (
         main(
             [
