@@ -16,7 +16,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from studio.errors import ValidationError
+from studio.exporters.common import write_text_atomic
 from studio.importers.image_files import IMAGE_SUFFIXES
+from studio.importers.json_format import dump, file_format
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.transactions import fashioniq_multiturn, fashionmt
@@ -232,6 +234,12 @@ def import_transactions(
         project, good, actor, "import transactions",
         {"file": str(path), "format": fmt, "dataset": dataset},
     )
+    if fmt == "fashionmt":  # how the file was written, so its dataset exports the same way
+        project.db.execute(
+            "INSERT INTO source_formats (source, file, format) VALUES ('transactions', ?, ?) "
+            "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
+            [dataset, json.dumps(file_format(Path(path)))],
+        )
     progress(2, 2, "done")
     return ImportReport(Path(path), dataset, fmt, len(good) - present, present, problems,
                         mapping.get("mapped", 0), id_from, mapping.get("example", ""))
@@ -252,8 +260,23 @@ def export_transactions(
         for t in iter_transactions(project, dataset)
         if not accepted_only or all(turn.status == "accepted" for turn in t.turns)
     ]
-    _write_json_atomic(Path(path), entries)
+    style = _source_style(project, dataset) if fmt == "fashionmt" else None
+    if style is not None:
+        write_text_atomic(Path(path), dump(entries, style))
+    else:
+        _write_json_atomic(Path(path), entries)
     return len(entries)
+
+
+def _source_style(project: Project, dataset: str | None) -> dict[str, Any] | None:
+    """The recorded layout of the file ``dataset`` was imported from, if there is one."""
+    if dataset is None:
+        return None
+    row = project.db.execute(
+        "SELECT format FROM source_formats WHERE source = 'transactions' AND file = ?",
+        [dataset],
+    ).fetchone()
+    return json.loads(row[0]) if row else None
 
 
 def _write_json_atomic(path: Path, data: Sequence[Any]) -> None:

@@ -141,3 +141,12 @@ def test_the_command_line_says_paths_were_mapped(project: Project, tmp_path: Pat
     out = capsys.readouterr().out
     assert "4 image references were paths, mapped to image ids by file stem" in out
     assert "/data/fashion-iq/images/B00ABC.png → B00ABC" in out
+
+
+def test_one_imported_dataset_exports_byte_for_byte(project: Project, tmp_path: Path) -> None:
+    source = tmp_path / "fashionmt_dress.json"
+    source.write_text(json.dumps(GROUPED + INTERLEAVED, indent=4) + "\n", encoding="utf-8")
+    report = import_transactions(project, source)
+    out = tmp_path / "out.json"
+    export_transactions(project, out, dataset=report.dataset)
+    assert out.read_bytes() == source.read_bytes()
