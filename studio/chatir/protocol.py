@@ -152,7 +152,7 @@ def _summary(
         "hits_at_10": hits_at_10,
         "dialogs": len(ranks),
         "dialogs_without_target_image": dialogs - len(ranks),
-        "label": f"ChatIR {name} · {model}",
+        "label": f"ChatIR {name} · {model} · Hits@10 {hits_at_10[0]:.1f}→{hits_at_10[-1]:.1f}%",
         "queries": len(ranks),
         "per_turn": per_turn,
     }
