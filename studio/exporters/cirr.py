@@ -8,6 +8,7 @@ of just the reference and the target.
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -50,15 +51,24 @@ def export_cirr(
         if entries.get(split):
             name = f"captions/cap.rc2.{split}.json"
             write_text_atomic(out / name, dump(entries[split], formats.get(name) or STYLE))
+        name = f"image_splits/split.rc2.{split}.json"
+        base = (formats.get(name) or {}).get("base", ".")
         gallery = {
-            image_id: f"./{path}" for image_id, path in gallery_ids(project, None, split, source)
+            image_id: "./" + _below(path, base)
+            for image_id, path in gallery_ids(project, None, split, source)
         }
         if gallery:
-            name = f"image_splits/split.rc2.{split}.json"
             write_text_atomic(out / name, dump(gallery, formats.get(name) or STYLE))
         written[split] = {"entries": len(entries.get(split, [])), "gallery": len(gallery)}
         progress(number, len(splits), split)
     return {"format": "cirr", "out": str(out), "files": written}
+
+
+def _below(path: str, base: str) -> str:
+    """``path`` (relative to the image root) relative to ``base``, the folder the split
+    file's paths started in when it was imported."""
+    relative = posixpath.relpath(posixpath.normpath(path), posixpath.normpath(base or "."))
+    return path if relative.startswith("..") else relative
 
 
 def _original_pairid(pair) -> int | None:

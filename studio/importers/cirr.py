@@ -17,7 +17,14 @@ from typing import Any
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for
 from studio.importers.json_format import file_format
-from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
+from studio.importers.plan import (
+    ImportPlan,
+    ImportReport,
+    PairEntry,
+    apply_plan,
+    image_record,
+    relative_image_path,
+)
 from studio.importers.validation import Problems, expect_list, is_id, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
@@ -95,6 +102,13 @@ def read_cirr(
         problems.name(path): file_format(path)
         for path in [*caption_files.values(), *split_files.values()]
     }
+    # Where the split files' paths start, relative to the image root, so an export writes
+    # them as the file did ("./dev/x.png") whatever the project's image root is.
+    base = relative_image_path(project, images_dir)
+    for path in split_files.values():
+        options = formats.get(problems.name(path))
+        if options is not None:
+            options["base"] = base
     files: dict[str, Path] = {}
     splits: dict[str, str] = {}
     missing_known = []
