@@ -69,7 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plot = actions.add_parser("plot", help="plot stored runs side by side as a PNG")
     add_project_argument(plot)
     plot.add_argument("png", type=Path, help="the PNG to write")
-    plot.add_argument("--runs", help="comma-separated run ids (default: every simulate run)")
+    plot.add_argument("--runs", help="comma-separated run ids, simulate or chatir runs "
+                      "(default: every simulate run)")
     plot.add_argument("--csv", type=Path, help="also write the runs' per-turn figures as CSV")
     plot.set_defaults(func=run_plot)
 
@@ -194,6 +195,8 @@ def run_plot(args: argparse.Namespace) -> int:
 
     with open_project(args) as project:
         runs = list_runs(project, "simulate")
+        if args.runs:  # ChatIR protocol runs have the same per-round shape
+            runs = sorted(runs + list_runs(project, "chatir"), key=lambda run: run["id"])
     if args.runs:
         try:
             wanted = {int(part) for part in args.runs.split(",")}

@@ -125,6 +125,25 @@ def test_evaluate_chatir_gives_cumulative_hits_per_round_per_questioner(evaluate
     with Project.open(project) as opened:
         kinds = [r[0] for r in opened.db.execute("SELECT kind FROM experiment_runs")]
     assert kinds == ["chatir", "chatir"]
+    both = folder / "both.png"
+    assert (
+        main(
+            [
+                "experiments",
+                "plot",
+                "--project",
+                str(project),
+                str(both),
+                "--runs",
+                "1,2",
+                "--csv",
+                str(folder / "both.csv"),
+            ]
+        )
+        == 0
+    )
+    assert both.read_bytes()[:4] == b"\x89PNG"
+    assert (folder / "both.csv").read_text().count("ChatIR") == 2 * 11  # a row per round
     assert (
         main(
             [
