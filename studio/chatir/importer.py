@@ -151,6 +151,8 @@ def import_chatir(
                 for i in images
             ],
         )
+        if images:  # a folder outside the image root must be registered to be read
+            project.add_image_folder(images_dir)
         for split, names in spaces.items():
             set_gallery(project, "", split, names)
         stored = json.loads(project.get_meta(META_KEY) or "[]")
