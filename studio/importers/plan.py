@@ -9,6 +9,7 @@ position), so importing the same files twice adds nothing.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from studio.importers.validation import Problem
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.galleries import set_gallery
 from studio.store.records import ImageRecord
 
 BATCH = 1000
@@ -49,6 +51,14 @@ class ImportPlan:
     author: str = ""
     gallery: Counter[tuple[str, str]] = field(default_factory=Counter)
     missing_known: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
+    # Gallery members per (category, split) in split-file order; an image may be in several.
+    memberships: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    # How each source file was written (see ``json_format``), keyed by its path under ROOT.
+    formats: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    # Files not read (see ``image_files.screen_files``), and the folder images came from
+    # (registered with the project when it lies outside the image root).
+    skipped_files: list[Problem] = field(default_factory=list)
+    image_dir: Path | None = None
 
 
 @dataclass
@@ -62,6 +72,7 @@ class ImportReport:
     captions_added: int
     missing_images: list[str]
     problems: list[Problem]
+    skipped_files: list[Problem] = field(default_factory=list)
 
     @property
     def skipped(self) -> int:
@@ -82,13 +93,20 @@ class ImportReport:
             "missing_image_ids": self.missing_images,
             "problems": [p.to_dict() for p in self.problems],
             "skipped": self.skipped,
+            "skipped_files": [p.to_dict() for p in self.skipped_files],
         }
 
 
 def relative_image_path(project: Project, file: Path) -> str:
-    """The image's path relative to the project's image root ('../' where it lies outside)."""
+    """The image's path relative to the project's image root ('../' where it lies outside).
+
+    The file itself is not resolved: a link is stored as the link, so reading it later
+    goes through ``Project.image_path``'s check of where it leads.
+    """
+    file = Path(file)
     try:
-        return Path(os.path.relpath(Path(file).resolve(), project.image_root)).as_posix()
+        located = file.parent.resolve() / file.name
+        return Path(os.path.relpath(located, project.image_root)).as_posix()
     except ValueError as error:  # another drive on Windows
         raise StudioError(
             f"{file} cannot be reached from the project's image root {project.image_root}."
@@ -129,6 +147,12 @@ def group_counts(plan: ImportPlan) -> dict[tuple[str, str], dict[str, int]]:
         counts["captions"] += len(pair.captions)
     for key, size in plan.gallery.items():
         group(key)["gallery"] = size
+    if plan.memberships:  # an image may be in several galleries: count it in each
+        missing = {image.id for image in plan.images if image.missing}
+        missing |= {image_id for image_id, _ in plan.missing_known}
+        for key, members in plan.memberships.items():
+            group(key)["missing"] = sum(1 for image_id in members if image_id in missing)
+        return groups
     for image in plan.images:
         if image.missing:
             group((image.category, image.split))["missing"] += 1
@@ -148,11 +172,13 @@ def apply_plan(
     """Write the plan in one transaction; returns what was added."""
     cancel = cancel or CancelToken()
     db = project.db
-    before = project.table_counts()
     total = len(plan.images) + len(plan.pairs)
     done = 0
     now = utc_now()
     with project.change(actor, "import", "dataset", plan.source) as record:
+        before = project.table_counts()  # inside the write lock: another writer cannot skew it
+        if plan.image_dir is not None and plan.images:
+            project.add_image_folder(plan.image_dir)
         for start in range(0, len(plan.images), BATCH):
             cancel.raise_if_cancelled()
             rows = [
@@ -161,6 +187,14 @@ def apply_plan(
             db["images"].insert_all(rows, pk="id", ignore=True)
             done += len(rows)
             progress(done, total, "images")
+        for (category, split), members in plan.memberships.items():
+            set_gallery(project, category, split, members)
+        for name, options in plan.formats.items():
+            db.execute(
+                "INSERT INTO source_formats (source, file, format) VALUES (?, ?, ?) "
+                "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
+                [plan.source, name, json.dumps(options)],
+            )
         author_id = project.ensure_person(plan.author).id if plan.author else None
         for start in range(0, len(plan.pairs), BATCH):
             cancel.raise_if_cancelled()
@@ -180,6 +214,7 @@ def apply_plan(
         missing_images=[image.id for image in plan.images if image.missing]
         + [image_id for image_id, _ in plan.missing_known],
         problems=plan.problems,
+        skipped_files=plan.skipped_files,
     )
 
 

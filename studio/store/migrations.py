@@ -7,6 +7,8 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
+from studio.team.schema import TEAM_MIGRATION
+
 MIGRATION_1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -190,5 +192,111 @@ MIGRATION_3 = """
 ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
+# Version 4: one draft per person and pair, backed by a partial unique index. Older files
+# may hold duplicates (two windows saving at once); the newest draft of each (pair, author)
+# stays a draft, the others become 'rejected' with the reason below, their text kept, and
+# each change gets an audit-log row (actor 'schema 4'), so no typed text is lost.
+MIGRATION_4 = """
+CREATE TEMP TABLE superseded_drafts AS
+SELECT c.id FROM captions c
+WHERE c.status = 'draft' AND c.author_id IS NOT NULL AND EXISTS (
+    SELECT 1 FROM captions d
+    WHERE d.pair_id = c.pair_id AND d.author_id = c.author_id AND d.status = 'draft'
+      AND (d.updated_at > c.updated_at OR (d.updated_at = c.updated_at AND d.id > c.id))
+);
+INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after)
+SELECT strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), 'schema 4', 'supersede draft', 'caption',
+       CAST(c.id AS TEXT),
+       json_object('flagged', json(CASE c.flagged WHEN 0 THEN 'false' ELSE 'true' END),
+                   'reject_reason', c.reject_reason, 'status', c.status, 'text', c.text),
+       json_object('flagged', json(CASE c.flagged WHEN 0 THEN 'false' ELSE 'true' END),
+                   'reject_reason', 'duplicate draft: a newer draft by the same person is kept',
+                   'status', 'rejected', 'text', c.text)
+FROM captions c WHERE c.id IN (SELECT id FROM superseded_drafts);
+UPDATE captions
+SET status = 'rejected',
+    reject_reason = 'duplicate draft: a newer draft by the same person is kept'
+WHERE id IN (SELECT id FROM superseded_drafts);
+DROP TABLE superseded_drafts;
+CREATE UNIQUE INDEX captions_one_draft ON captions (pair_id, author_id) WHERE status = 'draft';
+"""
+
+# Version 5 (team work): global record identity (uid + origin), edit times, assignments,
+# handed-out packages; generated in studio/team/schema.py (see there).
+MIGRATION_5 = TEAM_MIGRATION
+
+# Version 6: gallery membership is its own relation. Fashion IQ lists some images in more
+# than one gallery (``split.shirt.val.json`` and ``split.toptee.val.json``; even
+# ``toptee.test`` and ``shirt.train``), so one category and split per image cannot hold
+# it. ``images.category``/``split`` stay as the image's first (primary) gallery; every
+# gallery, with its members in the order its split file lists them, lives in
+# ``gallery_members``. Existing projects get one membership per image from its
+# category/split, in the order the images were added. The triggers keep every other way
+# of adding images (folder import, demo project) in step, so a gallery never lacks an
+# image whose own category and split name it. ``source_formats`` remembers how each
+# imported file was written (indent, separators, ASCII escaping, key order, final
+# newline), so an export reproduces the original bytes. ``dialog_sources`` ties a recorded
+# chat session to the dialogue file (ChatIR questioner) and entry it was imported from.
+# ``transaction_layouts`` keeps an imported FashionMT entry's key order and its image
+# references as written (paths such as ``/data/fashion-iq/images/B00ABC.png``).
+MIGRATION_6 = """
+CREATE TABLE gallery_members (
+    image_id TEXT NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    category TEXT NOT NULL DEFAULT '',
+    split TEXT NOT NULL DEFAULT '',
+    position INTEGER NOT NULL,
+    PRIMARY KEY (category, split, image_id)
+);
+CREATE INDEX gallery_members_order ON gallery_members (category, split, position);
+CREATE INDEX gallery_members_image ON gallery_members (image_id);
+INSERT INTO gallery_members (image_id, category, split, position)
+    SELECT id, category, split,
+           ROW_NUMBER() OVER (PARTITION BY category, split ORDER BY rowid) - 1
+    FROM images WHERE category != '' OR split != '';
+CREATE TRIGGER images_gallery_insert AFTER INSERT ON images
+WHEN NEW.category != '' OR NEW.split != ''
+BEGIN
+    INSERT OR IGNORE INTO gallery_members (image_id, category, split, position)
+    VALUES (NEW.id, NEW.category, NEW.split,
+            (SELECT coalesce(max(position), -1) + 1 FROM gallery_members
+             WHERE category = NEW.category AND split = NEW.split));
+END;
+CREATE TRIGGER images_gallery_update AFTER UPDATE OF category, split ON images
+WHEN OLD.category != NEW.category OR OLD.split != NEW.split
+BEGIN
+    DELETE FROM gallery_members
+    WHERE image_id = OLD.id AND category = OLD.category AND split = OLD.split;
+    INSERT OR IGNORE INTO gallery_members (image_id, category, split, position)
+    SELECT NEW.id, NEW.category, NEW.split,
+           (SELECT coalesce(max(position), -1) + 1 FROM gallery_members
+            WHERE category = NEW.category AND split = NEW.split)
+    WHERE NEW.category != '' OR NEW.split != '';
+END;
+CREATE TABLE source_formats (
+    source TEXT NOT NULL,
+    file TEXT NOT NULL,
+    format TEXT NOT NULL,
+    PRIMARY KEY (source, file)
+);
+CREATE TABLE transaction_layouts (
+    transaction_id INTEGER PRIMARY KEY REFERENCES transactions (id) ON DELETE CASCADE,
+    keys TEXT NOT NULL DEFAULT '[]',
+    image_refs TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE dialog_sources (
+    session_id INTEGER PRIMARY KEY REFERENCES retrieval_sessions (id) ON DELETE CASCADE,
+    dataset TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    UNIQUE (dataset, position)
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    MIGRATION_1,
+    MIGRATION_2,
+    MIGRATION_3,
+    MIGRATION_4,
+    MIGRATION_5,
+    MIGRATION_6,
+)
 LATEST_VERSION = len(MIGRATIONS)

@@ -18,6 +18,7 @@ from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
+from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
     "images": "Images",
@@ -64,6 +65,8 @@ class DashboardPane(Pane):
         layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
+        self.team_progress = TeamProgress()
+        layout.addWidget(self.team_progress)
         self._stack.addWidget(content)
 
     def show_project(self, project: Project | None) -> None:
@@ -79,6 +82,7 @@ class DashboardPane(Pane):
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
         self.attribute_quality.refresh(project)
+        self.team_progress.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))
