@@ -4,8 +4,9 @@
   ("I still prefer the item from the second turn", "keep the colour of the first turn"),
   an ordinal turn reference ("the second turn", "turn 2", "the original one"), or it names
   an attribute that an earlier image had, the reference lacks and the target has again.
-- **attributes named**: how many vocabulary attributes the text names (the project's
-  vocabulary when it has one, else the demo catalog's attribute phrases).
+- **attributes named**: how many distinct requests (``{facet, op, value}``: "is red",
+  "has longer sleeves", "not striped") the caption reader finds in the text, knowing the
+  project vocabulary's spellings; the same reader as sessions, flags and ``captions read``.
 - **embedding consistency**: cos(normalise(reference + text), target) − cos(reference,
   target): positive when adding the text moves the query toward the target. Only when an
   embedding source is available; otherwise it is left out with a note.
@@ -22,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from studio.captions.reading import CaptionReader
 from studio.quality.stats import spearman
 from studio.store import Project
 from studio.transactions.attribute_data import AttributeData, load_attribute_data
@@ -81,21 +83,17 @@ def _value_phrases(slot: str, value: str) -> tuple[str, ...]:
     return TEXT_PHRASES.get(slot, {}).get(value, (value,))
 
 
-def vocabulary_phrases(project: Project) -> tuple[dict[str, Sequence[str]], str]:
-    """key → phrases to count: the project's vocabulary, else the demo's attribute values."""
-    try:
-        from studio.attributes.vocabulary import load_vocabulary
+def caption_reader(project: Project) -> tuple[CaptionReader, str]:
+    """The caption reader, knowing the project vocabulary's spellings of facet values."""
+    from studio.attributes.vocabulary import load_vocabulary
+    from studio.sessions.facets import FacetMap
 
-        entries = load_vocabulary(project)
-    except ImportError:
-        entries = []
-    if entries:
-        return {e.name: e.terms for e in entries}, f"the project vocabulary ({len(entries)} words)"
-    from studio.demo.catalog import TEXT_PHRASES
-
-    phrases = {f"{slot}={value}": options for slot, values in TEXT_PHRASES.items()
-               for value, options in values.items()}
-    return phrases, "the demo catalog's attribute values"
+    entries = load_vocabulary(project)
+    if not entries:
+        return CaptionReader(), "the caption reader (CAPTION_READING.md's vocabulary)"
+    facet_map = FacetMap.for_vocabulary(entries)
+    return (CaptionReader.for_vocabulary(entries, facet_map.facet_of),
+            f"the caption reader with the project vocabulary ({len(entries)} words)")
 
 
 @dataclass(frozen=True)
@@ -157,15 +155,14 @@ def compute_indicators(
 ) -> IndicatorResult:
     turns = _turns(project, items)
     data = load_attribute_data(project, {i for _, _, ims in turns.values() for i in ims})
-    phrases, vocabulary_source = vocabulary_phrases(project)
-    counter = PhraseMatcher(phrases)
-    notes = [f"Attributes named are counted against {vocabulary_source}.",
+    reader, reader_source = caption_reader(project)
+    notes = [f"Attributes named are the distinct requests read by {reader_source}.",
              f"Earlier-turn attributes come from {data.source}."]
     consistency = _consistency(turns, embedder, notes, no_embedder_reason)
     values = {
         item: TurnIndicators(
             refers_back=refers_back(text, item[1], reference, images, data),
-            attribute_count=len(counter.find(text)),
+            attribute_count=len(set(reader.read(text))),
             embedding_consistency=consistency.get(item),
         )
         for item, (text, reference, images) in turns.items()
