@@ -209,8 +209,24 @@ def test_simulate_evaluate_and_export_take_the_combiner(
         )
         == 0
     )
-    report = json.loads(out.read_text())
-    assert report["strategy"] == "combiner:mine" and report["categories"]
+    assert json.loads(out.read_text())["categories"]
+    assert "strategy combiner:mine" in capsys.readouterr().out
+    assert (
+        main(
+            [
+                "evaluate",
+                "fashioniq",
+                "--project",
+                project,
+                "--strategy",
+                "history",
+                "--base",
+                "combiner:mine",
+            ]
+        )
+        == 0
+    )
+    assert "strategy history+combiner:mine" in capsys.readouterr().out
     assert (
         main(
             [
