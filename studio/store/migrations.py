@@ -190,5 +190,17 @@ MIGRATION_3 = """
 ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
+# Version 4: the target's rank for each caption when it was last ranked (reference + caption
+# under the named model and strategy), so reviewers can sort by it and see it go stale.
+MIGRATION_4 = """
+ALTER TABLE captions ADD COLUMN rank INTEGER;
+ALTER TABLE captions ADD COLUMN gallery_size INTEGER;
+ALTER TABLE captions ADD COLUMN rank_model TEXT;
+ALTER TABLE captions ADD COLUMN rank_strategy TEXT;
+ALTER TABLE captions ADD COLUMN rank_index_key TEXT;
+ALTER TABLE captions ADD COLUMN rank_text TEXT;
+ALTER TABLE captions ADD COLUMN ranked_at TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4)
 LATEST_VERSION = len(MIGRATIONS)
