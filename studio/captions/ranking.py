@@ -297,3 +297,23 @@ class CaptionRanker:
         best = best[np.argsort(-scores[best], kind="stable")]
         names = self.context.index.image_ids
         return tuple((names[int(gallery.positions[r])] or "", float(scores[r])) for r in best)
+
+
+def build_rank_index(
+    project: Project,
+    model_name: str,
+    actor: str,
+    device: str | None = None,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> object:
+    """Build the index ranks need; labels from product text first if the project has none
+    (the default strategy reads the facets a caption asks for from them)."""
+    from studio.attributes.extract import extract_from_text
+    from studio.index_service import build_index, load_project_model
+
+    if not project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone():
+        extract_from_text(project, actor, progress=progress, cancel=cancel)
+    model = load_project_model(model_name, device)
+    return build_index(project, model, progress=progress, cancel=cancel)

@@ -1,0 +1,116 @@
+"""The live target rank under the caption editor, ranks kept with captions, reviewers' view."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.captions import store
+from studio.captions.ranks import stored_rank
+from studio.pairs.mining import mine_pairs
+from studio.store import Project
+from widgets.panes.captions_pane import CaptionsPane
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture
+def ranked_demo(indexed_demo_dir: Path) -> Path:
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 6)
+    return indexed_demo_dir
+
+
+def open_as(window, path: Path, user: str) -> CaptionsPane:
+    window.workspace.settings.user_name = user
+    window.open_project(path)
+    window.show_pane(1)
+    pane = window.panes[1]
+    assert isinstance(pane, CaptionsPane)
+    return pane
+
+
+def type_caption(qtbot, editor, text: str) -> None:
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+
+
+def rank_shown_for(view, text: str) -> bool:
+    return view.result is not None and view.result.text == text and view.line.text().startswith(
+        "Target rank with this caption:")
+
+
+def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbot) -> None:
+    pane = open_as(window, ranked_demo, "ana")
+    view = pane.rank_view
+    assert view.isVisible()
+    type_caption(qtbot, pane.writer.editor, "is red")
+    qtbot.waitUntil(lambda: rank_shown_for(view, "is red"), timeout=30000)
+    first = view.result
+    assert f"of {first.gallery_size:,}" in view.line.text()
+    assert f"{first.rank:,} of" in view.line.text()
+    assert first.model == "demo" and first.strategy == "history"
+    type_caption(qtbot, pane.writer.editor, "is plaid with long sleeves and a v-neck")
+    qtbot.waitUntil(
+        lambda: rank_shown_for(view, "is plaid with long sleeves and a v-neck"), timeout=30000)
+    second = view.result
+    assert second.pair_id == first.pair_id
+    assert second.top != first.top  # another caption finds other images first
+    colour = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c"}[second.band]
+    assert colour in view.line.styleSheet()
+    # The top 5 as thumbnails, on demand; the target is marked when it is among them.
+    view.toggle.setChecked(True)
+    assert view.grid.isVisible() and view.grid.count() == min(5, second.gallery_size)
+    assert [view.grid.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.grid.count())] \
+        == [image_id for image_id, _ in second.top]
+
+
+def test_submitted_caption_keeps_its_rank_after_reopening(window, ranked_demo, qtbot) -> None:
+    pane = open_as(window, ranked_demo, "ana")
+    pair_id = pane.writer.session.current
+    type_caption(qtbot, pane.writer.editor, "is blue and striped")
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
+
+    def kept() -> object:
+        with Project.open(ranked_demo) as project:
+            [caption] = store.captions_for_pair(project, pair_id)
+            return stored_rank(project, caption.id)
+
+    qtbot.waitUntil(lambda: kept() is not None, timeout=30000)
+    window.workspace.close_project()
+    rank = kept()
+    assert rank.text == "is blue and striped" and rank.model == "demo"
+    assert rank.gallery_size > 0 and (rank.rank is None or rank.rank >= 1)
+    # A reviewer sees it beside the caption after reopening the project.
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    assert pane.reviewer.session.current is not None
+    assert pane.rank_line.line.text() == rank.describe()
+    assert "stale" not in pane.rank_line.note.text()
+
+
+def test_without_an_index_one_quiet_line_offers_to_build_it(
+    window, demo_project_dir, qtbot, event_loop_qt
+) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 4)
+    pane = open_as(window, demo_project_dir, "ana")
+    view = pane.rank_view
+    type_caption(qtbot, pane.writer.editor, "is red")
+    qtbot.waitUntil(lambda: view.build_button.isVisible(), timeout=30000)
+    assert "No index for model 'demo'" in view.line.text()
+    assert pane.writer.editor.isEnabled() and pane.writer.editor.text() == "is red"
+    view.build_button.click()  # a job on the window's runner, then the rank
+    run_until(event_loop_qt, lambda: rank_shown_for(view, "is red"))
+
+
+def run_until(loop, predicate, timeout: float = 120.0) -> None:
+    async def wait() -> None:
+        while not predicate():
+            await asyncio.sleep(0.05)
+
+    loop.run_until_complete(asyncio.wait_for(wait(), timeout))
