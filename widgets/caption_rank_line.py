@@ -35,16 +35,20 @@ class CaptionRankLine(QWidget):
         self.note.setStyleSheet(QUIET)
         self.note.setWordWrap(True)
         self.recompute = QPushButton("Recompute rank")
-        self.recompute.setToolTip("Rank this caption again with the project's model, strategy "
-                                  "and index")
+        self.recompute.setToolTip(
+            "Rank this caption again with the project's model, strategy and index"
+        )
         self.recompute.clicked.connect(self._recompute)
         self.order = QComboBox()
         for key, (label, _sql) in REVIEW_ORDERS.items():
             self.order.addItem(f"Queue: {label}", key)
-        self.order.setToolTip("Order of the review queue; by rank puts captions that do not "
-                              "find their target first (or last)")
+        self.order.setToolTip(
+            "Order of the review queue; by rank puts captions that do not "
+            "find their target first (or last)"
+        )
         self.order.currentIndexChanged.connect(
-            lambda _i: self.order_changed.emit(self.order.currentData()))
+            lambda _i: self.order_changed.emit(self.order.currentData())
+        )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.line)
@@ -54,8 +58,9 @@ class CaptionRankLine(QWidget):
 
     def show_caption(self, project: Project | None, caption: Caption | None) -> None:
         self.caption_id = None if caption is None else caption.id
-        self.stored = None if project is None or caption is None else stored_rank(
-            project, caption.id)
+        self.stored = (
+            None if project is None or caption is None else stored_rank(project, caption.id)
+        )
         if project is None or caption is None:
             self.line.setText("")
             self.note.setText("")
@@ -71,14 +76,15 @@ class CaptionRankLine(QWidget):
             self.recompute.setText("Rank it")
             return
         settings = rank_settings(project)
-        self.stale = stored.stale_reasons(settings, index_key(project, stored.model),
-                                          caption.text)
+        self.stale = stored.stale_reasons(settings, index_key(project, stored.model), caption.text)
         self.line.setText(stored.describe())
         self.line.setStyleSheet(
-            QUIET if self.stale else f"color: {COLOURS[stored.band]}; font-weight: 600;")
+            QUIET if self.stale else f"color: {COLOURS[stored.band]}; font-weight: 600;"
+        )
         self.note.setText(
             f"{stored.model} · {stored.strategy}"
-            + (f" · stale: {'; '.join(self.stale)}" if self.stale else ""))
+            + (f" · stale: {'; '.join(self.stale)}" if self.stale else "")
+        )
         self.recompute.setText("Recompute rank")
 
     def _recompute(self) -> None:

@@ -69,8 +69,9 @@ class CaptionRankView(QWidget):
         self.toggle.setToolTip("Show the five images this caption finds first")
         self.toggle.toggled.connect(self._toggle_grid)
         self.build_button = QPushButton("Build index…")
-        self.build_button.setToolTip("Embed the project's images with the model and build "
-                                     "its index (runs in the background)")
+        self.build_button.setToolTip(
+            "Embed the project's images with the model and build its index (runs in the background)"
+        )
         self.build_button.clicked.connect(self.build_index)
         self.build_button.hide()
         self.grid = ResultGrid(thumbnails, self._path_of)
@@ -180,8 +181,13 @@ class CaptionRankView(QWidget):
 
         model_name = rank_settings(project).model
         device = self.workspace.settings.device
-        job = partial(build_rank_index, project, model_name, self.workspace.user_name,
-                      None if device == "auto" else device)
+        job = partial(
+            build_rank_index,
+            project,
+            model_name,
+            self.workspace.user_name,
+            None if device == "auto" else device,
+        )
         self.build_button.setEnabled(False)
         self._quiet(f"Building the index for {model_name} …")
         try:

@@ -97,15 +97,21 @@ class RankWorker(QObject):
         self._ranker = self._ranker_key = None
         self._pairs.clear()
 
-    def _ranker_for(self, project: Project, settings: RankSettings, generation: int
-                    ) -> CaptionRanker:
-        key = (str(project.path), settings.model, settings.strategy,
-               index_key(project, settings.model))
+    def _ranker_for(
+        self, project: Project, settings: RankSettings, generation: int
+    ) -> CaptionRanker:
+        key = (
+            str(project.path),
+            settings.model,
+            settings.strategy,
+            index_key(project, settings.model),
+        )
         if self._ranker is None or self._ranker_key != key:
             self._ranker = None
             self.loading.emit(generation, f"Loading model {settings.model} and its index …")
-            self._ranker = CaptionRanker.open(project, settings.model, settings.strategy,
-                                              self.device)
+            self._ranker = CaptionRanker.open(
+                project, settings.model, settings.strategy, self.device
+            )
             self._ranker_key = key
         return self._ranker
 
@@ -115,8 +121,15 @@ class RankWorker(QObject):
             self._pairs[key] = pair_query(project, pair_id)
         return self._pairs[key]
 
-    def _live(self, generation: int, token: CancelToken, project: Project,
-              settings: RankSettings, pair_id: int, text: str) -> None:
+    def _live(
+        self,
+        generation: int,
+        token: CancelToken,
+        project: Project,
+        settings: RankSettings,
+        pair_id: int,
+        text: str,
+    ) -> None:
         if token.cancelled or generation != self.generation:
             return  # a newer keystroke came before this one started
         with contextlib.suppress(RuntimeError):  # the window closed meanwhile

@@ -69,8 +69,9 @@ def rank_settings(project: Project) -> RankSettings:
 def save_rank_settings(project: Project, settings: RankSettings, actor: str) -> None:
     make_strategy(settings.strategy)  # an unknown strategy fails before anything is written
     before = rank_settings(project)
-    with project.change(actor, "set_rank_settings", "captions", "rank",
-                        before=before.__dict__) as record:
+    with project.change(
+        actor, "set_rank_settings", "captions", "rank", before=before.__dict__
+    ) as record:
         project.set_meta(MODEL_KEY, settings.model)
         project.set_meta(STRATEGY_KEY, settings.strategy)
         project.set_meta(THRESHOLD_KEY, str(settings.threshold))
@@ -96,8 +97,14 @@ def pair_query(project: Project, pair_id: int) -> PairQuery:
     ).fetchone()
     if row is None:
         raise StudioError(f"Pair {pair_id} does not exist.")
-    return PairQuery(pair_id, row[0], row[1], row[2] or "", row[3] or "",
-                     keep_reference=(row[4] or "") not in REFERENCE_REMOVED_SOURCES)
+    return PairQuery(
+        pair_id,
+        row[0],
+        row[1],
+        row[2] or "",
+        row[3] or "",
+        keep_reference=(row[4] or "") not in REFERENCE_REMOVED_SOURCES,
+    )
 
 
 @dataclass(frozen=True)
@@ -191,8 +198,9 @@ class CaptionRanker:
         make_strategy(strategy)
         if index_key(project, model_name) is None:
             raise NoIndexError(f"No index for model '{model_name}' yet: build it to see ranks.")
-        context = load_session_context(project, model_name, device, progress=progress,
-                                       cancel=cancel)
+        context = load_session_context(
+            project, model_name, device, progress=progress, cancel=cancel
+        )
         return cls(context, strategy)
 
     @property
@@ -207,12 +215,21 @@ class CaptionRanker:
             index = self.context.index
             allowed = index.allowed_positions(category or None, split or None)
             if allowed is None:
-                allowed = np.asarray(sorted(p for p in (index.position(i) for i in
-                                            index.image_ids if i) if p is not None), np.int64)
+                allowed = np.asarray(
+                    sorted(
+                        p
+                        for p in (index.position(i) for i in index.image_ids if i)
+                        if p is not None
+                    ),
+                    np.int64,
+                )
             matrix = self._vectors(allowed)
             self._galleries[key] = _Gallery(
-                allowed, np.ascontiguousarray(matrix, dtype=np.float32),
-                {int(p): row for row, p in enumerate(allowed)}, {})
+                allowed,
+                np.ascontiguousarray(matrix, dtype=np.float32),
+                {int(p): row for row, p in enumerate(allowed)},
+                {},
+            )
         return self._galleries[key]
 
     def _vectors(self, positions: np.ndarray) -> np.ndarray:
@@ -223,8 +240,9 @@ class CaptionRanker:
 
         names = [self.context.index.image_ids[int(p)] for p in positions]
         records = [self.context.project.image(name or "") for name in names]
-        ids, vectors = cached_vectors(self.context.project, self.context.index.model,
-                                      [r for r in records if r is not None])
+        ids, vectors = cached_vectors(
+            self.context.project, self.context.index.model, [r for r in records if r is not None]
+        )
         by_id = dict(zip(ids, vectors, strict=True))
         return np.stack([by_id[name or ""] for name in names])
 
@@ -260,12 +278,15 @@ class CaptionRanker:
             cancel.raise_if_cancelled()
         text_vector = self.context.index.text_vectors([text])[0] if text else None
         if reference is None and text_vector is None:
-            raise StudioError(f"The reference image of pair {pair.pair_id} cannot be read, "
-                              "and there is no caption text to search with.")
+            raise StudioError(
+                f"The reference image of pair {pair.pair_id} cannot be read, "
+                "and there is no caption text to search with."
+            )
         if cancel is not None:
             cancel.raise_if_cancelled()
         query = self.strategy.compose(
-            [TurnInput(reference, text_vector, self.context.read_text_facets(text))])
+            [TurnInput(reference, text_vector, self.context.read_text_facets(text))]
+        )
         scores = (gallery.matrix @ query.vector.astype(np.float32)).astype(np.float64)
         if query.constraints:
             columns = {f: self._column(gallery, f) for f in query.constraints}
@@ -281,8 +302,14 @@ class CaptionRanker:
         if target_row >= 0:
             rank = int(np.count_nonzero(scores > scores[target_row])) + 1
         return RankResult(
-            pair.pair_id, text, rank, size, self._top(gallery, scores, min(k, size)),
-            self.model_name, self.strategy_name, self.index_key,
+            pair.pair_id,
+            text,
+            rank,
+            size,
+            self._top(gallery, scores, min(k, size)),
+            self.model_name,
+            self.strategy_name,
+            self.index_key,
             round(time.perf_counter() - started, 4),
         )
 

@@ -33,13 +33,15 @@ class StoredRank:
     text: str
     ranked_at: str
 
-    def stale_reasons(self, settings: RankSettings, current_key: str | None,
-                      caption_text: str) -> list[str]:
+    def stale_reasons(
+        self, settings: RankSettings, current_key: str | None, caption_text: str
+    ) -> list[str]:
         """Why this rank may no longer hold (empty: it is current)."""
         reasons = []
         if self.model != settings.model:
-            reasons.append(f"ranked with model '{self.model}', the project now uses "
-                           f"'{settings.model}'")
+            reasons.append(
+                f"ranked with model '{self.model}', the project now uses '{settings.model}'"
+            )
         elif current_key is not None and self.index_key != current_key:
             reasons.append("the index changed since")
         if self.strategy != settings.strategy:
@@ -58,13 +60,20 @@ class StoredRank:
         return band_of(self.rank)
 
 
-_COLUMNS = ("id, rank, gallery_size, rank_model, rank_strategy, rank_index_key, rank_text, "
-            "ranked_at")
+_COLUMNS = "id, rank, gallery_size, rank_model, rank_strategy, rank_index_key, rank_text, ranked_at"
 
 
 def _stored(row: Any) -> StoredRank:
-    return StoredRank(int(row[0]), None if row[1] is None else int(row[1]), int(row[2] or 0),
-                      row[3] or "", row[4] or "", row[5] or "", row[6] or "", row[7] or "")
+    return StoredRank(
+        int(row[0]),
+        None if row[1] is None else int(row[1]),
+        int(row[2] or 0),
+        row[3] or "",
+        row[4] or "",
+        row[5] or "",
+        row[6] or "",
+        row[7] or "",
+    )
 
 
 def save_rank(project: Project, caption_id: int, result: RankResult) -> None:
@@ -73,8 +82,16 @@ def save_rank(project: Project, caption_id: int, result: RankResult) -> None:
         project.db.execute(
             "UPDATE captions SET rank = ?, gallery_size = ?, rank_model = ?, rank_strategy = ?, "
             "rank_index_key = ?, rank_text = ?, ranked_at = ? WHERE id = ?",
-            [result.rank, result.gallery_size, result.model, result.strategy, result.index_key,
-             result.text, utc_now(), caption_id],
+            [
+                result.rank,
+                result.gallery_size,
+                result.model,
+                result.strategy,
+                result.index_key,
+                result.text,
+                utc_now(),
+                caption_id,
+            ],
         )
 
 
@@ -111,8 +128,7 @@ def rank_summary(ranks: Iterable[int | None], gallery_sizes: Iterable[int] = ())
     found = [r for r in values if r is not None]
     sizes = list(gallery_sizes)
     if not values:
-        return {"captions": 0, "median_rank": None, "top10": None, "top50": None,
-                "not_found": 0}
+        return {"captions": 0, "median_rank": None, "top10": None, "top50": None, "not_found": 0}
     return {
         "captions": len(values),
         "median_rank": statistics.median(found) if found else None,
@@ -140,7 +156,10 @@ def log_histogram(ranks: Iterable[int | None]) -> list[tuple[str, int]]:
                 slot = i
                 break
         counts[slot] += 1
-    labels = [str(lo) if hi - lo == 1 else f"{lo}–{hi - 1}" for lo, hi in zip(edges, edges[1:])]
+    labels = [
+        str(lo) if hi - lo == 1 else f"{lo}–{hi - 1}"
+        for lo, hi in zip(edges, edges[1:], strict=False)
+    ]
     labels += [f"≥{edges[-1]}", "not found"]
     return [(label, count) for label, count in zip(labels, counts, strict=True)]
 

@@ -40,8 +40,11 @@ def type_caption(qtbot, editor, text: str) -> None:
 
 
 def rank_shown_for(view, text: str) -> bool:
-    return view.result is not None and view.result.text == text and view.line.text().startswith(
-        "Target rank with this caption:")
+    return (
+        view.result is not None
+        and view.result.text == text
+        and view.line.text().startswith("Target rank with this caption:")
+    )
 
 
 def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbot) -> None:
@@ -56,7 +59,8 @@ def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbo
     assert first.model == "demo" and first.strategy == "history"
     type_caption(qtbot, pane.writer.editor, "is plaid with long sleeves and a v-neck")
     qtbot.waitUntil(
-        lambda: rank_shown_for(view, "is plaid with long sleeves and a v-neck"), timeout=30000)
+        lambda: rank_shown_for(view, "is plaid with long sleeves and a v-neck"), timeout=30000
+    )
     second = view.result
     assert second.pair_id == first.pair_id
     assert second.top != first.top  # another caption finds other images first
@@ -65,8 +69,9 @@ def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbo
     # The top 5 as thumbnails, on demand; the target is marked when it is among them.
     view.toggle.setChecked(True)
     assert view.grid.isVisible() and view.grid.count() == min(5, second.gallery_size)
-    assert [view.grid.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.grid.count())] \
-        == [image_id for image_id, _ in second.top]
+    assert [view.grid.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.grid.count())] == [
+        image_id for image_id, _ in second.top
+    ]
 
 
 def test_submitted_caption_keeps_its_rank_after_reopening(window, ranked_demo, qtbot) -> None:
