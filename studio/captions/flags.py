@@ -14,9 +14,7 @@ from typing import Literal
 from studio.captions.records import Caption
 from studio.store import Project
 
-FlagKind = Literal[
-    "empty", "short", "reference_only", "colour_conflict", "duplicate", "no_target"
-]
+FlagKind = Literal["empty", "short", "reference_only", "colour_conflict", "duplicate", "no_target"]
 
 COLOURS = {
     "beige",

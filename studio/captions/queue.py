@@ -148,8 +148,7 @@ REVIEW_ORDERS: dict[str, tuple[str, str]] = {
 def _order_key(order: str) -> str:
     if order not in REVIEW_ORDERS:
         raise StudioError(
-            f"Unknown review order '{order}'. The available orders are: "
-            + ", ".join(REVIEW_ORDERS)
+            f"Unknown review order '{order}'. The available orders are: " + ", ".join(REVIEW_ORDERS)
         )
     return REVIEW_ORDERS[order][1]
 

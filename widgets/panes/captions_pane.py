@@ -120,8 +120,9 @@ class CaptionsPane(Pane):
     def _build_ranks(self) -> None:
         """The live rank under the writer's editor; the stored rank beside the reviewer's."""
         self.rank_worker = RankWorker(parent=self)
-        self.rank_view = CaptionRankView(self.workspace, self.thumbnails, self.rank_worker,
-                                         self.runner)
+        self.rank_view = CaptionRankView(
+            self.workspace, self.thumbnails, self.rank_worker, self.runner
+        )
         self.writer.details.addWidget(self.rank_view)
         self.writer.editor.textChanged.connect(self.rank_view.set_text)
         self.writer.pair_changed.connect(self.rank_view.set_pair)
@@ -130,7 +131,8 @@ class CaptionsPane(Pane):
         self.reviewer.details.addWidget(self.rank_line)
         self.reviewer.pair_changed.connect(lambda _pair: self._show_stored_rank())
         self.rank_line.recompute_requested.connect(
-            lambda caption_id: self.project and self.rank_worker.store(self.project, caption_id))
+            lambda caption_id: self.project and self.rank_worker.store(self.project, caption_id)
+        )
         self.rank_worker.stored.connect(lambda _id, _result: self._show_stored_rank())
         self.rank_line.order_changed.connect(self._review_order)
 
