@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.captions.ranking import RankResult, RankSettings, band_of, index_key
+from studio.errors import StudioError
+from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
 
@@ -178,4 +180,74 @@ def per_annotator(project: Project) -> dict[str, dict[str, Any]]:
     return {
         name: {**rank_summary(ranks), "histogram": log_histogram(ranks)}
         for name, ranks in by_author.items()
+    }
+
+
+def rank_captions(
+    project: Project,
+    model: str | None = None,
+    strategy: str | None = None,
+    source: str | None = None,
+    device: str | None = None,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> dict[str, Any]:
+    """Rank every submitted or accepted caption (of pairs from ``source``) and keep the ranks.
+
+    Model and strategy default to the project's rank settings. Returns per-caption ranks,
+    a summary and the per-annotator distribution.
+    """
+    from studio.captions.ranking import CaptionRanker, pair_query, rank_settings
+
+    settings = rank_settings(project)
+    model, strategy = model or settings.model, strategy or settings.strategy
+    sql = (
+        "SELECT c.id, c.pair_id, c.text, coalesce(a.name, '') FROM captions c "
+        "JOIN pairs p ON p.id = c.pair_id LEFT JOIN people a ON a.id = c.author_id "
+        "WHERE c.status IN ('submitted', 'accepted') AND p.target_id IS NOT NULL"
+    )
+    params: list[Any] = []
+    if source is not None:
+        sql += " AND p.source = ?"
+        params.append(source)
+    rows = project.db.execute(sql + " ORDER BY c.pair_id, c.position, c.id", params).fetchall()
+    if not rows:
+        raise StudioError(
+            "No submitted captions of pairs with a target to rank"
+            + (f" from source '{source}'." if source else ".")
+        )
+    ranker = CaptionRanker.open(project, model, strategy, device, cancel=cancel)
+    results = []
+    pairs: dict[int, Any] = {}
+    for done, (caption_id, pair_id, text, author) in enumerate(rows, start=1):
+        if cancel is not None and done % 20 == 0:
+            cancel.raise_if_cancelled()
+        if pair_id not in pairs:
+            pairs[pair_id] = pair_query(project, pair_id)
+        result = ranker.rank(pairs[pair_id], text)
+        results.append((caption_id, author, result))
+        progress(done, len(rows), f"caption {done} of {len(rows)}")
+    with project.db.atomic():  # all ranks or none: a cancelled run changes nothing
+        for caption_id, _author, result in results:
+            save_rank(project, caption_id, result)
+    return {
+        "model": model,
+        "strategy": strategy,
+        "index_key": ranker.index_key,
+        "captions": [
+            {
+                "caption_id": caption_id,
+                "pair_id": result.pair_id,
+                "author": author,
+                "text": result.text,
+                "rank": result.rank,
+                "gallery_size": result.gallery_size,
+            }
+            for caption_id, author, result in results
+        ],
+        "summary": rank_summary(
+            [r.rank for _, _, r in results], [r.gallery_size for _, _, r in results]
+        ),
+        "annotators": per_annotator(project),
     }
