@@ -166,20 +166,25 @@ def log_histogram(ranks: Iterable[int | None]) -> list[tuple[str, int]]:
     return [(label, count) for label, count in zip(labels, counts, strict=True)]
 
 
-def per_annotator(project: Project) -> dict[str, dict[str, Any]]:
-    """For each author: summary of their live captions' stored ranks and the histogram."""
+def ranks_by_annotator(project: Project) -> dict[str, list[int | None]]:
+    """Each author's stored ranks over their submitted and accepted captions."""
     rows = project.db.execute(
         "SELECT coalesce(a.name, '(unknown)'), c.rank FROM captions c "
         "LEFT JOIN people a ON a.id = c.author_id "
         "WHERE c.rank_model IS NOT NULL AND c.status IN ('submitted', 'accepted') "
-        "ORDER BY 1"
+        "ORDER BY 1, c.id"
     ).fetchall()
     by_author: dict[str, list[int | None]] = {}
     for name, rank in rows:
         by_author.setdefault(name, []).append(None if rank is None else int(rank))
+    return by_author
+
+
+def per_annotator(project: Project) -> dict[str, dict[str, Any]]:
+    """For each author: summary of their live captions' stored ranks and the histogram."""
     return {
         name: {**rank_summary(ranks), "histogram": log_histogram(ranks)}
-        for name, ranks in by_author.items()
+        for name, ranks in ranks_by_annotator(project).items()
     }
 
 

@@ -27,9 +27,8 @@ def ranked_demo(indexed_demo_dir: Path) -> Path:
 def open_as(window, path: Path, user: str) -> CaptionsPane:
     window.workspace.settings.user_name = user
     window.open_project(path)
-    window.show_pane(1)
-    pane = window.panes[1]
-    assert isinstance(pane, CaptionsPane)
+    pane = next(p for p in window.panes if isinstance(p, CaptionsPane))
+    window.show_pane(window.panes.index(pane))
     return pane
 
 
@@ -119,3 +118,23 @@ def run_until(loop, predicate, timeout: float = 120.0) -> None:
             await asyncio.sleep(0.05)
 
     loop.run_until_complete(asyncio.wait_for(wait(), timeout))
+
+
+def test_dashboard_shows_each_annotators_ranks(window, ranked_demo, qtbot) -> None:
+    from studio.captions.ranks import rank_captions
+    from widgets.panes.dashboard_pane import DashboardPane
+
+    with Project.open(ranked_demo) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id in pairs[:3]:
+            store.submit_caption(project, pair_id, "ana", "is red with long sleeves")
+        store.submit_caption(project, pairs[3], "ben", "is blue")
+        report = rank_captions(project, device="cpu")
+    window.open_project(ranked_demo)
+    pane = next(p for p in window.panes if isinstance(p, DashboardPane))
+    window.show_pane(window.panes.index(pane))
+    chart = pane.rank_distribution
+    ana = report["annotators"]["ana"]
+    assert f"ana: median rank {ana['median_rank']}, top 10 {ana['top10']:.0%}" in chart.note.text()
+    assert "ben: median rank" in chart.note.text()
+    assert chart.canvas is not None and len(chart.canvas.figure.axes[0].patches) == 2

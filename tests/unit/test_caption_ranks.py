@@ -222,6 +222,11 @@ def test_captions_rank_command_ranks_every_caption_and_keeps_the_ranks(
     with Project.open(ranked_dir) as project:
         for row in report["captions"]:
             assert stored_rank(project, row["caption_id"]).rank == row["rank"]
+    assert main(["stats", "--project", str(ranked_dir), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)["caption_ranks"]
+    assert stats["ana"]["captions"] == 5 and stats["ben"]["captions"] == 6
+    ben = [row["rank"] for row in report["captions"] if row["author"] == "ben"]
+    assert stats["ben"]["median_rank"] == statistics.median(ben)
     assert main(["captions", "rank", "--project", str(ranked_dir), "--source", "nowhere"]) == 2
     assert "No submitted captions" in capsys.readouterr().err
 
