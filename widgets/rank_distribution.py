@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from studio.captions.ranking import rank_settings
-from studio.captions.ranks import ranks_by_annotator, rank_summary, stale_count
+from studio.captions.ranks import rank_summary, ranks_by_annotator, stale_count
 from studio.store import Project
 
 EMPTY = (
