@@ -55,6 +55,7 @@ class RankWorker(QObject):
         self._ranker: CaptionRanker | None = None
         self._ranker_key: tuple[Any, ...] | None = None
         self._pairs: dict[tuple[str, int], PairQuery] = {}
+        self._closed = False
 
     # -- requests (UI thread) ----------------------------------------------------------
 
@@ -70,25 +71,32 @@ class RankWorker(QObject):
     def request(self, project: Project, settings: RankSettings, pair_id: int, text: str) -> int:
         generation = self.supersede()
         token = self._token
-        assert token is not None
+        if self._closed or token is None:
+            return generation
         self._executor.submit(self._live, generation, token, project, settings, pair_id, text)
         return generation
 
-    def store(self, project: Project, caption_id: int) -> Future:
+    def store(self, project: Project, caption_id: int) -> Future | None:
         """Rank a caption as it is stored now and keep the rank with it."""
+        if self._closed:
+            return None
         return self._executor.submit(self._store, project, caption_id)
 
     def forget(self) -> None:
         """Drop the loaded ranker (the project closed, or its index was rebuilt)."""
         self.supersede()
-        self._executor.submit(self._drop)
+        if not self._closed:
+            self._executor.submit(self._drop)
 
     def shutdown(self) -> None:
         self.supersede()
+        self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)
 
     def wait_idle(self) -> None:
         """Block until requests queued so far ran (tests and the benchmark)."""
+        if self._closed:
+            return
         self._executor.submit(lambda: None).result()
 
     # -- work (the worker thread) ------------------------------------------------------

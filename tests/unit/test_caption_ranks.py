@@ -7,6 +7,7 @@ import shutil
 import statistics
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from studio.captions import store
@@ -235,3 +236,26 @@ def test_log_histogram_bins() -> None:
     bins = dict(log_histogram([1, 1, 3, 10, 99, 150_000, None]))
     assert (bins["1"], bins["2–4"], bins["10–19"], bins["50–99"]) == (2, 1, 1, 1)
     assert (bins["≥100000"], bins["not found"]) == (1, 1)
+
+
+def test_coded_facet_bonus_is_the_shared_reranking_rule(ranker) -> None:
+    from studio.sessions.strategies import constraint_bonus
+
+    project = ranker.context.project
+    pair = pair_query(project, pairs_of(project)[0])
+    gallery = ranker.gallery(pair.category, pair.split)
+    names = ranker.context.index.image_ids
+    constraints = {"color": "red", "sleeve": "long sleeve", "pattern": "no-such-value"}
+    objects = {
+        facet: np.array(
+            [
+                ranker.context.facets.get(names[int(p)] or "", {}).get(facet)
+                for p in gallery.positions
+            ],
+            dtype=object,
+        )
+        for facet in constraints
+    }
+    expected = constraint_bonus(objects, constraints)
+    assert np.allclose(ranker.facet_bonus(gallery, constraints), expected)
+    assert np.any(expected != 0)
