@@ -87,7 +87,9 @@ def build(folder: Path, images: int, gallery: int, seed: int) -> tuple[Path, dic
         by_id = dict(zip(ids, synthetic, strict=True))
 
         def vectors_for(missing: list[str]) -> tuple[list[str], np.ndarray]:
-            return missing, np.stack([by_id[i] for i in missing])
+            found = [i for i in missing if i in by_id]
+            rows = [by_id[i] for i in found]
+            return found, np.stack(rows) if rows else np.zeros((0, real.shape[1]), np.float32)
 
         index.sync(wanted, vectors_for)
         index.save()
@@ -188,7 +190,7 @@ def main() -> int:
     parser.add_argument("--gallery", type=int, default=100_000, help="gallery size")
     parser.add_argument("--warmups", type=int, default=2, help="captions typed before timing")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--folder", type=Path, help="reuse this demo folder (created if absent)")
+    parser.add_argument("--folder", type=Path, help="build the project here (a new folder)")
     parser.add_argument("--no-write", action="store_true", help="print, do not touch the file")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
