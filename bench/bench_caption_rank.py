@@ -114,7 +114,7 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     from studio.workspace import Workspace
     from widgets.panes.captions_pane import CaptionsPane
 
-    app = QApplication.instance() or QApplication([])
+    app = QApplication.instance() or QApplication([])  # noqa: F841 (keeps it alive)
     workspace = Workspace(Settings(user_name="bench"))
     pane = CaptionsPane(workspace)
     pane.resize(1280, 800)
