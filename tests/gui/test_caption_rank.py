@@ -138,3 +138,38 @@ def test_dashboard_shows_each_annotators_ranks(window, ranked_demo, qtbot) -> No
     assert f"ana: median rank {ana['median_rank']}, top 10 {ana['top10']:.0%}" in chart.note.text()
     assert "ben: median rank" in chart.note.text()
     assert chart.canvas is not None and len(chart.canvas.figure.axes[0].patches) == 2
+
+
+def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo, qtbot) -> None:
+    from studio.captions.ranking import RankSettings, save_rank_settings
+    from studio.captions.ranks import rank_captions
+
+    texts = ["is red with long sleeves", "is blue and plaid", "has a v-neck", "is green"]
+    with Project.open(ranked_demo) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id, text in zip(pairs, texts, strict=False):
+            store.submit_caption(project, pair_id, "ana", text)
+        report = rank_captions(project, device="cpu")
+        save_rank_settings(project, RankSettings("demo", "history", 1), "lead")
+    ranks = {row["caption_id"]: row["rank"] for row in report["captions"]}
+    worst = max(ranks, key=lambda c: (ranks[c], -c))
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    reviewer, line = pane.reviewer, pane.rank_line
+    assert reviewer.session.current == min(ranks)  # pair order first
+    line.order.setCurrentIndex(line.order.findData("rank_worst"))
+    assert reviewer.session.current == worst
+    size = next(r["gallery_size"] for r in report["captions"] if r["caption_id"] == worst)
+    assert line.line.text() == f"Target rank with this caption: {ranks[worst]:,} of {size:,}"
+    assert f"Does not find the target: it ranks {ranks[worst]:,} of" in reviewer.flags.text()
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    following = reviewer.session.current
+    assert ranks[following] <= ranks[worst]
+    # Editing the caption makes its stored rank stale; Recompute ranks it again.
+    with Project.open(ranked_demo) as project:
+        store.edit_caption(project, following, "lead", "is a completely different thing")
+    pane.review.go_to(following)
+    assert "the caption was edited since" in line.note.text()
+    line.recompute.click()
+    qtbot.waitUntil(lambda: "stale" not in line.note.text(), timeout=30000)
+    assert line.line.text().startswith("Target rank with this caption:")
