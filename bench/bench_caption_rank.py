@@ -124,14 +124,16 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     view.toggle.setChecked(True)  # the top 5 thumbnails are drawn too
     fired: dict[int, float] = {}
     latencies: list[float] = []
+    cpu: list[float] = []
     shown_gens: set[int] = set()
     view.fired.connect(lambda gen: fired.__setitem__(gen, time.perf_counter()))
 
-    def on_shown(_result) -> None:
+    def on_shown(result) -> None:
         gen = view.worker.generation
         if gen in fired and gen not in shown_gens:
             shown_gens.add(gen)
             latencies.append((time.perf_counter() - fired[gen]) * 1000)
+            cpu.append(result.cpu_seconds * 1000)
 
     view.shown.connect(on_shown)
     ticks: list[float] = []
@@ -165,6 +167,7 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     for text in CAPTIONS[:warmups]:
         type_caption(text)
     latencies.clear()
+    cpu.clear()
     fired.clear()
     # Baseline: the same heartbeat with the pane open and nothing typed, to tell the
     # machine's own scheduling delays (a shared, loaded machine) from the pane's.
@@ -187,6 +190,7 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     pane.rank_worker.shutdown()
     return {
         "latencies": latencies,
+        "cpu": cpu,
         "fired": len(fired),
         "stall": max(gaps) if gaps else float("nan"),
         "stall_p99": sorted(gaps)[int(0.99 * (len(gaps) - 1))] if gaps else float("nan"),
@@ -232,6 +236,12 @@ def main() -> int:
                     ["debounce fired → rank shown, p50", f"{statistics.median(lat):.1f} ms", ""],
                     ["debounce fired → rank shown, p95", f"{p95:.1f} ms", "< 150 ms"],
                     ["debounce fired → rank shown, worst", f"{lat[-1]:.1f} ms", ""],
+                    [
+                        "worker CPU time per query (encode + score + rank), p50 / p95",
+                        f"{statistics.median(result['cpu']):.1f} / "
+                        f"{sorted(result['cpu'])[int(0.95 * (len(result['cpu']) - 1))]:.1f} ms",
+                        "",
+                    ],
                     ["queries shown / fired", f"{len(lat)} / {result['fired']}", ""],
                     ["worst UI-thread stall while typing", f"{result['stall']:.1f} ms", "< 30 ms"],
                     [
