@@ -9,7 +9,7 @@ queue by pair, worst rank first or best rank first.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
 
 from studio.captions.queue import REVIEW_ORDERS
 from studio.captions.ranking import index_key, rank_settings
@@ -24,6 +24,7 @@ QUIET = "color: #6b7280;"
 class CaptionRankLine(QWidget):
     recompute_requested = Signal(int)  # caption id
     order_changed = Signal(str)  # a key of REVIEW_ORDERS
+    threshold_changed = Signal(int)  # the project's "does not find the target" threshold
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,11 +50,22 @@ class CaptionRankLine(QWidget):
         self.order.currentIndexChanged.connect(
             lambda _i: self.order_changed.emit(self.order.currentData())
         )
+        self.threshold = QSpinBox()
+        self.threshold.setRange(1, 1_000_000)
+        self.threshold.setPrefix("flag above rank ")
+        self.threshold.setToolTip(
+            "Captions whose target ranks above this are flagged 'does "
+            "not find the target' (a project setting)"
+        )
+        self.threshold.editingFinished.connect(
+            lambda: self.threshold_changed.emit(self.threshold.value())
+        )
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.line)
         layout.addWidget(self.note, 1)
         layout.addWidget(self.recompute)
+        layout.addWidget(self.threshold)
         layout.addWidget(self.order)
 
     def show_caption(self, project: Project | None, caption: Caption | None) -> None:
@@ -67,6 +79,10 @@ class CaptionRankLine(QWidget):
             self.recompute.hide()
             return
         self.recompute.show()
+        settings = rank_settings(project)
+        self.threshold.blockSignals(True)
+        self.threshold.setValue(settings.threshold)
+        self.threshold.blockSignals(False)
         stored = self.stored
         if stored is None:
             self.stale = []
@@ -75,7 +91,6 @@ class CaptionRankLine(QWidget):
             self.note.setText("")
             self.recompute.setText("Rank it")
             return
-        settings = rank_settings(project)
         self.stale = stored.stale_reasons(settings, index_key(project, stored.model), caption.text)
         self.line.setText(stored.describe())
         self.line.setStyleSheet(

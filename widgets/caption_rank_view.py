@@ -29,6 +29,7 @@ from widgets.thumbnail_cache import ThumbnailCache
 DEBOUNCE_MS = 300
 COLOURS = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c", "absent": "#b91c1c"}
 QUIET = "color: #6b7280;"
+DIMMED = "#9ca3af"
 
 
 def rank_text(result: RankResult) -> str:
@@ -132,8 +133,8 @@ class CaptionRankView(QWidget):
         if self._settings is None:
             self._settings = rank_settings(project)
         generation = self.worker.request(project, self._settings, self.pair_id, self.text)
-        if self.result is not None:
-            self.line.setStyleSheet(self.line.styleSheet() + " color: #9ca3af;")  # dimmed
+        if self.result is not None:  # the shown rank is for older text: dim it
+            self.line.setStyleSheet(f"color: {DIMMED}; font-weight: 600;")
         self.fired.emit(generation)
 
     # -- results -----------------------------------------------------------------------

@@ -141,7 +141,7 @@ def test_dashboard_shows_each_annotators_ranks(window, ranked_demo, qtbot) -> No
 
 
 def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo, qtbot) -> None:
-    from studio.captions.ranking import RankSettings, save_rank_settings
+    from studio.captions.ranking import rank_settings
     from studio.captions.ranks import rank_captions
 
     texts = ["is red with long sleeves", "is blue and plaid", "has a v-neck", "is green"]
@@ -150,7 +150,6 @@ def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo
         for pair_id, text in zip(pairs, texts, strict=False):
             store.submit_caption(project, pair_id, "ana", text)
         report = rank_captions(project, device="cpu")
-        save_rank_settings(project, RankSettings("demo", "history", 1), "lead")
     ranks = {row["caption_id"]: row["rank"] for row in report["captions"]}
     worst = max(ranks, key=lambda c: (ranks[c], -c))
     pane = open_as(window, ranked_demo, "ben")
@@ -161,6 +160,12 @@ def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo
     assert reviewer.session.current == worst
     size = next(r["gallery_size"] for r in report["captions"] if r["caption_id"] == worst)
     assert line.line.text() == f"Target rank with this caption: {ranks[worst]:,} of {size:,}"
+    assert "Does not find the target" not in reviewer.flags.text()  # threshold 50
+    assert line.threshold.value() == 50
+    line.threshold.setValue(1)  # a project setting, shared by every reviewer
+    line.threshold.editingFinished.emit()
+    with Project.open(ranked_demo) as project:
+        assert rank_settings(project).threshold == 1
     assert f"Does not find the target: it ranks {ranks[worst]:,} of" in reviewer.flags.text()
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
     following = reviewer.session.current

@@ -7,6 +7,8 @@ the person in Settings (``workspace.user_name``); they write everything as it ha
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.captions.ranking import rank_settings, save_rank_settings
 from studio.captions.records import CaptionPolicy
 from studio.captions.session import ReviewSession, WritingSession
 from studio.captions.store import load_policy, save_policy
@@ -135,6 +138,7 @@ class CaptionsPane(Pane):
         )
         self.rank_worker.stored.connect(lambda _id, _result: self._show_stored_rank())
         self.rank_line.order_changed.connect(self._review_order)
+        self.rank_line.threshold_changed.connect(self._rank_threshold)
 
     def _store_rank(self) -> None:
         """Keep the rank with the caption just submitted (on the rank worker)."""
@@ -144,6 +148,18 @@ class CaptionsPane(Pane):
     def _show_stored_rank(self) -> None:
         caption = self.review.caption() if self.review is not None else None
         self.rank_line.show_caption(self.project, caption)
+
+    def _rank_threshold(self, threshold: int) -> None:
+        """The flag threshold is a project setting: every reviewer shares it."""
+        if self.project is None:
+            return
+        current = rank_settings(self.project)
+        if threshold != current.threshold:
+            save_rank_settings(
+                self.project, replace(current, threshold=threshold), self.user or "unknown"
+            )
+            if self.review is not None:
+                self.review.go_to(self.review.current)  # redraw the flags
 
     def _review_order(self, order: str) -> None:
         if self.review is not None:
