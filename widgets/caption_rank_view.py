@@ -29,7 +29,6 @@ from widgets.thumbnail_cache import ThumbnailCache
 DEBOUNCE_MS = 300
 COLOURS = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c", "absent": "#b91c1c"}
 QUIET = "color: #6b7280;"
-DIMMED = "#9ca3af"
 
 
 def rank_text(result: RankResult) -> str:
@@ -58,6 +57,9 @@ class CaptionRankView(QWidget):
         self.text = ""
         self.result: RankResult | None = None
         self._settings: RankSettings | None = None
+        self._grid_shows: tuple[int, tuple[str, ...]] | None = None
+        self._target: tuple[tuple[str, int] | None, str | None] = (None, None)
+        self._paths: dict[tuple[str, str], Path | None] = {}
         self.line = QLabel()
         self.line.setToolTip(
             "Where the retrieval model puts the target when it searches with the reference "
@@ -100,10 +102,12 @@ class CaptionRankView(QWidget):
     # -- following the writer ----------------------------------------------------------
 
     def set_pair(self, pair_id: int | None) -> None:
+        self._grid_shows = None  # maybe another project: draw the grid afresh
         if pair_id != self.pair_id:
             self.worker.supersede()
             self.result = None
             self.grid.clear()
+            self._grid_shows = None
         self.pair_id = pair_id
         self._settings = None  # read again: another project may be open
         self.setVisible(pair_id is not None)
@@ -128,13 +132,12 @@ class CaptionRankView(QWidget):
             self.worker.supersede()
             self.result = None
             self.grid.clear()
+            self._grid_shows = None
             self._quiet("Type a caption to see whether it finds the target.")
             return
         if self._settings is None:
             self._settings = rank_settings(project)
         generation = self.worker.request(project, self._settings, self.pair_id, self.text)
-        if self.result is not None:  # the shown rank is for older text: dim it
-            self.line.setStyleSheet(f"color: {DIMMED}; font-weight: 600;")
         self.fired.emit(generation)
 
     # -- results -----------------------------------------------------------------------
@@ -146,7 +149,7 @@ class CaptionRankView(QWidget):
         self.build_button.hide()
         self.toggle.show()
         self.line.setText(rank_text(result))
-        self.line.setStyleSheet(f"color: {COLOURS[result.band]}; font-weight: 600;")
+        self._style(f"color: {COLOURS[result.band]}; font-weight: 600;")
         self.detail.setText(f"{result.model} · {result.strategy}")
         if self.toggle.isChecked():
             self._show_grid()
@@ -167,10 +170,15 @@ class CaptionRankView(QWidget):
 
     def _quiet(self, message: str) -> None:
         self.line.setText(message)
-        self.line.setStyleSheet(QUIET)
+        self._style(QUIET)
         self.detail.setText("")
         self.build_button.hide()
         self.toggle.setVisible(self.result is not None)
+
+    def _style(self, sheet: str) -> None:
+        """Restyle only on a change: a style sheet is parsed and polished on every set."""
+        if self.line.styleSheet() != sheet:
+            self.line.setStyleSheet(sheet)
 
     @asyncSlot()
     async def build_index(self) -> None:
@@ -216,18 +224,34 @@ class CaptionRankView(QWidget):
         result = self.result
         if result is None:
             self.grid.clear()
+            self._grid_shows = None
             return
+        shown = (result.pair_id, tuple(image_id for image_id, _ in result.top))
+        if shown == self._grid_shows:
+            return  # the same five images: typing often changes the rank, not the top
+        self._grid_shows = shown
         self.grid.show_hits(list(result.top), self._target_id())
 
     def _target_id(self) -> str | None:
         if self.pair_id is None or self.workspace.project is None:
             return None
-        from studio.pairs.query import pair_images
+        key = (str(self.workspace.project.path), self.pair_id)
+        if self._target[0] != key:
+            from studio.pairs.query import pair_images
 
-        images = pair_images(self.workspace.project, self.pair_id)
-        return None if images is None else images[1]
+            images = pair_images(self.workspace.project, self.pair_id)
+            self._target = (key, None if images is None else images[1])
+        return self._target[1]
 
     def _path_of(self, image_id: str) -> Path | None:
+        """Image paths are looked up once per project (the grid asks on every result)."""
         project = self.workspace.project
-        record = project.image(image_id) if project is not None else None
-        return None if record is None else project.image_path(record)
+        if project is None:
+            return None
+        key = (str(project.path), image_id)
+        if key not in self._paths:
+            if len(self._paths) > 2000:
+                self._paths.clear()
+            record = project.image(image_id)
+            self._paths[key] = None if record is None else project.image_path(record)
+        return self._paths[key]
