@@ -25,6 +25,7 @@ class CaptionRankLine(QWidget):
     recompute_requested = Signal(int)  # caption id
     order_changed = Signal(str)  # a key of REVIEW_ORDERS
     threshold_changed = Signal(int)  # the project's "does not find the target" threshold
+    rank_all_requested = Signal()  # rank every submitted caption again (a job)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +51,13 @@ class CaptionRankLine(QWidget):
         self.order.currentIndexChanged.connect(
             lambda _i: self.order_changed.emit(self.order.currentData())
         )
+        self.rank_all = QPushButton("Rank all captions…")
+        self.rank_all.setToolTip(
+            "Rank every submitted caption with the project's model, "
+            "strategy and index (a background job with progress and "
+            "cancel); stale ranks become current"
+        )
+        self.rank_all.clicked.connect(self.rank_all_requested)
         self.threshold = QSpinBox()
         self.threshold.setRange(1, 1_000_000)
         self.threshold.setPrefix("flag above rank ")
@@ -65,6 +73,7 @@ class CaptionRankLine(QWidget):
         layout.addWidget(self.line)
         layout.addWidget(self.note, 1)
         layout.addWidget(self.recompute)
+        layout.addWidget(self.rank_all)
         layout.addWidget(self.threshold)
         layout.addWidget(self.order)
 

@@ -178,3 +178,26 @@ def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo
     line.recompute.click()
     qtbot.waitUntil(lambda: "stale" not in line.note.text(), timeout=30000)
     assert line.line.text().startswith("Target rank with this caption:")
+
+
+def test_rank_all_captions_runs_as_a_job_and_fills_the_reviewers_line(
+    window, ranked_demo, qtbot, event_loop_qt
+) -> None:
+    with Project.open(ranked_demo) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id in pairs[:3]:
+            store.submit_caption(project, pair_id, "ana", "is red with long sleeves")
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    line = pane.rank_line
+    assert line.line.text() == "Not ranked yet"
+    line.rank_all.click()
+    run_until(event_loop_qt, lambda: line.line.text().startswith("Target rank with this caption"))
+    with Project.open(ranked_demo) as project:
+        ranked = [
+            stored_rank(project, c.id)
+            for p in pairs[:3]
+            for c in store.captions_for_pair(project, p)
+        ]
+    assert all(r is not None and r.model == "demo" for r in ranked)
+    assert line.line.text() == ranked[0].describe()

@@ -22,11 +22,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from qasync import asyncSlot
 
 from studio.captions.ranking import rank_settings, save_rank_settings
 from studio.captions.records import CaptionPolicy
 from studio.captions.session import ReviewSession, WritingSession
 from studio.captions.store import load_policy, save_policy
+from studio.errors import StudioError
+from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
 from studio.store import Project
 from studio.workspace import Workspace
@@ -139,6 +142,7 @@ class CaptionsPane(Pane):
         self.rank_worker.stored.connect(lambda _id, _result: self._show_stored_rank())
         self.rank_line.order_changed.connect(self._review_order)
         self.rank_line.threshold_changed.connect(self._rank_threshold)
+        self.rank_line.rank_all_requested.connect(self.rank_all_captions)
 
     def _store_rank(self) -> None:
         """Keep the rank with the caption just submitted (on the rank worker)."""
@@ -148,6 +152,37 @@ class CaptionsPane(Pane):
     def _show_stored_rank(self) -> None:
         caption = self.review.caption() if self.review is not None else None
         self.rank_line.show_caption(self.project, caption)
+
+    @asyncSlot()
+    async def rank_all_captions(self) -> None:
+        """Rank every submitted caption again as a job (status bar, progress, cancel)."""
+        project = self.project
+        if project is None or self.runner is None:
+            return
+        from studio.captions.ranks import rank_captions
+
+        self.rank_line.rank_all.setEnabled(False)
+        try:
+            device = self.workspace.settings.device
+            report = await self.runner.run(
+                "Ranking captions",
+                rank_captions,
+                project,
+                device=None if device == "auto" else device,
+            )
+        except JobCancelled:
+            self.rank_line.note.setText("Ranking cancelled; the stored ranks are unchanged.")
+            return
+        except StudioError as error:
+            self.rank_line.note.setText(str(error))
+            return
+        finally:
+            self.rank_line.rank_all.setEnabled(True)
+        self._show_stored_rank()
+        summary = report["summary"]
+        self.rank_line.rank_all.setToolTip(
+            f"Last run: {summary['captions']} captions, median rank {summary['median_rank']}"
+        )
 
     def _rank_threshold(self, threshold: int) -> None:
         """The flag threshold is a project setting: every reviewer shares it."""
