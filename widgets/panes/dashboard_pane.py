@@ -19,6 +19,7 @@ from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
 from widgets.rank_distribution import RankDistribution
+from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
     "images": "Images",
@@ -65,6 +66,8 @@ class DashboardPane(Pane):
         layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
+        self.team_progress = TeamProgress()
+        layout.addWidget(self.team_progress)
         layout.addWidget(QLabel("Does each caption find its target? Ranks per annotator"))
         self.rank_distribution = RankDistribution()
         layout.addWidget(self.rank_distribution)
@@ -83,6 +86,7 @@ class DashboardPane(Pane):
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
         self.attribute_quality.refresh(project)
+        self.team_progress.refresh(project)
         self.rank_distribution.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
