@@ -259,3 +259,20 @@ def test_coded_facet_bonus_is_the_shared_reranking_rule(ranker) -> None:
     expected = constraint_bonus(objects, constraints)
     assert np.allclose(ranker.facet_bonus(gallery, constraints), expected)
     assert np.any(expected != 0)
+
+
+def test_a_recomputed_rank_is_no_edit_to_a_team_merge(ranked_dir: Path, ranker) -> None:
+    from studio.team.records import KIND_BY_NAME, read
+
+    with Project.open(ranked_dir) as project:
+        pair_id = pairs_of(project)[0]
+        caption, _ = store.submit_caption(project, pair_id, "ana", "is red")
+        kind = KIND_BY_NAME["caption"]
+
+        def content() -> dict:
+            return {r.uid: r.hash for r in read(project.db.conn, kind)}
+
+        before = content()
+        save_rank(project, caption.id, ranker.rank(pair_query(project, pair_id), caption.text))
+        assert stored_rank(project, caption.id) is not None
+        assert content() == before
