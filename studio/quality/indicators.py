@@ -183,17 +183,22 @@ def compute_indicators(
 
 def _galleries(project: Project, turns: dict[Item, tuple[str, int, tuple[str, ...]]]
                ) -> dict[str, tuple[str, ...]]:
-    """Each turn target's gallery: the images of its category and split."""
+    """Each turn target's gallery: the images of its category and split (gallery members
+    included, as ``Project.iter_images`` reads them)."""
     targets = {images[turn] for (_, turn), (_, _, images) in turns.items()}
-    groups: dict[tuple[str, str], list[str]] = {}
-    group_of: dict[str, tuple[str, str]] = {}
-    for image_id, category, split in project.db.execute(
-            "SELECT id, category, split FROM images WHERE missing = 0 ORDER BY id"):
-        groups.setdefault((category, split), []).append(image_id)
-        if image_id in targets:
-            group_of[image_id] = (category, split)
-    frozen = {key: tuple(ids) for key, ids in groups.items()}
-    return {image_id: frozen[key] for image_id, key in group_of.items()}
+    galleries: dict[tuple[str, str], tuple[str, ...]] = {}
+    out: dict[str, tuple[str, ...]] = {}
+    for image_id in sorted(targets):
+        record = project.image(image_id)
+        if record is None:
+            continue
+        key = (record.category, record.split)
+        if key not in galleries:
+            galleries[key] = tuple(
+                i.id for i in project.iter_images(key[0] or None, key[1] or None) if not i.missing
+            )
+        out[image_id] = galleries[key]
+    return out
 
 
 def _consistency(turns: dict[Item, tuple[str, int, tuple[str, ...]]],
