@@ -17,7 +17,7 @@ from studio.captions.records import Caption
 from studio.store import Project
 
 FlagKind = Literal[
-    "empty", "short", "reference_only", "colour_conflict", "contradiction", "duplicate"
+    "empty", "short", "reference_only", "colour_conflict", "contradiction", "duplicate", "no_target"
 ]
 
 COLOURS = {
@@ -383,4 +383,27 @@ def caption_flags(project: Project, caption: Caption) -> list[Flag]:
                     f"{copies} other pair{'s' if copies != 1 else ''}.",
                 )
             )
+    flag = rank_flag(project, caption)
+    if flag is not None:
+        flags.append(flag)
     return flags
+
+
+def rank_flag(project: Project, caption: Caption) -> Flag | None:
+    """*Does not find the target*: the stored rank is above the project's threshold."""
+    from studio.captions.ranking import index_key, rank_settings
+    from studio.captions.ranks import stored_rank
+
+    stored = stored_rank(project, caption.id)
+    if stored is None or stored.rank is None:
+        return None
+    settings = rank_settings(project)
+    if stored.rank <= settings.threshold:
+        return None
+    stale = stored.stale_reasons(settings, index_key(project, stored.model), caption.text)
+    return Flag(
+        "no_target",
+        f"Does not find the target: it ranks {stored.rank:,} of {stored.gallery_size:,} "
+        f"with model {stored.model} (threshold {settings.threshold})"
+        + (f"; this rank is stale ({'; '.join(stale)})." if stale else "."),
+    )

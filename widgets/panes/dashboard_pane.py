@@ -18,6 +18,7 @@ from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
+from widgets.rank_distribution import RankDistribution
 from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
@@ -67,6 +68,9 @@ class DashboardPane(Pane):
         layout.addWidget(self.attribute_quality)
         self.team_progress = TeamProgress()
         layout.addWidget(self.team_progress)
+        layout.addWidget(QLabel("Does each caption find its target? Ranks per annotator"))
+        self.rank_distribution = RankDistribution()
+        layout.addWidget(self.rank_distribution)
         self._stack.addWidget(content)
 
     def show_project(self, project: Project | None) -> None:
@@ -83,6 +87,7 @@ class DashboardPane(Pane):
                 self.count_labels[key].setText(f"{value:,}")
         self.attribute_quality.refresh(project)
         self.team_progress.refresh(project)
+        self.rank_distribution.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))
@@ -91,7 +96,9 @@ class DashboardPane(Pane):
         self.split_table.setVerticalHeaderLabels(list(counts) or [])
         for row, per_split in enumerate(counts.values()):
             for column, split in enumerate(splits):
-                self.split_table.setItem(row, column, QTableWidgetItem(str(per_split.get(split, 0))))
+                self.split_table.setItem(
+                    row, column, QTableWidgetItem(str(per_split.get(split, 0)))
+                )
             self.split_table.setItem(
                 row, len(splits), QTableWidgetItem(str(sum(per_split.values())))
             )
