@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run N dialogs of T turns with a simulated user on the project's index. "
         "Every strategy sees the same seeded list of (target, start image) pairs. Prints "
         "Recall@1/5/10/20/50, ranking percentile, cumulative Hits@10 and mean rank per turn "
-        "with 95%% confidence intervals, and stores the run in the project.",
+        "with 95 % confidence intervals, and stores the run in the project.",
     )
     add_project_argument(simulate)
     simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text or image (history)")

@@ -1,0 +1,50 @@
+"""Defects found walking through the studio as a new user (issue 18), the Qt-free ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from studio.cli.main import build_parser, main
+from studio.store import Project
+
+
+def all_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += all_parsers(sub)
+    return found
+
+
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse %-formats help strings but prints descriptions as written: "95 %", not "95%%"."""
+    doubled = [p.prog for p in all_parsers(build_parser()) if "%%" in p.format_help()]
+    assert doubled == []
+
+
+def test_simulate_help_says_95_percent(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "95 % confidence intervals" in out
+
+
+def test_a_refused_transaction_file_is_one_line_naming_file_and_entries(
+    demo_project_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    bad = [{"ref": "dress-00000", "tar1": f"dress-9999{n}", "mod1": "is red"} for n in range(8)]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    code = main(["transactions", "import", str(path), "--project", str(demo_project_dir)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("cir-studio: error: ")
+    assert "bad.json, entry 0" in err and "unknown image id 'dress-99990'" in err
+    assert "… and 3 more" in err and "--skip-invalid" in err
+    with Project.open(demo_project_dir) as project:
+        assert project.db.execute("SELECT count(*) FROM transactions").fetchone()[0] == 0
