@@ -261,12 +261,17 @@ class PairsPane(Pane):
 
     @asyncSlot()
     async def _start_mining(
-        self, method: str, count: int, category: str | None, split: str | None
+        self, method: str, count: int, category: str | None, split: str | None, mirrored: bool
     ) -> None:
-        await self.mine(method, count, category, split)
+        await self.mine(method, count, category, split, mirrored)
 
     async def mine(
-        self, method: str, count: int, category: str | None = None, split: str | None = None
+        self,
+        method: str,
+        count: int,
+        category: str | None = None,
+        split: str | None = None,
+        mirrored: bool = False,
     ):
         project = self.workspace.project
         if project is None:
@@ -284,6 +289,7 @@ class PairsPane(Pane):
                 actor=self.workspace.user_name,
                 model=settings.model,
                 device=settings.device,
+                mirrored=mirrored,
             )
         except JobCancelled:
             self.message.setText("Mining cancelled; nothing was added.")
