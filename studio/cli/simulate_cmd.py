@@ -74,10 +74,24 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--png", type=Path, metavar="FILE", help="plot the run as PNG")
 
 
-def _context(args: argparse.Namespace, project):
+def _context(args: argparse.Namespace, project, build_missing: bool = False):
     from studio.sessions.setup import load_session_context
 
+    if build_missing:
+        _build_missing_index(project, args.model, args.device)
     return load_session_context(project, args.model, args.device)
+
+
+def _build_missing_index(project, model_name: str, device: str | None) -> None:
+    """A project without an index for the model gets one first (as mining and exports do),
+    so ``simulate`` runs on a fresh demo; an existing index is left as it is."""
+    from studio.index_service import build_index, index_folder, load_project_model, read_state
+
+    if read_state(index_folder(project, model_name)) is not None:
+        return
+    model = load_project_model(model_name, device)
+    with TerminalProgress(f"Building the {model_name} index (first use)") as progress:
+        build_index(project, model, progress=progress)
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -90,7 +104,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         questioner=args.questioner, comparative=args.comparative, noise=args.noise,
     )
     with open_project(args) as project:
-        context = _context(args, project)
+        context = _context(args, project, build_missing=True)
         with TerminalProgress(f"Simulating {config.label}") as progress:
             result = run_simulation(context, config, progress=progress)
         summary = result.summary()

@@ -80,3 +80,20 @@ def test_pairs_mine_has_a_mirrored_flag(demo_project_dir: Path, capsys) -> None:
                  "--project", str(demo_project_dir)]) == 0
     with Project.open(demo_project_dir) as project:
         assert _unordered_duplicates(project) > 0
+
+
+def test_a_fresh_demo_has_attributes_and_simulate_runs_on_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    folder = tmp_path / "demo"
+    assert main(["demo", "create", str(folder), "--images", "60", "--pairs", "0"]) == 0
+    assert "attribute labels" in capsys.readouterr().out
+    with Project.open(folder) as project:
+        labelled = project.db.execute(
+            "SELECT count(DISTINCT image_id) FROM image_attributes"
+        ).fetchone()[0]
+        assert labelled == 60
+    code = main(["simulate", "--project", str(folder), "--n", "3", "--turns", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "history/attribute: 3 dialogs" in out
