@@ -70,6 +70,7 @@ class SingleImageReview(QWidget):
         self.message.setStyleSheet("color: #b91c1c;")
         hint = QLabel(HINT)
         hint.setStyleSheet("color: #6b7280;")
+        hint.setWordWrap(True)  # two lines in a small window rather than a cut one
 
         left = QVBoxLayout()
         left.addWidget(self.picture)

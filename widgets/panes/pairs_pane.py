@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedLayout,
     QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -98,9 +97,9 @@ class PairsPane(Pane):
         self.mine_button = QPushButton("Mine pairs…")
         self.mine_button.setToolTip("Pair target images with references by TF-IDF or embeddings")
         self.mine_button.clicked.connect(lambda: self.mine_dialog())
-        self.import_button = QToolButton()
-        self.import_button.setText("Import")
-        self.import_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        # A push button with a menu: its size includes the menu arrow, so the text stays whole.
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("Import Fashion IQ, CIRR or a folder of images")
         menu = QMenu(self.import_button)
         menu.addAction("Fashion IQ…", lambda: self.import_dialog("fashioniq"))
         menu.addAction("CIRR…", lambda: self.import_dialog("cirr"))
@@ -120,7 +119,12 @@ class PairsPane(Pane):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setWordWrap(False)
         self.table.setIconSize(self.thumbnails.placeholder(44).size())
-        self.table.verticalHeader().setVisible(False)
+        # The pair number is the row header, so it stays in view when the columns scroll;
+        # the "Pair" column itself is hidden.
+        self.table.verticalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        )
+        self.table.verticalHeader().setToolTip("Pair number")
         # Fixed row heights: the view never measures rows, which is what keeps it fast.
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
@@ -129,9 +133,11 @@ class PairsPane(Pane):
         header.setStretchLastSection(True)
         for column, width in enumerate((60, 220, 220, 80, 60, 70, 140, 110)):
             header.resizeSection(column, width)
+        self.table.setColumnHidden(0, True)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
 
         self.view = PairView(self.thumbnails)
+        self.view.install_zoom_keys(content)
         self.captions = QListWidget()
         self.captions.setMaximumHeight(130)
         self.message = QLabel()
