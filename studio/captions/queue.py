@@ -174,6 +174,16 @@ def review_remaining(project: Project, reviewer: str) -> int:
     return int(row[0])
 
 
+def own_waiting(project: Project, reviewer: str) -> int:
+    """How many submitted captions wait for review that ``reviewer`` wrote (others review them)."""
+    row = project.db.execute(
+        "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
+        "WHERE c.status = 'submitted' AND a.name = ?",
+        [reviewer],
+    ).fetchone()
+    return int(row[0])
+
+
 def _review_key(project: Project, caption_id: int | None) -> tuple[int, int]:
     if caption_id is None:
         return (-1, -1)

@@ -142,14 +142,24 @@ class PairsPane(Pane):
         self.captions.setMaximumHeight(130)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.no_match = QLabel()
+        self.no_match.setObjectName("emptyStateDetail")
+        self.no_match.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_match.setWordWrap(True)
+        self.no_match.hide()
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.view, 1)
         right_layout.addWidget(QLabel("Captions"))
         right_layout.addWidget(self.captions)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.no_match)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
+        splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setSizes([560, 640])
         layout = QVBoxLayout(content)
@@ -215,8 +225,26 @@ class PairsPane(Pane):
         self.count_label.setText(
             f"{shown:,} of {total:,} pairs" if shown != total else f"{total:,} pairs"
         )
+        self._show_no_match(shown, total)
         row = self.model.row_of(selected) if selected is not None else -1
         self.select_row(row if row >= 0 else 0)
+
+    def _show_no_match(self, shown: int, total: int) -> None:
+        """The empty states of the list: no pairs at all, or none that match the filters."""
+        if shown:
+            self.no_match.hide()
+            return
+        if total:
+            self.no_match.setText(
+                "No pair matches these filters and search. Clear the search or choose "
+                "“All” in the filters to see the other pairs."
+            )
+        else:
+            self.no_match.setText(
+                "No pairs yet: Mine pairs… pairs images of the same category, or Import… "
+                "reads Fashion IQ, CIRR or a folder of images."
+            )
+        self.no_match.show()
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.model.rowCount():
