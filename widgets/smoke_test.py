@@ -86,8 +86,10 @@ async def _screenshots(
     QApplication.processEvents()
     await asyncio.sleep(0)
     if (window.width(), window.height()) != (width, height):
-        errors.append(f"the window cannot shrink to {width}x{height}: it stays "
-                      f"{window.width()}x{window.height()}")
+        errors.append(
+            f"the window cannot shrink to {width}x{height}: it stays "
+            f"{window.width()}x{window.height()}"
+        )
     shots = []
     for index, title in enumerate(window.pane_titles()):
         window.show_pane(index)

@@ -26,7 +26,6 @@ from studio.transactions.importer import ImportReport, import_transactions
 from studio.transactions.store import dataset_counts
 from studio.workspace import Workspace
 
-
 EMPTY = ("No transactions yet: import a FashionMT or multi-turn Fashion IQ file, or draft "
          "some from the catalog.")
 

@@ -56,7 +56,10 @@ def fill_showcase(project: Project, *, captions: int = 24, seed: int = 0) -> dic
     for pair_id, reference_title, target_title in pairs:
         for author in ANNOTATORS:
             caption, _ = submit_caption(
-                project, int(pair_id), author, _difference(reference_title, target_title, rng),
+                project,
+                int(pair_id),
+                author,
+                _difference(reference_title, target_title, rng),
                 policy,
             )
             written.append(caption.id)
@@ -69,8 +72,7 @@ def fill_showcase(project: Project, *, captions: int = 24, seed: int = 0) -> dic
     build_and_save(project, BuildOptions(count=6, turns=3, seed=seed), "demo")
     for transaction in iter_transactions(project, origin="built"):
         for turn in transaction.turns:
-            edit_turn(project, int(transaction.id or 0), turn.index, turn.text, "demo",
-                      "accepted")
+            edit_turn(project, int(transaction.id or 0), turn.index, turn.text, "demo", "accepted")
     create_sample(project, SampleOptions(raters=ANNOTATORS, share=1.0, per_item=2), "demo")
     rated = 0
     for rater in ANNOTATORS:
@@ -78,8 +80,12 @@ def fill_showcase(project: Project, *, captions: int = 24, seed: int = 0) -> dic
             item = next_item(project, "main", rater)
             if item is None:
                 break
-            save_scores(project, item.assignment_id, rater,
-                        {key: rng.randint(2, 5) for key in CRITERION_KEYS})
+            save_scores(
+                project,
+                item.assignment_id,
+                rater,
+                {key: rng.randint(2, 5) for key in CRITERION_KEYS},
+            )
             set_status(project, item.assignment_id, rater, "done")
             rated += 1
     summary["ratings"] = rated
@@ -87,7 +93,7 @@ def fill_showcase(project: Project, *, captions: int = 24, seed: int = 0) -> dic
 
 
 def _difference(reference_title: str, target_title: str, rng: random.Random) -> str:
-    """"is navy tartan and regular-fit": the target title's words the reference lacks."""
+    """ "is navy tartan and regular-fit": the target title's words the reference lacks."""
     have = {w.lower() for w in reference_title.split()}
     new = [w.lower() for w in target_title.split() if w.lower() not in have]
     new = [w for w in new if w not in {"dress", "shirt", "top", "tee", "with", "and"}]

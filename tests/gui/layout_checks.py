@@ -59,11 +59,11 @@ def cut_widgets(root: QWidget) -> list[str]:
                     f"{name} is squeezed: {widget.width()}x{widget.height()} < "
                     f"{needed.width()}x{needed.height()}"
                 )
-        if isinstance(widget, QLabel) and not widget.wordWrap() and widget.text():
-            if widget.pixmap() is None or widget.pixmap().isNull():
-                wanted = widget.sizeHint().width()
-                if widget.width() < wanted:
-                    problems.append(f"{name} text is cut: {widget.width()} < {wanted} px")
+        plain_label = isinstance(widget, QLabel) and not widget.wordWrap() and widget.text()
+        if plain_label and (widget.pixmap() is None or widget.pixmap().isNull()):
+            wanted = widget.sizeHint().width()
+            if widget.width() < wanted:
+                problems.append(f"{name} text is cut: {widget.width()} < {wanted} px")
         if isinstance(widget, QAbstractButton) and widget.text():
             text = widget.text().replace("&&", "&")
             wanted = widget.fontMetrics().horizontalAdvance(text) + 6

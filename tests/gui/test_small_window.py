@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from studio.demo.showcase import fill_showcase
 from studio.store import Project
+from tests.gui.async_helpers import run_until
 from tests.gui.layout_checks import cut_widgets, fully_visible
 
 SMALL = (1024, 700)
@@ -49,12 +50,12 @@ def test_attributes_tabs_show_everything_at_1024x700(window, showcase_dir, tab) 
 
 
 @pytest.mark.parametrize("tab", ["Rate", "Report", "Transactions"])
-def test_quality_tabs_show_everything_at_1024x700(window, showcase_dir, tab, qtbot) -> None:
+def test_quality_tabs_show_everything_at_1024x700(window, showcase_dir, tab, event_loop_qt) -> None:
     pane = open_small(window, showcase_dir, "Quality")
     names = [pane.tabs.tabText(i) for i in range(pane.tabs.count())]
     pane.tabs.setCurrentIndex(names.index(tab))
     if tab == "Report":
-        qtbot.waitUntil(lambda: pane.report.report is not None, timeout=20000)
+        run_until(event_loop_qt, lambda: pane.report.report is not None)
     QApplication.processEvents()
     assert cut_widgets(pane) == []
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
@@ -75,8 +74,9 @@ def test_review_says_when_the_only_captions_waiting_are_your_own(
         mine_pairs(project, "tfidf", 5)
         pair_ids = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
         for pair_id in pair_ids[:2]:
-            submit_caption(project, pair_id, "Ana", "is red with longer sleeves",
-                           CaptionPolicy(2, True))
+            submit_caption(
+                project, pair_id, "Ana", "is red with longer sleeves", CaptionPolicy(2, True)
+            )
     window.workspace.settings.user_name = "Ana"
     assert window.open_project(demo_project_dir)
     pane = pane_named(window, "Captions")
@@ -154,9 +154,11 @@ def test_no_transactions_message_goes_once_there_are_some(window, demo_project_d
     view = pane.transactions
     pane.tabs.setCurrentWidget(view)
     assert "No transactions yet" in view.status.text()
-    save_transactions(window.workspace.project, [
-        Transaction("mt", "k0", ("dress-00000", "dress-00001"), sequential_turns(["is red"]))
-    ], "lead")
+    save_transactions(
+        window.workspace.project,
+        [Transaction("mt", "k0", ("dress-00000", "dress-00001"), sequential_turns(["is red"]))],
+        "lead",
+    )
     view.refresh()
     assert view.table.rowCount() == 1
     assert "No transactions yet" not in view.status.text()
@@ -173,3 +175,94 @@ def test_the_draft_dialog_has_a_close_button(window, demo_project_dir, qtbot) ->
     assert len(closes) == 1 and closes[0].isVisible()
     closes[0].click()
     assert not dialog.isVisible()
+
+
+def rating_sample(folder: Path, turns: int = 3) -> None:
+    from studio.quality.sampling import SampleOptions, create_sample
+    from studio.transactions.records import Transaction, sequential_turns
+    from studio.transactions.store import save_transactions
+
+    texts = ["is red with long sleeves", "is shorter", "has a v-neck", "is striped"][:turns]
+    with Project.open(folder) as project:
+        chains = [
+            Transaction(
+                "mt",
+                f"k{n}",
+                tuple(f"dress-{n + k:05d}" for k in range(turns + 1)),
+                sequential_turns(texts),
+            )
+            for n in range(4)
+        ]
+        save_transactions(project, chains, "lead")
+        create_sample(project, SampleOptions(raters=("Ana",), share=1.0, per_item=1), "lead")
+
+
+def test_number_keys_score_right_after_start(window, demo_project_dir, qtbot) -> None:
+    rating_sample(demo_project_dir)
+    window.workspace.settings.user_name = "Ana"
+    assert window.open_project(demo_project_dir)
+    pane = pane_named(window, "Quality")
+    view = pane.rating
+    view.rater.setCurrentText("Ana")
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    assert view.item is not None
+    focused = QApplication.focusWidget()
+    qtbot.keyClick(focused, Qt.Key.Key_4)
+    assert view.form.scores()["accuracy"] == 4
+    # Under a real display the click leaves the focus on Start: the keys still score.
+    view.start_button.setFocus()
+    qtbot.keyClick(view.start_button, Qt.Key.Key_2)
+    assert view.form.scores()["historical_awareness"] == 2
+    view.note.setFocus()  # but a text field keeps its typing
+    qtbot.keyClick(view.note, Qt.Key.Key_3)
+    assert view.note.text() == "3" and view.form.scores()["granularity"] is None
+
+
+def test_the_turn_being_rated_is_in_view_with_its_images_side_by_side(
+    window, demo_project_dir, qtbot
+) -> None:
+    from tests.gui.layout_checks import fully_visible
+
+    rating_sample(demo_project_dir, turns=4)
+    window.workspace.settings.user_name = "Ana"
+    assert window.open_project(demo_project_dir)
+    window.resize(1024, 700)
+    pane = pane_named(window, "Quality")
+    view = pane.rating
+    view.rater.setCurrentText("Ana")
+    view.load_next()
+    while view.item is not None and len(view.item.history) < 2:  # a turn with earlier turns
+        view.finish("skipped")
+    assert view.item is not None and len(view.item.history) >= 2
+    QApplication.processEvents()
+    strip = view.current_strip
+    assert fully_visible(strip), "the turn being rated needs scrolling to be seen"
+    reference, target = strip.reference_tile, strip.target_tile
+    gap = target.mapTo(strip, target.rect().topLeft()).x() - (
+        reference.mapTo(strip, reference.rect().topLeft()).x() + reference.width()
+    )
+    assert 0 <= gap <= 320  # side by side, the text between them, not at the two edges
+
+
+def test_the_report_builds_as_a_job_and_marks_what_is_unreliable(
+    window, demo_project_dir, qtbot, event_loop_qt
+) -> None:
+    from studio.quality.criteria import CRITERION_KEYS
+    from studio.quality.ratings import next_item, save_scores, set_status
+    from tests.gui.async_helpers import run_until
+
+    rating_sample(demo_project_dir, turns=1)
+    with Project.open(demo_project_dir) as project:
+        for score in (1, 5):
+            item = next_item(project, "main", "Ana")
+            save_scores(project, item.assignment_id, "Ana", dict.fromkeys(CRITERION_KEYS, score))
+            set_status(project, item.assignment_id, "Ana", "done")
+    assert window.open_project(demo_project_dir)
+    jobs: list[str] = []
+    window.runner.started.connect(lambda _id, label: jobs.append(label))
+    pane = pane_named(window, "Quality")
+    pane.tabs.setCurrentWidget(pane.report)
+    run_until(event_loop_qt, lambda: pane.report.report is not None)
+    assert jobs == ["Building the quality report"]
+    assert pane.report.table.item(0, 1).text() == "50.0 %\n(0.0–100.0) †"
+    assert "fewer than 3 items" in pane.report.notes.text()
