@@ -53,7 +53,7 @@ class TurnStrip(QFrame):
                  size: int | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        size = size or (96 if compact else 240)
+        size = size or (80 if compact else 240)
         layout = QHBoxLayout(self)
         self.reference_tile = ImageTile(turn.reference, size, "" if compact else "Reference")
         layout.addWidget(self.reference_tile)

@@ -1,11 +1,19 @@
-"""Dashboard: what the open project holds, at a glance."""
+"""Dashboard: what the open project holds, at a glance.
+
+Totals, charts people look at (captions per day per annotator, labels decided per type,
+ratings done against assigned), images per category and split, and the model
+suggestions' precision and recall. The page scrolls when the window is small.
+``refresh(project)`` re-reads everything; project events call it when something changes.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QFrame,
     QGridLayout,
     QGroupBox,
     QLabel,
+    QScrollArea,
     QStackedLayout,
     QTableWidget,
     QTableWidgetItem,
@@ -17,6 +25,7 @@ from studio.stats import image_counts_by_category_split
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
+from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
 
 TABLE_LABELS = {
@@ -57,14 +66,23 @@ class DashboardPane(Pane):
             self.count_labels[key] = value
             self.totals.addWidget(value, row // 3, (row % 3) * 2 + 1)
         layout.addWidget(totals)
+        self.charts = DashboardCharts()
+        layout.addWidget(self.charts)
         layout.addWidget(QLabel("Images per category and split"))
         self.split_table = QTableWidget()
         self.split_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        layout.addWidget(self.split_table, 1)
+        self.split_table.setMinimumHeight(130)
+        self.split_table.setMaximumHeight(170)
+        layout.addWidget(self.split_table)
         layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
-        self._stack.addWidget(content)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        self._stack.addWidget(scroll)
 
     def show_project(self, project: Project | None) -> None:
         if project is None:
@@ -79,6 +97,7 @@ class DashboardPane(Pane):
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
         self.attribute_quality.refresh(project)
+        self.charts.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))
@@ -87,7 +106,9 @@ class DashboardPane(Pane):
         self.split_table.setVerticalHeaderLabels(list(counts) or [])
         for row, per_split in enumerate(counts.values()):
             for column, split in enumerate(splits):
-                self.split_table.setItem(row, column, QTableWidgetItem(str(per_split.get(split, 0))))
+                self.split_table.setItem(
+                    row, column, QTableWidgetItem(str(per_split.get(split, 0)))
+                )
             self.split_table.setItem(
                 row, len(splits), QTableWidgetItem(str(sum(per_split.values())))
             )

@@ -266,3 +266,26 @@ def test_the_report_builds_as_a_job_and_marks_what_is_unreliable(
     assert jobs == ["Building the quality report"]
     assert pane.report.table.item(0, 1).text() == "50.0 %\n(0.0–100.0) †"
     assert "fewer than 3 items" in pane.report.notes.text()
+
+
+# -- Dashboard ---------------------------------------------------------------------------
+
+
+def test_dashboard_charts_show_captions_labels_and_ratings(window, demo_project_dir) -> None:
+    from studio.demo.showcase import fill_showcase
+
+    assert window.open_project(demo_project_dir)
+    pane = pane_named(window, "Dashboard")
+    texts = pane.charts.panel_texts()
+    assert "No captions submitted yet" in texts["captions"]
+    assert "No attribute labels yet" in texts["labels"]
+    assert "No ratings assigned yet" in texts["ratings"]
+    fill_showcase(window.workspace.project, captions=8)
+    pane.refresh(window.workspace.project)  # project events call this when something changes
+    texts = pane.charts.panel_texts()
+    assert texts["captions"] == "Captions per day per annotator"
+    assert "Labels decided per type" in texts["labels"] and "undecided" in texts["labels"]
+    assert "8 / 18" in texts["ratings"]
+    captions_axes = pane.charts.canvas.figure.axes[0]
+    assert sorted(p.get_height() for p in captions_axes.patches) == [4, 4]
+    assert pane.charts.canvas.isVisible()
