@@ -28,7 +28,7 @@ from studio.workspace import Workspace
 from widgets.rating_form import RatingForm
 from widgets.turn_strip import TurnStrip
 
-EARLIER_HEIGHT = 132  # one compact earlier turn; more scroll
+EARLIER_HEIGHT = 126  # one compact earlier turn at least, three at most; more scroll
 CURRENT_SIZE = 240
 CURRENT_SIZE_WITH_HISTORY = 170  # so the earlier turns, this turn and the form fit 1024×700
 
@@ -66,15 +66,15 @@ class RatingView(QWidget):
         # in view.
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
-        self.scroll.setMaximumHeight(EARLIER_HEIGHT)
+        self.scroll.setMinimumHeight(EARLIER_HEIGHT)
+        self.scroll.setMaximumHeight(3 * EARLIER_HEIGHT)
         self.turns_box = QWidget()
         self.turns_layout = QVBoxLayout(self.turns_box)
         self.turns_layout.setContentsMargins(0, 0, 0, 0)
         self.scroll.setWidget(self.turns_box)
-        layout.addWidget(self.scroll)
+        layout.addWidget(self.scroll, 1)
         self.current_box = QVBoxLayout()
         layout.addLayout(self.current_box)
-        layout.addStretch(1)
         self.current_strip: TurnStrip | None = None
         self.form = RatingForm()
         self.form.score_changed.connect(self._save_score)
@@ -94,6 +94,7 @@ class RatingView(QWidget):
             button.clicked.connect(lambda _=False, s=status: self.finish(s))
             bottom.addWidget(button)
         layout.addLayout(bottom)
+        layout.addStretch(1)  # a tall window leaves its spare room below, not between
         self.rater.activated.connect(lambda _: self.load_next())
         self.rater.lineEdit().returnPressed.connect(self.load_next)
         self.sample.activated.connect(lambda _: self.load_next())

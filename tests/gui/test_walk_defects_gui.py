@@ -289,3 +289,14 @@ def test_dashboard_charts_show_captions_labels_and_ratings(window, demo_project_
     captions_axes = pane.charts.canvas.figure.axes[0]
     assert sorted(p.get_height() for p in captions_axes.patches) == [4, 4]
     assert pane.charts.canvas.isVisible()
+
+
+def test_the_mine_dialog_asks_whether_to_allow_mirrored_pairs(qtbot) -> None:
+    from widgets.mine_dialog import MineDialog
+
+    dialog = MineDialog(["dress"], ["train"], embedding=False)
+    qtbot.addWidget(dialog)
+    assert dialog.values()["mirrored"] is False  # off unless asked
+    dialog.mirrored.setChecked(True)
+    assert dialog.values()["mirrored"] is True
+    assert "B→A" in dialog.mirrored.text()
