@@ -86,3 +86,24 @@ def test_pairs_keeps_the_pair_number_in_view_at_1024x700(window, showcase_dir) -
     ]
     assert fully_visible(pane.import_button)
     assert pane.import_button.text() == "Import…"
+
+
+def test_report_chart_texts_are_whole_at_1024x700(window, showcase_dir, event_loop_qt) -> None:
+    pane = open_small(window, showcase_dir, "Quality")
+    pane.tabs.setCurrentWidget(pane.report)
+    run_until(event_loop_qt, lambda: pane.report.report is not None)
+    QApplication.processEvents()
+    canvas = pane.report.canvas
+    canvas.draw()
+    figure = canvas.figure
+    renderer = canvas.get_renderer()
+    axes = figure.axes[0]
+    box = figure.bbox
+    for text in (axes.yaxis.label, axes.title, *axes.get_xticklabels()):
+        extent = text.get_window_extent(renderer)
+        assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text()
+        assert box.y0 <= extent.y0 and extent.y1 <= box.y1, text.get_text()
+    legend = axes.get_legend().get_window_extent(renderer)
+    assert legend.x1 <= box.x1
+    # the table's columns all fit without scrolling sideways
+    assert not pane.report.table.horizontalScrollBar().isVisible()
