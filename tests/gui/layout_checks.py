@@ -23,6 +23,8 @@ def _describe(widget: QWidget) -> str:
     text = ""
     if isinstance(widget, (QLabel, QAbstractButton)):
         text = widget.text()[:40]
+    elif isinstance(widget, QComboBox):
+        text = widget.currentText()[:40]
     return f"{type(widget).__name__}({widget.objectName() or text!r})"
 
 
@@ -67,6 +69,10 @@ def cut_widgets(root: QWidget) -> list[str]:
         if isinstance(widget, QAbstractButton) and widget.text():
             text = widget.text().replace("&&", "&")
             wanted = widget.fontMetrics().horizontalAdvance(text) + 6
+            if widget.width() < wanted:
+                problems.append(f"{name} text is cut: {widget.width()} < {wanted} px")
+        if isinstance(widget, QComboBox) and not widget.isEditable() and widget.currentText():
+            wanted = widget.fontMetrics().horizontalAdvance(widget.currentText()) + 24
             if widget.width() < wanted:
                 problems.append(f"{name} text is cut: {widget.width()} < {wanted} px")
     return problems

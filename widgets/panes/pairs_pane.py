@@ -92,7 +92,6 @@ class PairsPane(Pane):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search…  (Ctrl+L)")
         self.search.setToolTip("Search by pair number, image id or product title (Ctrl+L)")
-        self.search.setMinimumWidth(120)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.count_label = QLabel()
