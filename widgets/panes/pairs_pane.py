@@ -90,7 +90,7 @@ class PairsPane(Pane):
         for box in (self.category, self.split, self.status, self.annotator):
             box.currentIndexChanged.connect(self.apply_filters)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search…  (Ctrl+L)")
+        self.search.setPlaceholderText("Search…")
         self.search.setToolTip("Search by pair number, image id or product title (Ctrl+L)")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
