@@ -19,3 +19,15 @@ class SchemaTooNewError(ProjectError):
 
 class ValidationError(StudioError):
     """Input data is malformed; the message names the file and the entry."""
+
+
+class ProjectBusyError(ProjectError):
+    """Another program held the project's write lock for longer than the busy timeout."""
+
+
+class ProjectReadOnlyError(ProjectError):
+    """The project file or its folder cannot be written; reading still works."""
+
+
+class ImagePathError(ProjectError):
+    """A stored image path leads outside the project's image folders; it is not read."""

@@ -1,8 +1,8 @@
 """Dashboard: what the open project holds, at a glance.
 
 Totals, charts people look at (captions per day per annotator, labels decided per type,
-ratings done against assigned), images per category and split, and the model
-suggestions' precision and recall. The page scrolls when the window is small.
+ratings done against assigned), images per category and split, the model suggestions'
+precision and recall, and the team's work packages. The page scrolls when the window is small.
 ``refresh(project)`` re-reads everything; project events call it when something changes.
 """
 
@@ -27,6 +27,7 @@ from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
+from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
     "images": "Images",
@@ -77,6 +78,8 @@ class DashboardPane(Pane):
         layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
+        self.team_progress = TeamProgress()
+        layout.addWidget(self.team_progress)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -98,6 +101,7 @@ class DashboardPane(Pane):
                 self.count_labels[key].setText(f"{value:,}")
         self.attribute_quality.refresh(project)
         self.charts.refresh(project)
+        self.team_progress.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))
