@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the standard single-turn protocols on imported datasets",
         description="Fashion IQ: one split (--split, val by default), each category searched "
         "in its own gallery (its split file's images, reference kept), captions joined as "
-        "'c1 and c2'; prints R@10 and R@50 (%%) per category with queries and gallery size, "
+        "'c1 and c2'; prints R@10 and R@50 (%) per category with queries and gallery size, "
         "their average and the score (R@10 + R@50) / 2. CIRR: reference removed, R@1/5/10/50 "
         "and Recall_subset@1/2/3. ChatIR: cumulative Hits@10 after each dialog round 0-10 "
         "per questioner (--png plots them). Every run is stored in the project.",
