@@ -1,7 +1,7 @@
 """Facets: groups of attributes of which an item has one value (colour, sleeve, length …).
 
 Sessions need them in three places: to read what a turn's text asks for ("make it red" →
-color=red), to know what each gallery item is (from its attribute labels), and to let the
+color=red, with the caption reader of ``studio.captions.reading``), to know what each gallery item is (from its attribute labels), and to let the
 chat questioner ask one facet per round. The groups live in
 ``resources/vocabulary/facets.json``; labels come from the attributes query API, so any
 project with attributes (extracted, suggested or reviewed) gets facets.
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from resources import resource_path
-from studio.attributes.matcher import AttributeMatcher
 from studio.attributes.records import VocabularyEntry
 from studio.store import Project
 
@@ -53,19 +52,6 @@ class FacetMap:
             if facet is not None and facet not in values:
                 values[facet] = name
         return values
-
-
-class TextFacets:
-    """Reads the facet values a typed text asks for, with the vocabulary's matcher."""
-
-    def __init__(self, entries: Sequence[VocabularyEntry], facet_map: FacetMap) -> None:
-        self.matcher = AttributeMatcher(entries)
-        self.facet_map = facet_map
-
-    def __call__(self, text: str) -> dict[str, str]:
-        if not text.strip():
-            return {}
-        return self.facet_map.facets_of(self.matcher.find(text))
 
 
 def project_facets(project: Project, facet_map: FacetMap) -> dict[str, dict[str, str]]:

@@ -27,6 +27,7 @@ from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
+from widgets.rank_distribution import RankDistribution
 from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
@@ -80,6 +81,9 @@ class DashboardPane(Pane):
         layout.addWidget(self.attribute_quality)
         self.team_progress = TeamProgress()
         layout.addWidget(self.team_progress)
+        layout.addWidget(QLabel("Does each caption find its target? Ranks per annotator"))
+        self.rank_distribution = RankDistribution()
+        layout.addWidget(self.rank_distribution)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -102,6 +106,7 @@ class DashboardPane(Pane):
         self.attribute_quality.refresh(project)
         self.charts.refresh(project)
         self.team_progress.refresh(project)
+        self.rank_distribution.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))
