@@ -19,6 +19,16 @@ from tests.gui.layout_checks import cut_widgets, fully_visible
 SMALL = (1024, 700)
 
 
+@pytest.fixture(autouse=True)
+def settle_before_teardown(qtbot):
+    """Resizing redraws matplotlib canvases later (``draw_idle`` timers); let those run
+    while the canvases still exist, not in the next test after the window is gone."""
+    yield
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(20)
+
+
 @pytest.fixture
 def showcase_dir(demo_project_dir: Path) -> Path:
     with Project.open(demo_project_dir) as project:
@@ -30,7 +40,8 @@ def open_small(window, folder: Path, pane_title: str):
     assert window.open_project(folder)
     window.resize(*SMALL)
     window.show_pane(window.pane_titles().index(pane_title))
-    QApplication.processEvents()
+    for _ in range(3):  # texts set after showing (live ranks) get their layout pass
+        QApplication.processEvents()
     assert (window.width(), window.height()) == SMALL, "the window cannot shrink to 1024×700"
     return window.stack.currentWidget()
 
