@@ -51,11 +51,11 @@ def studio_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small demo project drawn once per session (60 images, seed 0)."""
+    """A small demo project drawn once per session (60 images, seed 0, no labels yet)."""
     from studio.demo.project import create_demo_project
 
     folder = tmp_path_factory.mktemp("demo-template") / "demo"
-    create_demo_project(folder, n_images=60, seed=0)
+    create_demo_project(folder, n_images=60, seed=0, attributes=False)
     return folder
 
 

@@ -127,6 +127,10 @@ class BulkReview(QWidget):
         hint = QLabel("A accept · R reject · U undo the selected · Ctrl+A select all")
         hint.setStyleSheet("color: #6b7280;")
         self.grid = ThumbnailGrid()
+        self.empty = QLabel()
+        self.empty.setObjectName("emptyStateDetail")
+        self.empty.setWordWrap(True)
+        self.empty.hide()
         self.grid.decided.connect(self.decide_selected)
         self._drawn: set[int] = set()  # rows drawn with a placeholder, not yet asked for
         self._files: dict[int, tuple[str, bool] | None] = {}  # row -> (file, missing)
@@ -145,6 +149,7 @@ class BulkReview(QWidget):
         top.addWidget(self.count, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.empty)
         layout.addWidget(self.grid, 1)
         layout.addWidget(self.message)
         layout.addWidget(hint)
@@ -179,6 +184,7 @@ class BulkReview(QWidget):
         self._files.clear()
         self._waiting.clear()
         self.message.clear()
+        self.empty.hide()
         if project is None or not name:
             self.count.setText("")
             return
@@ -193,6 +199,14 @@ class BulkReview(QWidget):
             self._set_status(item, status)
             self.grid.addItem(item)
         self.count.setText(f"{len(rows):,} images")
+        if not rows:
+            shown = self.status_filter.currentText().lower()
+            self.empty.setText(
+                f"No images with “{name}” ({shown}). Its labels come from the product text, "
+                "a model or a person: try “All”, run “Extract from text” or “Suggest with "
+                "model”, or add it to an image in the One image tab (N)."
+            )
+            self.empty.show()
 
     def _set_status(self, item: QListWidgetItem, status: str) -> None:
         confidence = item.data(CONFIDENCE_ROLE)

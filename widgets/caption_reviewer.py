@@ -64,14 +64,16 @@ class CaptionReviewer(CaptionForm):
         self.reason.hide()
         caption = self.session.caption() if self.session and caption_id is not None else None
         if caption is None:
-            self.info.setText("Nothing to review: every submitted caption has been reviewed.")
+            self.info.setText(self._nothing_to_review())
             for label in (self.flags, self.others, self.state):
                 label.setText("")
             self.editor.clear()
             self.editor.setEnabled(False)
+            self._set_decisions_enabled(False)
             self.pair_changed.emit(None)
             return
         self.editor.setEnabled(True)
+        self._set_decisions_enabled(True)
         self.editor.setText(caption.text)
         self.info.setText(
             f"Pair {caption.pair_id} · caption by {caption.author or 'unknown'} · {caption.status}"
@@ -93,6 +95,22 @@ class CaptionReviewer(CaptionForm):
             self.state.setText("")
         self.editor.setFocus()
         self.pair_changed.emit(caption.pair_id)
+
+    def _nothing_to_review(self) -> str:
+        own = self.session.own_waiting() if self.session is not None else 0
+        if own:
+            return (
+                f"Nothing for you to review: the {own} caption{'s' if own != 1 else ''} waiting "
+                "for review are your own, and someone else must review them."
+                if own != 1
+                else "Nothing for you to review: the caption waiting for review is your own, "
+                "and someone else must review it."
+            )
+        return "Nothing to review: every submitted caption has been reviewed."
+
+    def _set_decisions_enabled(self, enabled: bool) -> None:
+        for name in ("accept", "reject"):
+            self.buttons[name].setEnabled(enabled)
 
     def accept(self) -> None:
         self._decide(lambda s: s.accept(self.editor.text()))

@@ -1,7 +1,7 @@
 """Review one image at a time: its picture and text, its chips, and keys for every action.
 
 Keys: A accept and R reject the current chip (Shift: every undecided chip of the image),
-U undo the decision, Up/Down move between chips, J or → next image, K or ← previous,
+U undo the last decision (wherever the cursor went since), Up/Down move between chips, J or → next image, K or ← previous,
 N or / to add an attribute by typing (Enter adds it as accepted, Esc goes back).
 After a decision the cursor moves to the next undecided chip, so reviewing an image is a
 run of A and R presses. The picture is decoded off the UI thread by the shared
@@ -49,6 +49,8 @@ class SingleImageReview(QWidget):
         self.image_ids: list[str] = []
         self.index = -1
         self._picture_path: str | None = None  # the file shown, or awaited from the cache
+        # Decisions of this session, last on top: (image id, {attribute: status before}).
+        self.undo_stack: list[tuple[str, dict[str, str]]] = []
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.picture = QLabel()
@@ -62,6 +64,13 @@ class SingleImageReview(QWidget):
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.chips = AttributeChips()
+        self.chips_empty = QLabel(
+            "No labels on this image yet. Press N to add one, or run “Extract from text” or "
+            "“Suggest with model” above to label every image."
+        )
+        self.chips_empty.setObjectName("emptyStateDetail")
+        self.chips_empty.setWordWrap(True)
+        self.chips_empty.hide()
         self.add_box = QLineEdit()
         self.add_box.setPlaceholderText("Add an attribute (N): type to search the vocabulary")
         self.add_box.returnPressed.connect(self._add_typed)
@@ -70,6 +79,7 @@ class SingleImageReview(QWidget):
         self.message.setStyleSheet("color: #b91c1c;")
         hint = QLabel(HINT)
         hint.setStyleSheet("color: #6b7280;")
+        hint.setWordWrap(True)  # two lines in a small window rather than a cut one
 
         left = QVBoxLayout()
         left.addWidget(self.picture)
@@ -82,6 +92,7 @@ class SingleImageReview(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.chips)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        right.addWidget(self.chips_empty)
         right.addWidget(scroll, 1)
         right.addWidget(self.add_box)
         right.addWidget(self.message)
@@ -123,6 +134,7 @@ class SingleImageReview(QWidget):
             self.description.clear()
             self.position.clear()
             self.chips.set_states([])
+            self.chips_empty.hide()
             return
         self.index = max(0, min(index, len(self.image_ids) - 1))
         image = project.image(self.image_ids[self.index])
@@ -138,7 +150,9 @@ class SingleImageReview(QWidget):
                               f"{self.index + 1:,} of {len(self.image_ids):,}")
         self.title.setText(image.title or image.id)
         self.description.setText(image.description)
-        self.chips.set_states(attribute_states(project, image.id), keep=keep)
+        chips = attribute_states(project, image.id)
+        self.chips.set_states(chips, keep=keep)
+        self.chips_empty.setVisible(not chips)
 
     def _on_picture(self, path: str, size: int) -> None:
         if path == self._picture_path and size == IMAGE_SIZE:
@@ -168,11 +182,13 @@ class SingleImageReview(QWidget):
         names = self.chips.names("suggested") if everything_undecided else [current]
         if not names:
             return
+        before = {s.attribute: s.status for s in attribute_states(project, image_id)}
         try:
             review(project, self.workspace.user_name, image_id, names, status)
         except StudioError as error:
             self.message.setText(str(error))
             return
+        self.undo_stack.append((image_id, {name: before.get(name, "suggested") for name in names}))
         self.show_index(self.index, keep=current)
         if status != "suggested" and not everything_undecided:
             following = self.chips.next_undecided_after(current)
@@ -180,16 +196,37 @@ class SingleImageReview(QWidget):
                 self.chips.select(self.chips.names().index(following))
         self.labels_changed.emit(image_id)
 
+    def undo(self) -> None:
+        """Take back the last decision: its image comes back with the chip selected."""
+        project = self.workspace.project
+        if project is None or not self.undo_stack:
+            self.message.setText("Nothing to undo.")
+            return
+        image_id, before = self.undo_stack.pop()
+        try:
+            for status in dict.fromkeys(before.values()):
+                names = [name for name, old in before.items() if old == status]
+                review(project, self.workspace.user_name, image_id, names, status)
+        except StudioError as error:
+            self.message.setText(str(error))
+            return
+        if image_id in self.image_ids:
+            self.show_index(self.image_ids.index(image_id), keep=next(iter(before)))
+        self.message.setText(f"Undone: {', '.join(before)} on {image_id}.")
+        self.labels_changed.emit(image_id)
+
     def add_attribute(self, name: str) -> bool:
         """Accept ``name`` on the current image (added as a person's label if new)."""
         project, image_id = self.workspace.project, self.current_image()
         if project is None or image_id is None or not name.strip():
             return False
+        before = {s.attribute: s.status for s in attribute_states(project, image_id)}
         try:
             review(project, self.workspace.user_name, image_id, [name.strip()], "accepted")
         except StudioError as error:
             self.message.setText(str(error))
             return False
+        self.undo_stack.append((image_id, {name.strip(): before.get(name.strip(), "suggested")}))
         self.show_index(self.index, keep=name.strip())
         self.labels_changed.emit(image_id)
         return True
@@ -216,7 +253,7 @@ class SingleImageReview(QWidget):
         elif key == Qt.Key.Key_R:
             self.decide("rejected", everything_undecided=shift)
         elif key == Qt.Key.Key_U:
-            self.decide("suggested")
+            self.undo()
         elif key in NEXT_KEYS:
             self.step_image(1)
         elif key in PREVIOUS_KEYS:

@@ -62,7 +62,7 @@ class MainWindow(QMainWindow):
             CaptionsPane(ws, self.runner),
             AttributesPane(ws, self.runner),
             RetrievalPane(ws, self.runner),
-            QualityPane(ws),
+            QualityPane(ws, self.runner),
             DashboardPane(ws),
         ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -47,6 +48,9 @@ class MineDialog(QDialog):
         form.addRow("New pairs", self.count)
         form.addRow("Category", self.category)
         form.addRow("Split", self.split)
+        self.mirrored = QCheckBox("Also mirrored pairs (B→A when A→B exists)")
+        self.mirrored.setToolTip("Off: two look-alike images are paired once, not both ways")
+        form.addRow("", self.mirrored)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -63,4 +67,5 @@ class MineDialog(QDialog):
             "count": self.count.value(),
             "category": chosen(self.category),
             "split": chosen(self.split),
+            "mirrored": self.mirrored.isChecked(),
         }

@@ -114,6 +114,8 @@ class PairTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.ids):
+            return str(self.ids[section])  # the row header: the pair number, never scrolled away
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):

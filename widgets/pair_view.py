@@ -1,18 +1,22 @@
 """Reference | target side by side, with product titles and descriptions, and zoom.
 
 Pictures come from the shared ``ThumbnailCache`` at the size shown, so the view never
-decodes on the UI thread; it shows a placeholder until the file is read. Ctrl+Plus,
-Ctrl+Minus and Ctrl+0 zoom both images together (details are compared side by side).
+decodes on the UI thread; it shows a placeholder until the file is read. At 100 % a
+picture fits the space it has (whole, without scroll bars, in a small window too);
+Ctrl+Plus, Ctrl+Minus and Ctrl+0 zoom both images together (details are compared side by
+side), keeping the garment centred. ``install_zoom_keys`` makes those keys work anywhere
+in a pane, whatever has the focus.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
+    QScrollBar,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -22,7 +26,9 @@ from studio.store import Project
 from studio.store.records import ImageRecord
 from widgets.thumbnail_cache import ThumbnailCache
 
-BASE_SIZE = 300
+BASE_SIZE = 300  # the fitted size before the panel is laid out
+FIT_STEP = 24  # fitted sizes are rounded down to this, so a resize rarely asks for a decode
+MIN_FIT, MAX_FIT = 72, 720
 ZOOM_STEPS = (50, 75, 100, 150, 200, 300)
 
 
@@ -34,7 +40,8 @@ class ImagePanel(QWidget):
         self.thumbnails = thumbnails
         self.path: str | None = None
         self.missing = False
-        self.size = BASE_SIZE
+        self.zoom = 100
+        self.fit = BASE_SIZE
         self.heading = QLabel(heading)
         self.heading.setObjectName("paneHeading")
         self.heading.setWordWrap(True)
@@ -43,7 +50,10 @@ class ImagePanel(QWidget):
         self.scroll = QScrollArea()
         self.scroll.setWidget(self.picture)
         self.scroll.setWidgetResizable(True)
-        self.scroll.setMinimumSize(120, 200)
+        self.scroll.setMinimumSize(96, 96)
+        self.scroll.installEventFilter(self)
+        for bar in (self.scroll.horizontalScrollBar(), self.scroll.verticalScrollBar()):
+            bar.rangeChanged.connect(lambda low, high, b=bar: _centre(b, low, high))
         self.image_id = QLabel()
         self.image_id.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.title = QLabel()
@@ -58,8 +68,13 @@ class ImagePanel(QWidget):
             layout.addWidget(widget, 1 if widget is self.scroll else 0)
         thumbnails.ready.connect(self._on_ready)
 
-    def show_image(self, project: Project | None, image: ImageRecord | None, size: int) -> None:
-        self.size = size
+    @property
+    def shown_size(self) -> int:
+        """The picture's edge in pixels: the fitted size times the zoom."""
+        return max(16, self.fit * self.zoom // 100)
+
+    def show_image(self, project: Project | None, image: ImageRecord | None, zoom: int) -> None:
+        self.zoom = zoom
         if image is None or project is None:
             self.path, self.missing = None, False
             self.image_id.setText("")
@@ -74,16 +89,35 @@ class ImagePanel(QWidget):
             self.description.setText(image.description)
         self._draw()
 
-    def set_size(self, size: int) -> None:
-        self.size = size
+    def set_zoom(self, zoom: int) -> None:
+        self.zoom = zoom
         self._draw()
 
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
+        if watched is self.scroll and event.type() == QEvent.Type.Resize:
+            self._fit_to(event.size())
+        return super().eventFilter(watched, event)
+
+    def _fit_to(self, size: QSize) -> None:
+        """The fitted size: the scroll area's inside, without scroll bars (none are needed)."""
+        frame = 2 * self.scroll.frameWidth()
+        edge = min(size.width(), size.height()) - frame - 2
+        fit = max(MIN_FIT, min(MAX_FIT, edge // FIT_STEP * FIT_STEP))
+        if fit != self.fit:
+            self.fit = fit
+            self._draw()
+
     def _draw(self) -> None:
-        self.picture.setPixmap(self.thumbnails.get(self.path, self.size, self.missing))
+        self.picture.setPixmap(self.thumbnails.get(self.path, self.shown_size, self.missing))
 
     def _on_ready(self, path: str, size: int) -> None:
-        if path == self.path and size == self.size:
+        if path == self.path and size == self.shown_size:
             self._draw()
+
+
+def _centre(bar: QScrollBar, low: int, high: int) -> None:
+    """A zoomed picture opens on its middle, where the garment is."""
+    bar.setValue((low + high) // 2)
 
 
 class PairView(QWidget):
@@ -95,7 +129,7 @@ class PairView(QWidget):
         self.zoom = QSlider(Qt.Orientation.Horizontal)
         self.zoom.setRange(0, len(ZOOM_STEPS) - 1)
         self.zoom.setValue(ZOOM_STEPS.index(100))
-        self.zoom.setFixedWidth(160)
+        self.zoom.setFixedWidth(120)
         self.zoom.valueChanged.connect(self._apply_zoom)
         self.zoom_label = QLabel()
         zoom_row = QHBoxLayout()
@@ -110,18 +144,34 @@ class PairView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(sides, 1)
         layout.addLayout(zoom_row)
-        for keys, step in (("Ctrl++", 1), ("Ctrl+=", 1), ("Ctrl+-", -1)):
-            shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(lambda s=step: self.zoom.setValue(self.zoom.value() + s))
-        reset = QShortcut(QKeySequence("Ctrl+0"), self)
-        reset.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        reset.activated.connect(lambda: self.zoom.setValue(ZOOM_STEPS.index(100)))
+        self._zoom_keys: list[QShortcut] = []
+        self.install_zoom_keys(self)
         self._apply_zoom()
+
+    def install_zoom_keys(self, host: QWidget) -> None:
+        """Ctrl+Plus/Minus/0 zoom while the focus is anywhere inside ``host`` (the pane)."""
+        for shortcut in self._zoom_keys:  # one set only: two would make the keys ambiguous
+            shortcut.setEnabled(False)
+            shortcut.deleteLater()
+        self._zoom_keys = []
+        steps = (("Ctrl++", 1), ("Ctrl+=", 1), ("Ctrl+-", -1), ("Ctrl+0", 0))
+        for keys, step in steps:
+            shortcut = QShortcut(QKeySequence(keys), host)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(lambda s=step: self._zoom_by(s))
+            self._zoom_keys.append(shortcut)
+
+    def _zoom_by(self, step: int) -> None:
+        value = ZOOM_STEPS.index(100) if step == 0 else self.zoom.value() + step
+        self.zoom.setValue(value)
+
+    @property
+    def zoom_percent(self) -> int:
+        return ZOOM_STEPS[self.zoom.value()]
 
     @property
     def image_size(self) -> int:
-        return BASE_SIZE * ZOOM_STEPS[self.zoom.value()] // 100
+        return self.reference.shown_size
 
     def show_pair(
         self, project: Project | None, reference_id: str | None, target_id: str | None
@@ -129,14 +179,14 @@ class PairView(QWidget):
         self.project = project
         reference = project.image(reference_id) if project and reference_id else None
         target = project.image(target_id) if project and target_id else None
-        self.reference.show_image(project, reference, self.image_size)
-        self.target.show_image(project, target, self.image_size)
+        self.reference.show_image(project, reference, self.zoom_percent)
+        self.target.show_image(project, target, self.zoom_percent)
 
     def clear(self) -> None:
-        self.reference.show_image(None, None, self.image_size)
-        self.target.show_image(None, None, self.image_size)
+        self.reference.show_image(None, None, self.zoom_percent)
+        self.target.show_image(None, None, self.zoom_percent)
 
     def _apply_zoom(self) -> None:
-        self.zoom_label.setText(f"{ZOOM_STEPS[self.zoom.value()]}%")
+        self.zoom_label.setText(f"{self.zoom_percent}%")
         for panel in (self.reference, self.target):
-            panel.set_size(self.image_size)
+            panel.set_zoom(self.zoom_percent)

@@ -1,7 +1,8 @@
 """The Report tab: datasets × criteria table, agreement, indicators, chart and exports.
 
-The chart is a matplotlib figure embedded with backend_qtagg; matplotlib is imported the
-first time the report is shown, not when the window opens.
+The report is built as a job off the UI thread (it reads every rating and computes the
+indicators). The chart is a matplotlib figure embedded with backend_qtagg; matplotlib is
+imported the first time the report is shown, not when the window opens.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -18,31 +20,60 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from qasync import asyncSlot
 
+from studio.errors import StudioError
+from studio.jobs import CancelToken, JobCancelled, ProgressCallback
 from studio.quality.criteria import PERCENT_FORMULA
 from studio.quality.indicators import INDICATOR_NAMES
 from studio.quality.report import ALPHA_METHOD, CI_METHOD, QualityReport, build_report
 from studio.quality.report_export import (
     HEADINGS,
+    cell_text,
+    rho_text,
     table_rows,
     to_csv,
     to_markdown,
     write_text,
 )
+from studio.store import Project
 from studio.workspace import Workspace
+from widgets.job_runner import JobRunner
+
+# The pane never loads a model on the UI thread; the CLI report adds the indicator.
+NO_EMBEDDER = ("the pane does not load embedding models; 'cir-studio quality report' adds it "
+               "when the project has an index")
+
+
+def build_pane_report(
+    project: Project, *, progress: ProgressCallback, cancel: CancelToken
+) -> QualityReport:
+    """The report as a job: what the pane shows (no embedding indicator)."""
+    progress(0, 1, "Reading the ratings")
+    report = build_report(project, no_embedder_reason=NO_EMBEDDER)
+    progress(1, 1, "Report ready")
+    return report
 
 
 class QualityReportView(QWidget):
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, runner: JobRunner | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.workspace = workspace
+        self.runner = runner
         self.report: QualityReport | None = None
         self.canvas = None
+        self._building = False
+        self._again = False
         layout = QVBoxLayout(self)
         buttons = QHBoxLayout()
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
         buttons.addWidget(refresh)
+        self.status = QLabel()
+        self.status.setObjectName("rubric")
+        buttons.addWidget(self.status)
         buttons.addStretch(1)
         for text, slot in (("Export CSV…", self._ask_csv), ("Export Markdown…", self._ask_md),
                            ("Export PNG…", self._ask_png)):
@@ -52,6 +83,7 @@ class QualityReportView(QWidget):
         layout.addLayout(buttons)
         self.table = QTableWidget()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         layout.addWidget(self.table, 2)
         self.method = QLabel(f"{PERCENT_FORMULA}. {CI_METHOD}. {ALPHA_METHOD}.")
         self.method.setWordWrap(True)
@@ -69,20 +101,52 @@ class QualityReportView(QWidget):
         layout.addWidget(self.notes)
 
     def refresh(self) -> None:
+        """Rebuild the report: as a job when there is a runner, else at once."""
         project = self.workspace.project
         if project is None:
             return
-        # The pane never loads a model on the UI thread; the CLI report adds the indicator.
-        self.report = build_report(project, no_embedder_reason=(
-            "the pane does not load embedding models; 'cir-studio quality report' adds it "
-            "when the project has an index"))
+        if self.runner is None:
+            self.show_report(build_report(project, no_embedder_reason=NO_EMBEDDER))
+            return
+        if self._building:
+            self._again = True
+            return
+        self._build(project)
+
+    @asyncSlot()
+    async def _build(self, project: Project) -> None:
+        assert self.runner is not None
+        self._building = True
+        self.status.setText("Building the report…")
+        try:
+            report = await self.runner.run("Building the quality report", build_pane_report,
+                                           project)
+        except JobCancelled:
+            self.status.setText("Report cancelled.")
+            return
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        finally:
+            self._building = False
+        self.status.setText("")
+        if project is self.workspace.project:
+            self.show_report(report)
+        if self._again:
+            self._again = False
+            self.refresh()
+
+    def show_report(self, report: QualityReport) -> None:
+        self.report = report
         headings, rows = table_rows(self.report)
+        for r, dataset in enumerate(self.report.rows):  # percent over interval: narrow columns
+            rows[r][1 : 1 + len(self.report.columns)] = [
+                cell_text(self.report.rows[dataset][c], "\n") for c in self.report.columns
+            ]
         _fill(self.table, headings, rows)
         columns = self.report.columns
         indicator_rows = [
-            [INDICATOR_NAMES[name],
-             *("–" if per[c][0] is None else f"{per[c][0]:+.2f} (n={per[c][1]})"
-               for c in columns)]
+            [INDICATOR_NAMES[name], *(rho_text(per.get(c)) for c in columns)]
             for name, per in self.report.correlations.items()
         ]
         _fill(self.indicators, ["Indicator", *(HEADINGS[c] for c in columns)], indicator_rows)
@@ -96,8 +160,8 @@ class QualityReportView(QWidget):
         from studio.quality.chart import draw
 
         if self.canvas is None:
-            self.canvas = FigureCanvasQTAgg(Figure(figsize=(7, 3.2)))
-            self.canvas.setMinimumHeight(220)
+            self.canvas = FigureCanvasQTAgg(Figure(figsize=(7, 2.8)))
+            self.canvas.setMinimumHeight(200)
             self.chart_box.addWidget(self.canvas)
         draw(self.report, self.canvas.figure)
         self.canvas.draw()
@@ -116,8 +180,8 @@ class QualityReportView(QWidget):
         save_png(self._current(), path)
 
     def _current(self) -> QualityReport:
-        if self.report is None:
-            self.refresh()
+        if self.report is None and self.workspace.project is not None:
+            self.show_report(build_report(self.workspace.project, no_embedder_reason=NO_EMBEDDER))
         assert self.report is not None
         return self.report
 
@@ -147,3 +211,4 @@ def _fill(table: QTableWidget, headings: list[str], rows: list[list[str]]) -> No
         for c, text in enumerate(row):
             table.setItem(r, c, QTableWidgetItem(text))
     table.resizeColumnsToContents()
+    table.resizeRowsToContents()

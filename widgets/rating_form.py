@@ -40,13 +40,12 @@ class CriterionRow(QFrame):
         self.key = criterion.key
         self.setObjectName("criterionRow")
         layout = QGridLayout(self)
-        layout.setContentsMargins(8, 4, 8, 4)
-        name = QLabel(f"<b>{criterion.name}</b>")
-        rubric = QLabel(criterion.rubric)
-        rubric.setObjectName("rubric")
+        layout.setContentsMargins(8, 2, 8, 2)
+        # Name and rubric on one line (wrapping when narrow): five rows stay short enough for
+        # the turn above them to fit a 1024×700 window.
+        rubric = QLabel(f"<b>{criterion.name}</b> — {criterion.rubric}")
         rubric.setWordWrap(True)
-        layout.addWidget(name, 0, 0)
-        layout.addWidget(rubric, 1, 0)
+        layout.addWidget(rubric, 0, 0)
         buttons = QHBoxLayout()
         self.group = QButtonGroup(self)
         for value in SCALE:
@@ -57,7 +56,7 @@ class CriterionRow(QFrame):
             button.setToolTip(f"{value} — {SCALE_LABELS[value]}")
             self.group.addButton(button, value)
             buttons.addWidget(button)
-        layout.addLayout(buttons, 0, 1, 2, 1)
+        layout.addLayout(buttons, 0, 1)
         layout.setColumnStretch(0, 1)
 
     def score(self) -> int | None:

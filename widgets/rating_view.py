@@ -8,6 +8,7 @@ as it is given; Enter finishes the item, S skips it, F flags it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -26,6 +27,10 @@ from studio.store import Project
 from studio.workspace import Workspace
 from widgets.rating_form import RatingForm
 from widgets.turn_strip import TurnStrip
+
+EARLIER_HEIGHT = 126  # one compact earlier turn at least, three at most; more scroll
+CURRENT_SIZE = 240
+CURRENT_SIZE_WITH_HISTORY = 170  # so the earlier turns, this turn and the form fit 1024×700
 
 
 class RatingView(QWidget):
@@ -57,12 +62,20 @@ class RatingView(QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
+        # Earlier turns scroll in a short strip; the turn being rated sits below it, always
+        # in view.
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
+        self.scroll.setMinimumHeight(EARLIER_HEIGHT)
+        self.scroll.setMaximumHeight(3 * EARLIER_HEIGHT)
         self.turns_box = QWidget()
         self.turns_layout = QVBoxLayout(self.turns_box)
+        self.turns_layout.setContentsMargins(0, 0, 0, 0)
         self.scroll.setWidget(self.turns_box)
         layout.addWidget(self.scroll, 1)
+        self.current_box = QVBoxLayout()
+        layout.addLayout(self.current_box)
+        self.current_strip: TurnStrip | None = None
         self.form = RatingForm()
         self.form.score_changed.connect(self._save_score)
         self.form.submit_requested.connect(lambda: self.finish("done"))
@@ -81,10 +94,27 @@ class RatingView(QWidget):
             button.clicked.connect(lambda _=False, s=status: self.finish(s))
             bottom.addWidget(button)
         layout.addLayout(bottom)
+        layout.addStretch(1)  # a tall window leaves its spare room below, not between
         self.rater.activated.connect(lambda _: self.load_next())
         self.rater.lineEdit().returnPressed.connect(self.load_next)
         self.sample.activated.connect(lambda _: self.load_next())
         self._set_rating_enabled(False)
+        # 1–5, S and F work wherever the focus is in the tab (Start, the pickers' buttons),
+        # except in a text field, which keeps its typing (Qt gives it the keys first).
+        for key in ("1", "2", "3", "4", "5"):
+            self._key(key, lambda v=int(key): self._score_key(v))
+        self._key("S", lambda: self.finish("skipped"))
+        self._key("F", lambda: self.finish("flagged"))
+
+    def _key(self, keys: str, slot) -> None:
+        shortcut = QShortcut(QKeySequence(keys), self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(slot)
+
+    def _score_key(self, value: int) -> None:
+        if self.item is not None and self.form.isEnabled():
+            self.form.score_current(value)
+            self.form.setFocus()
 
     @property
     def project(self) -> Project | None:
@@ -137,9 +167,11 @@ class RatingView(QWidget):
             self.turns_layout.addWidget(heading)
         for turn in item.history:
             self.turns_layout.addWidget(TurnStrip(turn, compact=True))
-        self.current_strip = TurnStrip(item.turn, compact=False)
-        self.turns_layout.addWidget(self.current_strip)
         self.turns_layout.addStretch(1)
+        self.scroll.setVisible(bool(item.history))
+        size = CURRENT_SIZE_WITH_HISTORY if item.history else CURRENT_SIZE
+        self.current_strip = TurnStrip(item.turn, compact=False, size=size)
+        self.current_box.addWidget(self.current_strip)
         self.form.set_scores(item.scores)
         self.note.setText(item.note)
         self._show_message("")
@@ -147,15 +179,18 @@ class RatingView(QWidget):
         self.form.setFocus()
 
     def _clear_turns(self) -> None:
-        while self.turns_layout.count():
-            widget = self.turns_layout.takeAt(0).widget()
-            if widget is not None:
-                widget.deleteLater()
+        for box in (self.turns_layout, self.current_box):
+            while box.count():
+                widget = box.takeAt(0).widget()
+                if widget is not None:
+                    widget.deleteLater()
+        self.current_strip = None
 
     def _set_rating_enabled(self, enabled: bool) -> None:
         self.form.setEnabled(enabled)
         self.note.setEnabled(enabled)
-        self.scroll.setVisible(enabled)
+        if not enabled:
+            self.scroll.setVisible(False)
 
     def _show_message(self, text: str) -> None:
         self.message.setText(text)

@@ -1,5 +1,9 @@
 """``--smoke-test``: open the project, visit every pane, report timings as one JSON line.
 
+With ``--screenshots DIR`` every pane is also saved as a PNG at each of
+``SCREENSHOT_SIZES`` (the default window and the smallest supported one, 1024×700), named
+``NN-pane-WxH.png``; a window that cannot shrink to a size is an error.
+
 Fails (non-zero exit) if the project does not open, a pane raises, an exception escapes
 a slot, or a heavy library was imported before the window showed.
 """
@@ -17,6 +21,8 @@ from PySide6.QtWidgets import QApplication
 
 from widgets.app import GuiOptions
 from widgets.main_window import MainWindow
+
+SCREENSHOT_SIZES = ((1600, 1000), (1024, 700))
 
 
 async def run_smoke_test(
@@ -46,8 +52,6 @@ async def run_smoke_test(
         report["project"] = str(options.project)
         pane_times: dict[str, float] = {}
         shots: list[str] = []
-        if options.screenshots is not None:
-            options.screenshots.mkdir(parents=True, exist_ok=True)
         for index, title in enumerate(window.pane_titles()):
             started = time.perf_counter()
             window.show_pane(index)
@@ -56,11 +60,10 @@ async def run_smoke_test(
             if window.stack.currentIndex() != index:
                 errors.append(f"pane {title} did not become visible")
             pane_times[title] = round(time.perf_counter() - started, 3)
-            if options.screenshots is not None:
-                target = options.screenshots / f"{index + 1:02d}-{_slug(title)}.png"
-                if not window.grab().save(str(target)):
-                    errors.append(f"could not write {target}")
-                shots.append(str(target))
+        if options.screenshots is not None:
+            options.screenshots.mkdir(parents=True, exist_ok=True)
+            for width, height in SCREENSHOT_SIZES:
+                shots += await _screenshots(window, options.screenshots, width, height, errors)
         report["panes"] = pane_times
         if shots:
             report["screenshots"] = shots
@@ -73,6 +76,30 @@ async def run_smoke_test(
     report["ok"] = not errors
     print(json.dumps(report, sort_keys=True), flush=True)
     return 0 if not errors else 1
+
+
+async def _screenshots(
+    window: MainWindow, folder, width: int, height: int, errors: list[str]
+) -> list[str]:
+    """Every pane at ``width`` × ``height``; the window must really take that size."""
+    window.resize(width, height)
+    QApplication.processEvents()
+    await asyncio.sleep(0)
+    if (window.width(), window.height()) != (width, height):
+        errors.append(
+            f"the window cannot shrink to {width}x{height}: it stays "
+            f"{window.width()}x{window.height()}"
+        )
+    shots = []
+    for index, title in enumerate(window.pane_titles()):
+        window.show_pane(index)
+        QApplication.processEvents()
+        await asyncio.sleep(0)
+        target = folder / f"{index + 1:02d}-{_slug(title)}-{width}x{height}.png"
+        if not window.grab().save(str(target)):
+            errors.append(f"could not write {target}")
+        shots.append(str(target))
+    return shots
 
 
 def _slug(title: str) -> str:

@@ -26,6 +26,9 @@ from studio.transactions.importer import ImportReport, import_transactions
 from studio.transactions.store import dataset_counts
 from studio.workspace import Workspace
 
+EMPTY = ("No transactions yet: import a FashionMT or multi-turn Fashion IQ file, or draft "
+         "some from the catalog.")
+
 
 class TransactionsView(QWidget):
     changed = Signal()  # transactions or samples changed
@@ -64,8 +67,9 @@ class TransactionsView(QWidget):
                 self.table.setItem(r, col, QTableWidgetItem(str(value)))
         self.table.resizeColumnsToContents()
         if not counts:
-            self.status.setText("No transactions yet: import a FashionMT or multi-turn Fashion IQ "
-                                "file, or draft some from the catalog.")
+            self.status.setText(EMPTY)
+        elif self.status.text() == EMPTY:
+            self.status.setText("")
 
     def import_file(self, path: Path, skip_invalid: bool = False) -> ImportReport:
         project = self.workspace.project

@@ -46,22 +46,28 @@ class ImageTile(QWidget):
 
 
 class TurnStrip(QFrame):
-    """Reference | text | target in a row; ``compact`` for the earlier turns above."""
+    """Reference | text | target, side by side from the left (not spread to the window's
+    edges, so the two pictures compare at a glance); ``compact`` for the earlier turns."""
 
-    def __init__(self, turn: TurnView, compact: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, turn: TurnView, compact: bool, parent: QWidget | None = None,
+                 size: int | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        size = 96 if compact else 240
+        size = size or (80 if compact else 240)
         layout = QHBoxLayout(self)
-        layout.addWidget(ImageTile(turn.reference, size, "" if compact else "Reference"))
+        self.reference_tile = ImageTile(turn.reference, size, "" if compact else "Reference")
+        layout.addWidget(self.reference_tile)
         text = QLabel(f"<b>Turn {turn.index}</b><br>{_escape(turn.text)}")
         text.setWordWrap(True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         text.setMinimumWidth(160)
+        text.setMaximumWidth(300)
         if not compact:
             text.setStyleSheet("font-size: 15px;")
         layout.addWidget(text, 1)
-        layout.addWidget(ImageTile(turn.target, size, "" if compact else "Target"))
+        self.target_tile = ImageTile(turn.target, size, "" if compact else "Target")
+        layout.addWidget(self.target_tile)
+        layout.addStretch(1)
         self.text_label = text
 
 

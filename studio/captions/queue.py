@@ -202,6 +202,16 @@ def review_remaining(project: Project, reviewer: str) -> int:
     return int(row[0])
 
 
+def own_waiting(project: Project, reviewer: str) -> int:
+    """How many submitted captions wait for review that ``reviewer`` wrote (others review them)."""
+    row = project.db.execute(
+        "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
+        "WHERE c.status = 'submitted' AND a.name = ?",
+        [reviewer],
+    ).fetchone()
+    return int(row[0])
+
+
 def _review_key(project: Project, caption_id: int | None, key: str) -> tuple | None:
     """The sort key of one caption under an order (None: no such caption)."""
     if caption_id is None:

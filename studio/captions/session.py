@@ -191,3 +191,7 @@ class ReviewSession:
 
     def remaining(self) -> int:
         return queue.review_remaining(self.project, self.reviewer)
+
+    def own_waiting(self) -> int:
+        """Submitted captions this reviewer wrote: someone else must review them."""
+        return queue.own_waiting(self.project, self.reviewer)

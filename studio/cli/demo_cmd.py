@@ -37,7 +37,9 @@ def run_create(args: argparse.Namespace) -> int:
         print(json.dumps(summary, sort_keys=True))
     else:
         print(
-            f"Demo project with {summary['images']} images created at {summary['project']} "
+            f"Demo project with {summary['images']} images, {summary['pairs']} pairs and "
+            f"{summary['attribute_labels']} attribute labels from the product text created at "
+            f"{summary['project']} "
             f"in {summary['seconds']:.1f} s."
         )
     return 0

@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         "line with timings and exit (non-zero on any failure)",
     )
     parser.add_argument(
-        "--screenshots", metavar="DIR", help="with --smoke-test: write one PNG per pane to DIR"
+        "--screenshots",
+        metavar="DIR",
+        help="with --smoke-test: write one PNG per pane to DIR, at 1600x1000 and 1024x700",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for module in COMMAND_MODULES:

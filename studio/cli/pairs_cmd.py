@@ -34,6 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="embedding model (default: the one in Settings, else demo)",
     )
     mine.add_argument("--device", dest="mine_device", help="cpu, cuda, mps or auto")
+    mine.add_argument(
+        "--mirrored",
+        action="store_true",
+        help="also mine B→A when A→B exists (off: two images are paired once)",
+    )
     mine.add_argument("--json", action="store_true", help="print a JSON summary")
     mine.set_defaults(func=run_mine)
 
@@ -55,6 +60,7 @@ def run_mine(args: argparse.Namespace) -> int:
             actor=cli_user(),
             model=model,
             device=device,
+            mirrored=args.mirrored,
             progress=progress,
         )
     if args.json:

@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report = actions.add_parser(
         "report", help="scores per dataset and criterion, agreement and indicators",
         description="Per dataset and criterion: mean score as a percentage, "
-        "(mean - 1) / 4 x 100, with a 95%% Student's t interval over items and counts; "
+        "(mean - 1) / 4 x 100, with a 95 % Student's t interval over items and counts; "
         "Krippendorff's alpha (ordinal) per criterion; Spearman correlations of the "
         "automatic indicators with the human scores.")
     add_project_argument(report)

@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run N dialogs of T turns with a simulated user on the project's index. "
         "Every strategy sees the same seeded list of (target, start image) pairs. Prints "
         "Recall@1/5/10/20/50, ranking percentile, cumulative Hits@10 and mean rank per turn "
-        "with 95%% confidence intervals, and stores the run in the project.",
+        "with 95 % confidence intervals, and stores the run in the project.",
     )
     add_project_argument(simulate)
     simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text, image or combiner:NAME (history)")
@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the standard single-turn protocols on imported datasets",
         description="Fashion IQ: one split (--split, val by default), each category searched "
         "in its own gallery (its split file's images, reference kept), captions joined as "
-        "'c1 and c2'; prints R@10 and R@50 (%%) per category with queries and gallery size, "
+        "'c1 and c2'; prints R@10 and R@50 (%) per category with queries and gallery size, "
         "their average and the score (R@10 + R@50) / 2. CIRR: reference removed, R@1/5/10/50 "
         "and Recall_subset@1/2/3. ChatIR: cumulative Hits@10 after each dialog round 0-10 "
         "per questioner (--png plots them). Every run is stored in the project.",
@@ -97,15 +97,31 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="plot the run as PNG (simulate; evaluate chatir)")
 
 
-def _context(args: argparse.Namespace, project, where: str = ""):
+def _context(
+    args: argparse.Namespace, project, where: str = "", build_missing: bool = False
+):
     from studio.sessions.setup import load_session_context
 
+    if build_missing:
+        _build_missing_index(project, args.model, args.device)
     try:
         return load_session_context(project, args.model, args.device)
     except StudioError as error:
         if not where:
             raise
         raise StudioError(f"{where}: nothing to evaluate: {error}") from error
+
+
+def _build_missing_index(project, model_name: str, device: str | None) -> None:
+    """A project without an index for the model gets one first (as mining and exports do),
+    so ``simulate`` runs on a fresh demo; an existing index is left as it is."""
+    from studio.index_service import build_index, index_folder, load_project_model, read_state
+
+    if read_state(index_folder(project, model_name)) is not None:
+        return
+    model = load_project_model(model_name, device)
+    with TerminalProgress(f"Building the {model_name} index (first use)") as progress:
+        build_index(project, model, progress=progress)
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -120,7 +136,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         users=args.users, typo_rate=args.typo_rate,
     )
     with open_project(args) as project:
-        context = _context(args, project)
+        context = _context(args, project, build_missing=True)
         with TerminalProgress(f"Simulating {config.label}") as progress:
             result = run_simulation(context, config, progress=progress)
         summary = result.summary()

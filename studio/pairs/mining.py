@@ -7,6 +7,11 @@ the (category, split) groups in proportion to their images (a group with too few
 targets leaves its share to the best of the others), and within a group the
 best-scoring targets come first. A target that already has a pair of the method is not
 mined again, so running the miner twice extends the set instead of repeating it.
+
+Two look-alike images are often each other's best reference, which would give both A→B
+and B→A: one pair's differences described twice, backwards. Unless ``mirrored`` is asked
+for, a mined pair whose mirror is already in the project (or better-scored in this run)
+is left out.
 """
 
 from __future__ import annotations
@@ -60,12 +65,14 @@ def mine_pairs(
     actor: str = "miner",
     model: str | None = None,
     device: str | None = None,
+    mirrored: bool = False,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> MiningReport:
     """Mine up to ``count`` new pairs and store them in one transaction.
 
-    ``model`` and ``device`` choose the embedding model (``embedding`` method only).
+    ``model`` and ``device`` choose the embedding model (``embedding`` method only);
+    ``mirrored`` keeps B→A when A→B exists (see the module doc).
     """
     cancel = cancel or CancelToken()
     if method not in METHODS:
@@ -86,6 +93,7 @@ def mine_pairs(
         )
     quotas = allocate(count, {key: len(images) for key, images in groups.items()})
     done_targets = _mined_targets(project, method)
+    paired = None if mirrored else _existing_pairs(project)
     miner = None
     if method == "embedding":
         from studio.pairs.embedding_mining import EmbeddingMiner
@@ -101,6 +109,8 @@ def mine_pairs(
         else:
             scored = miner.mine_group(group_category, group_split, images, done_targets, cancel)
         found = [MinedPair(r, t, group_category, group_split, s) for r, t, s in scored]
+        if paired is not None:
+            found = _without_mirrors(found, paired)
         quota = quotas[(group_category, group_split)]
         chosen += found[:quota]
         spare += found[quota:]
@@ -147,6 +157,23 @@ def _groups(
 def _mined_targets(project: Project, method: str) -> set[str]:
     rows = project.db.execute("SELECT target_id FROM pairs WHERE method = ?", [method])
     return {row[0] for row in rows}
+
+
+def _existing_pairs(project: Project) -> set[frozenset[str]]:
+    """Every pair of the project as an unordered set of its two images."""
+    rows = project.db.execute("SELECT reference_id, target_id FROM pairs")
+    return {frozenset((row[0], row[1])) for row in rows}
+
+
+def _without_mirrors(found: list[MinedPair], paired: set[frozenset[str]]) -> list[MinedPair]:
+    """``found`` (best first) less any pair whose two images are already paired."""
+    kept = []
+    for pair in found:
+        key = frozenset((pair.reference_id, pair.target_id))
+        if key not in paired:
+            paired.add(key)
+            kept.append(pair)
+    return kept
 
 
 def _mine_group_tfidf(

@@ -35,11 +35,22 @@ CI_METHOD = ("95 % confidence interval: Student's t over items, "
              "mean ± t(0.975, n − 1) · s / √n, where an item's score is the mean of its "
              "raters' scores")
 ALPHA_METHOD = "Agreement: Krippendorff's alpha, ordinal metric, over all finished ratings"
+MIN_RELIABLE_ITEMS = 3  # an interval over fewer items is shown but marked unreliable
+MIN_RELIABLE_CORRELATION = 10  # a Spearman rho over fewer items likewise
+UNRELIABLE_MARK = "†"
+UNRELIABLE_CELL_NOTE = (f"{UNRELIABLE_MARK} fewer than {MIN_RELIABLE_ITEMS} items: the "
+                        "interval is unreliable (and clipped to 0–100 %)")
+UNRELIABLE_RHO_NOTE = (f"{UNRELIABLE_MARK} Spearman's rho over fewer than "
+                       f"{MIN_RELIABLE_CORRELATION} items: unreliable")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One dataset × criterion: percentage, interval ends (percent) and counts."""
+    """One dataset × criterion: percentage, interval ends (percent) and counts.
+
+    The interval is clipped to the scale, 0–100 %: a t interval over two or three items
+    reaches past both ends, which no score can.
+    """
 
     percent: float
     low: float | None
@@ -47,9 +58,24 @@ class Cell:
     items: int
     ratings: int
 
+    def __post_init__(self) -> None:
+        if self.low is not None:
+            object.__setattr__(self, "low", min(100.0, max(0.0, self.low)))
+        if self.high is not None:
+            object.__setattr__(self, "high", min(100.0, max(0.0, self.high)))
+
+    @property
+    def reliable(self) -> bool:
+        return self.items >= MIN_RELIABLE_ITEMS
+
     def to_json(self) -> dict[str, object]:
         return {"percent": _round(self.percent), "ci_low": _round(self.low),
-                "ci_high": _round(self.high), "items": self.items, "ratings": self.ratings}
+                "ci_high": _round(self.high), "items": self.items, "ratings": self.ratings,
+                "reliable": self.reliable}
+
+
+def rho_reliable(items: int) -> bool:
+    return items >= MIN_RELIABLE_CORRELATION
 
 
 @dataclass
@@ -76,7 +102,8 @@ class QualityReport:
             "agreement": {c: {"alpha": _round(a, 3), "items": n}
                           for c, (a, n) in self.agreement.items()},
             "indicator_correlations": {
-                name: {c: {"rho": _round(r, 3), "items": n} for c, (r, n) in per.items()}
+                name: {c: {"rho": _round(r, 3), "items": n, "reliable": rho_reliable(n)}
+                       for c, (r, n) in per.items()}
                 for name, per in self.correlations.items()
             },
             "notes": self.notes,
@@ -170,6 +197,11 @@ def build_report(project: Project, sample: str | None = None, *, indicators: boo
                                                      no_embedder_reason)
         report.correlations = correlate(result.values, means, [*CRITERION_KEYS, MEAN])
         report.notes.extend(result.notes)
+    if any(not cell.reliable for row in rows.values() for cell in row.values()):
+        report.notes.append(UNRELIABLE_CELL_NOTE)
+    if any(rho is not None and not rho_reliable(n)
+           for per in report.correlations.values() for rho, n in per.values()):
+        report.notes.append(UNRELIABLE_RHO_NOTE)
     return report
 
 

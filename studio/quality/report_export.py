@@ -9,18 +9,36 @@ from pathlib import Path
 
 from studio.quality.criteria import CRITERIA, PERCENT_FORMULA
 from studio.quality.indicators import INDICATOR_NAMES
-from studio.quality.report import ALPHA_METHOD, CI_METHOD, MEAN, Cell, QualityReport
+from studio.quality.report import (
+    ALPHA_METHOD,
+    CI_METHOD,
+    MEAN,
+    UNRELIABLE_MARK,
+    Cell,
+    QualityReport,
+    rho_reliable,
+)
 
 HEADINGS = {c.key: c.short for c in CRITERIA} | {MEAN: "Mean"}
 
 
-def cell_text(cell: Cell | None) -> str:
-    """"62.5 % (55.0–70.0)"; the interval is left out below two items."""
+def cell_text(cell: Cell | None, separator: str = " ") -> str:
+    """"62.5 % (55.0–70.0)"; the interval is left out below two items; "†" marks a cell
+    over too few items to trust (see ``MIN_RELIABLE_ITEMS``)."""
     if cell is None or math.isnan(cell.percent):
         return "–"
+    mark = "" if cell.reliable else f" {UNRELIABLE_MARK}"
     if cell.low is None or cell.high is None:
-        return f"{cell.percent:.1f} %"
-    return f"{cell.percent:.1f} % ({cell.low:.1f}–{cell.high:.1f})"
+        return f"{cell.percent:.1f} %{mark}"
+    return f"{cell.percent:.1f} %{separator}({cell.low:.1f}–{cell.high:.1f}){mark}"
+
+
+def rho_text(value: tuple[float | None, int] | None) -> str:
+    """"+0.42 (n=25)"; "†" below ``MIN_RELIABLE_CORRELATION`` items; "–" when undefined."""
+    if value is None or value[0] is None:
+        return "–" if value is None else f"– (n={value[1]})"
+    rho, n = value
+    return f"{rho:+.2f} (n={n})" + ("" if rho_reliable(n) else f" {UNRELIABLE_MARK}")
 
 
 def alpha_text(alpha: float) -> str:
@@ -73,19 +91,13 @@ def to_markdown(report: QualityReport) -> str:
     if report.correlations:
         lines += ["", "## Automatic indicators vs. human scores (Spearman's rho)", ""]
         corr_rows = [
-            [INDICATOR_NAMES[name], *(_rho(per.get(c)) for c in report.columns)]
+            [INDICATOR_NAMES[name], *(rho_text(per.get(c)) for c in report.columns)]
             for name, per in report.correlations.items()
         ]
         lines += _md_table(["Indicator", *(HEADINGS[c] for c in report.columns)], corr_rows)
     if report.notes:
         lines += ["", "## Notes", "", *(f"- {note}" for note in report.notes)]
     return "\n".join(lines) + "\n"
-
-
-def _rho(value: tuple[float | None, int] | None) -> str:
-    if value is None or value[0] is None:
-        return "–"
-    return f"{value[0]:+.2f} (n={value[1]})"
 
 
 def _md_table(headings: list[str], rows: list[list[str]]) -> list[str]:

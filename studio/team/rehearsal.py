@@ -47,7 +47,7 @@ def build_project(
     """A demo project whose work is assigned to ``people`` (captions, reviews, labels, ratings)."""
     from studio.demo.project import create_demo_project
 
-    create_demo_project(folder, n_images=n_images, seed=seed)
+    create_demo_project(folder, n_images=n_images, seed=seed, attributes=False)  # own labels
     project = Project.open(folder)
     save_policy(project, CaptionPolicy(2, True), LEAD)
     mine_pairs(project, "tfidf", n_pairs, actor=LEAD)

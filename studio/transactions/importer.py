@@ -224,8 +224,9 @@ def import_transactions(
     good, problems, fmt, dataset = validate_file(project, path, fmt, dataset, id_from, mapping)
     if problems and not skip_invalid:
         raise ValidationError(
-            f"{len(problems)} bad entr{'y' if len(problems) == 1 else 'ies'} in {path}; "
-            f"nothing was imported:\n{summarise(problems)}"
+            f"{len(problems)} bad entr{'y' if len(problems) == 1 else 'ies'} in {path}, "
+            f"nothing was imported (use --skip-invalid to import the valid entries): "
+            f"{summarise(problems)}"
         )
     if cancel is not None:
         cancel.raise_if_cancelled()

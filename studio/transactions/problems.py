@@ -78,9 +78,12 @@ def load_json_list(path: Path) -> list[Any]:
     return data
 
 
-def summarise(problems: list[EntryProblem], limit: int = 10) -> str:
-    """The first ``limit`` problems, one a line, with a count of the rest."""
-    lines = [str(p) for p in problems[:limit]]
+def summarise(problems: list[EntryProblem], limit: int = 5) -> str:
+    """The first ``limit`` problems on one line ("; " between them), with a count of the rest.
+
+    One line, like every other command's error, so the command line prints one line.
+    """
+    parts = [" ".join(str(p).split()) for p in problems[:limit]]
     if len(problems) > limit:
-        lines.append(f"… and {len(problems) - limit} more")
-    return "\n".join(lines)
+        parts.append(f"… and {len(problems) - limit} more")
+    return "; ".join(parts)

@@ -111,7 +111,7 @@ def test_job_status_shows_progress_and_cancels(window, qtbot, event_loop_qt) -> 
     qtbot.waitUntil(lambda: not status.isVisible())
 
 
-def test_smoke_test_writes_one_png_per_pane(demo_project_dir, tmp_path) -> None:
+def test_smoke_test_writes_one_png_per_pane_at_both_sizes(demo_project_dir, tmp_path) -> None:
     shots = tmp_path / "shots"
     result = subprocess.run(
         [sys.executable, "-m", "studio", "--smoke-test", "--project", str(demo_project_dir),
@@ -125,5 +125,7 @@ def test_smoke_test_writes_one_png_per_pane(demo_project_dir, tmp_path) -> None:
     assert report["time_to_window_s"] > 0
     assert set(report["panes"]) == set(EXPECTED_PANES)
     pngs = sorted(shots.glob("*.png"))
-    assert len(pngs) == len(EXPECTED_PANES)
+    assert len(pngs) == 2 * len(EXPECTED_PANES)
+    for size in ("1600x1000", "1024x700"):
+        assert len([p for p in pngs if p.stem.endswith(size)]) == len(EXPECTED_PANES)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)

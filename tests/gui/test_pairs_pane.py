@@ -72,12 +72,14 @@ def test_the_selected_pair_shows_side_by_side_with_thumbnails(window, mined_demo
     assert pane.captions.item(0).text().startswith("is red with longer sleeves")
     reference = pane.view.reference
     # Decoded off the UI thread; the placeholder is replaced once the file is read.
-    qtbot.waitUntil(lambda: pane.thumbnails.cached(reference.path, reference.size) is not None)
+    qtbot.waitUntil(
+        lambda: pane.thumbnails.cached(reference.path, reference.shown_size) is not None
+    )
     assert (
         reference.picture.pixmap().cacheKey()
-        == pane.thumbnails.cached(reference.path, reference.size).cacheKey()
+        == pane.thumbnails.cached(reference.path, reference.shown_size).cacheKey()
     )
-    before = reference.size
+    before = reference.shown_size
     reference.scroll.setFocus()
     qtbot.keyClick(reference.scroll, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
     assert pane.view.image_size > before

@@ -12,6 +12,7 @@ from studio.quality.sampling import SampleOptions, create_sample
 from studio.store import Project
 from studio.transactions.records import Transaction, sequential_turns
 from studio.transactions.store import iter_transactions, save_transactions
+from tests.gui.async_helpers import run_until
 
 DATASET = "SecretSetXYZ"
 KEYS = "45342"  # accuracy … coverage
@@ -63,7 +64,9 @@ def choose_rater(qtbot, view, name: str) -> None:
     qtbot.keyClick(editor, Qt.Key.Key_Return)
 
 
-def test_two_raters_rate_their_queues_by_keyboard_blind(window, qtbot, demo_project_dir) -> None:
+def test_two_raters_rate_their_queues_by_keyboard_blind(
+    window, qtbot, demo_project_dir, event_loop_qt
+) -> None:
     prepare(demo_project_dir)
     pane = open_quality(window, demo_project_dir)
     view = pane.rating
@@ -97,6 +100,7 @@ def test_two_raters_rate_their_queues_by_keyboard_blind(window, qtbot, demo_proj
     assert {n for (n,) in per_item} == {2}
 
     pane.tabs.setCurrentWidget(pane.report)
+    run_until(event_loop_qt, lambda: pane.report.report is not None)  # built as a job
     table = pane.report.table
     headings = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headings[:7] == ["Dataset", "Acc", "HA", "Gra", "Con", "Cov", "Mean"]
@@ -170,9 +174,11 @@ def test_builder_dialog_drafts_and_accepts(window, qtbot, demo_project_dir) -> N
 
 
 @pytest.mark.parametrize("tab", ["Report", "Transactions"])
-def test_other_tabs_work_without_ratings(window, demo_project_dir, tab) -> None:
+def test_other_tabs_work_without_ratings(window, demo_project_dir, tab, event_loop_qt) -> None:
     pane = open_quality(window, demo_project_dir)
     index = [pane.tabs.tabText(i) for i in range(pane.tabs.count())].index(tab)
     pane.tabs.setCurrentIndex(index)
+    if tab == "Report":
+        run_until(event_loop_qt, lambda: pane.report.report is not None)
     text = visible_text(pane)
     assert ("No finished ratings yet" in text) if tab == "Report" else ("No transactions" in text)

@@ -72,7 +72,7 @@ def project(tmp_path: Path) -> Project:
 
 def test_mined_pairs_keep_method_and_score_and_best_targets_come_first(project) -> None:
     catalog(project, TITLES)
-    report = mine_pairs(project, "tfidf", 2)
+    report = mine_pairs(project, "tfidf", 2, mirrored=True)
     assert report.added == 2
     rows = project.db.execute(
         "SELECT reference_id, target_id, method, round(score, 4), category, split FROM pairs "
@@ -85,10 +85,18 @@ def test_mined_pairs_keep_method_and_score_and_best_targets_come_first(project) 
     ]
 
 
+def test_mirrored_pairs_only_when_asked(project) -> None:
+    catalog(project, TITLES)
+    report = mine_pairs(project, "tfidf", 2)
+    assert report.added == 2  # 0 and 1 are each other's best: paired once; then 0 → 2
+    rows = project.db.execute("SELECT reference_id, target_id FROM pairs").fetchall()
+    assert sorted(rows) == [("0", "2"), ("1", "0")]
+
+
 def test_mining_again_extends_instead_of_repeating(project) -> None:
     catalog(project, TITLES)
-    mine_pairs(project, "tfidf", 2)
-    again = mine_pairs(project, "tfidf", 5)
+    mine_pairs(project, "tfidf", 2, mirrored=True)
+    again = mine_pairs(project, "tfidf", 5, mirrored=True)
     assert again.added == 1  # only target 2 is left with an informative overlap
     targets = [r[0] for r in project.db.execute("SELECT target_id FROM pairs ORDER BY id")]
     assert sorted(targets) == ["0", "1", "2"]
@@ -136,6 +144,7 @@ def test_command_line_mines_pairs(tmp_path, capsys) -> None:
                 "tfidf",
                 "--count",
                 "3",
+                "--mirrored",
                 "--json",
             ]
         )

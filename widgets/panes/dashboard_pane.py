@@ -1,11 +1,19 @@
-"""Dashboard: what the open project holds, at a glance."""
+"""Dashboard: what the open project holds, at a glance.
+
+Totals, charts people look at (captions per day per annotator, labels decided per type,
+ratings done against assigned), images per category and split, the model suggestions'
+precision and recall, and the team's work packages. The page scrolls when the window is small.
+``refresh(project)`` re-reads everything; project events call it when something changes.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QFrame,
     QGridLayout,
     QGroupBox,
     QLabel,
+    QScrollArea,
     QStackedLayout,
     QTableWidget,
     QTableWidgetItem,
@@ -17,6 +25,7 @@ from studio.stats import image_counts_by_category_split
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
+from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
 from widgets.rank_distribution import RankDistribution
 from widgets.team_progress import TeamProgress
@@ -59,10 +68,14 @@ class DashboardPane(Pane):
             self.count_labels[key] = value
             self.totals.addWidget(value, row // 3, (row % 3) * 2 + 1)
         layout.addWidget(totals)
+        self.charts = DashboardCharts()
+        layout.addWidget(self.charts)
         layout.addWidget(QLabel("Images per category and split"))
         self.split_table = QTableWidget()
         self.split_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        layout.addWidget(self.split_table, 1)
+        self.split_table.setMinimumHeight(130)
+        self.split_table.setMaximumHeight(170)
+        layout.addWidget(self.split_table)
         layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
@@ -71,7 +84,12 @@ class DashboardPane(Pane):
         layout.addWidget(QLabel("Does each caption find its target? Ranks per annotator"))
         self.rank_distribution = RankDistribution()
         layout.addWidget(self.rank_distribution)
-        self._stack.addWidget(content)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+        self._stack.addWidget(scroll)
 
     def show_project(self, project: Project | None) -> None:
         if project is None:
@@ -86,6 +104,7 @@ class DashboardPane(Pane):
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
         self.attribute_quality.refresh(project)
+        self.charts.refresh(project)
         self.team_progress.refresh(project)
         self.rank_distribution.refresh(project)
         counts = image_counts_by_category_split(project)

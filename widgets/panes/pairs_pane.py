@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedLayout,
     QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -91,16 +90,17 @@ class PairsPane(Pane):
         for box in (self.category, self.split, self.status, self.annotator):
             box.currentIndexChanged.connect(self.apply_filters)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search pair, image id or title…  (Ctrl+L)")
+        self.search.setPlaceholderText("Search…")
+        self.search.setToolTip("Search by pair number, image id or product title (Ctrl+L)")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.count_label = QLabel()
         self.mine_button = QPushButton("Mine pairs…")
         self.mine_button.setToolTip("Pair target images with references by TF-IDF or embeddings")
         self.mine_button.clicked.connect(lambda: self.mine_dialog())
-        self.import_button = QToolButton()
-        self.import_button.setText("Import")
-        self.import_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        # A push button with a menu: its size includes the menu arrow, so the text stays whole.
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("Import Fashion IQ, CIRR or a folder of images")
         menu = QMenu(self.import_button)
         menu.addAction("Fashion IQ…", lambda: self.import_dialog("fashioniq"))
         menu.addAction("CIRR…", lambda: self.import_dialog("cirr"))
@@ -120,7 +120,12 @@ class PairsPane(Pane):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setWordWrap(False)
         self.table.setIconSize(self.thumbnails.placeholder(44).size())
-        self.table.verticalHeader().setVisible(False)
+        # The pair number is the row header, so it stays in view when the columns scroll;
+        # the "Pair" column itself is hidden.
+        self.table.verticalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        )
+        self.table.verticalHeader().setToolTip("Pair number")
         # Fixed row heights: the view never measures rows, which is what keeps it fast.
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
@@ -129,21 +134,33 @@ class PairsPane(Pane):
         header.setStretchLastSection(True)
         for column, width in enumerate((60, 220, 220, 80, 60, 70, 140, 110)):
             header.resizeSection(column, width)
+        self.table.setColumnHidden(0, True)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
 
         self.view = PairView(self.thumbnails)
+        self.view.install_zoom_keys(content)
         self.captions = QListWidget()
         self.captions.setMaximumHeight(130)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.no_match = QLabel()
+        self.no_match.setObjectName("emptyStateDetail")
+        self.no_match.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_match.setWordWrap(True)
+        self.no_match.hide()
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.view, 1)
         right_layout.addWidget(QLabel("Captions"))
         right_layout.addWidget(self.captions)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.no_match)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
+        splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setSizes([560, 640])
         layout = QVBoxLayout(content)
@@ -209,8 +226,26 @@ class PairsPane(Pane):
         self.count_label.setText(
             f"{shown:,} of {total:,} pairs" if shown != total else f"{total:,} pairs"
         )
+        self._show_no_match(shown, total)
         row = self.model.row_of(selected) if selected is not None else -1
         self.select_row(row if row >= 0 else 0)
+
+    def _show_no_match(self, shown: int, total: int) -> None:
+        """The empty states of the list: no pairs at all, or none that match the filters."""
+        if shown:
+            self.no_match.hide()
+            return
+        if total:
+            self.no_match.setText(
+                "No pair matches these filters and search. Clear the search or choose "
+                "“All” in the filters to see the other pairs."
+            )
+        else:
+            self.no_match.setText(
+                "No pairs yet: Mine pairs… pairs images of the same category, or Import… "
+                "reads Fashion IQ, CIRR or a folder of images."
+            )
+        self.no_match.show()
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.model.rowCount():
@@ -261,12 +296,17 @@ class PairsPane(Pane):
 
     @asyncSlot()
     async def _start_mining(
-        self, method: str, count: int, category: str | None, split: str | None
+        self, method: str, count: int, category: str | None, split: str | None, mirrored: bool
     ) -> None:
-        await self.mine(method, count, category, split)
+        await self.mine(method, count, category, split, mirrored)
 
     async def mine(
-        self, method: str, count: int, category: str | None = None, split: str | None = None
+        self,
+        method: str,
+        count: int,
+        category: str | None = None,
+        split: str | None = None,
+        mirrored: bool = False,
     ):
         project = self.workspace.project
         if project is None:
@@ -284,6 +324,7 @@ class PairsPane(Pane):
                 actor=self.workspace.user_name,
                 model=settings.model,
                 device=settings.device,
+                mirrored=mirrored,
             )
         except JobCancelled:
             self.message.setText("Mining cancelled; nothing was added.")

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QStackedLayout, QTabWidget, QWidget
 
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
 from widgets.quality_report_view import QualityReportView
 from widgets.rating_view import RatingView
@@ -21,14 +22,16 @@ class QualityPane(Pane):
     tooltip = ("Rate multi-turn transactions blind on accuracy, historical awareness, "
                "granularity, consistency and coverage")
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, runner: JobRunner | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(workspace, parent)
         self._stack = QStackedLayout(self)
         self._stack.addWidget(empty_state(
             "No project open", "Open a project, then import or draft transactions to rate."))
         self.tabs = QTabWidget()
         self.rating = RatingView(workspace)
-        self.report = QualityReportView(workspace)
+        self.report = QualityReportView(workspace, runner)
         self.transactions = TransactionsView(workspace)
         self.tabs.addTab(self.rating, "Rate")
         self.tabs.addTab(self.report, "Report")
