@@ -19,3 +19,11 @@ class SchemaTooNewError(ProjectError):
 
 class ValidationError(StudioError):
     """Input data is malformed; the message names the file and the entry."""
+
+
+class ProjectBusyError(ProjectError):
+    """Another program or job held the project's write lock for longer than we wait."""
+
+
+class ProjectReadOnlyError(ProjectError):
+    """The project file (or its folder) cannot be written: read-only file, disk or share."""

@@ -191,7 +191,8 @@ class MainWindow(QMainWindow):
     # -- dialogs ---------------------------------------------------------------------
 
     def show_settings(self) -> None:
-        SettingsDialog(self.workspace.settings, self).exec()
+        if SettingsDialog(self.workspace.settings, self).exec():
+            self.workspace.save_settings()  # every view showing the name follows at once
 
     def show_about(self) -> None:
         AboutDialog(self.workspace.settings, self).exec()

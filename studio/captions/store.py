@@ -80,7 +80,7 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
     if current is not None and current.status == "accepted":
         raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
     now = utc_now()
-    with project.db.atomic():
+    with project.writing("captions"):
         if current is None:
             person = project.ensure_person(author)
             cursor = project.db.execute(

@@ -8,6 +8,7 @@ through ``Project.change``: one transaction plus one audit-log row.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -16,8 +17,9 @@ from typing import Any
 
 import sqlite_utils
 
-from studio.errors import ProjectError
-from studio.store.database import connect, migrate, schema_version, utc_now
+from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError
+from studio.project_events import KINDS, ProjectEvents, kinds_for
+from studio.store.database import BUSY_TIMEOUT_MS, connect, migrate, schema_version, utc_now
 from studio.store.records import ROLES, ImageRecord, Person
 
 PROJECT_SUFFIX = ".cirdb"
@@ -41,6 +43,7 @@ class Project:
         self._connections: list[sqlite_utils.Database] = []
         self._lock = threading.Lock()
         self.backup_path: Path | None = None
+        self.events = ProjectEvents()
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -57,7 +60,7 @@ class Project:
         project = cls(path)
         migrate(project.db, project.path)
         root = Path(image_root) if image_root is not None else project.path.parent / "images"
-        with project.db.atomic():
+        with project.writing("settings"):
             project.set_meta("name", name or project.path.parent.name)
             project.set_meta("image_root", project._portable_root(root))
             project.set_meta("created_at", utc_now())
@@ -80,6 +83,9 @@ class Project:
         return project
 
     def close(self) -> None:
+        """Tell listeners the project is closing (they flush what they hold), then close."""
+        if self._connections:
+            self.events.closing.emit()
         with self._lock:
             for db in self._connections:
                 db.close()
@@ -138,17 +144,76 @@ class Project:
         return None if row is None else row[0]
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [key, value],
-        )
+        with self.writing("settings"):
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
 
     @property
     def schema_version(self) -> int:
         return schema_version(self.db)
 
     # -- changes ---------------------------------------------------------------------
+
+    @contextmanager
+    def writing(self, *kinds: str) -> Iterator[sqlite_utils.Database]:
+        """A write transaction that announces ``kinds`` once the outermost one commits.
+
+        Nested writes (a savepoint inside an open transaction) only add their kinds; the
+        listeners hear about them after the outer transaction commits, never before, and
+        not at all if it rolls back.
+        """
+        for kind in kinds:
+            if kind not in KINDS:
+                raise ValueError(f"Unknown project event kind {kind!r}.")
+        pending = self._pending_kinds()
+        outermost = not self.db.conn.in_transaction
+        try:
+            with self.db.atomic() as db:
+                yield db
+        except sqlite3.OperationalError as error:
+            if outermost:
+                pending.clear()
+            raise self._write_error(error) from error
+        except BaseException:
+            if outermost:
+                pending.clear()
+            raise
+        pending.update(kinds)
+        if outermost:
+            self._announce()
+
+    def _write_error(self, error: sqlite3.OperationalError) -> Exception:
+        """A locked or read-only database is the user's situation, not a bug: say so."""
+        text = str(error).lower()
+        if "locked" in text or "busy" in text:
+            return ProjectBusyError(
+                f"{self.path} is busy: another program or job kept it locked for "
+                f"{BUSY_TIMEOUT_MS // 1000} s. Nothing was written; try again in a moment."
+            )
+        if "readonly" in text or "read-only" in text or "unable to open" in text:
+            return ProjectReadOnlyError(
+                f"{self.path} cannot be written ({error}); nothing was changed. Check the "
+                "file's permissions and that its folder is writable."
+            )
+        return error
+
+    def _pending_kinds(self) -> set[str]:
+        pending: set[str] | None = getattr(self._local, "pending_kinds", None)
+        if pending is None:
+            pending = set()
+            self._local.pending_kinds = pending
+        return pending
+
+    def _announce(self) -> None:
+        """Emit every kind written on this thread since the last commit, in KINDS order."""
+        pending = self._pending_kinds()
+        kinds = [kind for kind in KINDS if kind in pending]
+        pending.clear()
+        for kind in kinds:
+            self.events.emit(kind)
 
     @contextmanager
     def change(
@@ -158,14 +223,16 @@ class Project:
         entity: str,
         entity_id: object = None,
         before: Any = None,
+        kinds: tuple[str, ...] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """One user action: a transaction and an audit row recording before and after.
 
         The body fills ``record["after"]`` (and may refine ``record["entity_id"]``); if it
-        raises, nothing is written, the audit row included.
+        raises, nothing is written, the audit row included. After the commit the project
+        announces the kinds of data the entity belongs to (``studio.project_events``).
         """
         record: dict[str, Any] = {"entity_id": entity_id, "after": None}
-        with self.db.atomic():
+        with self.writing(*(kinds if kinds is not None else kinds_for(entity))):
             yield record
             self.db.execute(
                 "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
@@ -196,17 +263,20 @@ class Project:
             raise ProjectError("A person needs a name.")
         if role not in ROLES:
             raise ProjectError(f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
-        self.db.execute(
-            "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (name) DO NOTHING",
-            [name, role, utc_now()],
-        )
-        row = self.db.execute("SELECT id, name, role FROM people WHERE name = ?", [name]).fetchone()
-        return Person(id=row[0], name=row[1], role=row[2])
+        with self.writing():
+            cursor = self.db.execute(
+                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                [name, role, utc_now()],
+            )
+            if cursor.rowcount:
+                self._pending_kinds().add("people")
+        rows = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
+        return Person.from_row(rows[0])
 
     def people(self) -> list[Person]:
-        rows = self.db.execute("SELECT id, name, role FROM people ORDER BY name").fetchall()
-        return [Person(id=r[0], name=r[1], role=r[2]) for r in rows]
+        rows = self.db.query("SELECT id, name, role FROM people ORDER BY name")
+        return [Person.from_row(row) for row in rows]
 
     # -- images ----------------------------------------------------------------------
 
@@ -218,7 +288,7 @@ class Project:
         now = utc_now()
         before = self.count_images()
         rows = [{**image.to_row(), "added_at": now} for image in images]
-        with self.db.atomic():
+        with self.writing("images"):
             self.db["images"].insert_all(
                 rows, pk="id", batch_size=500, replace=replace, ignore=not replace
             )

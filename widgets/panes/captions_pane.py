@@ -33,6 +33,7 @@ from widgets.caption_writer import CaptionWriter
 from widgets.job_runner import JobRunner
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow, follow_closing
 from widgets.shortcuts import add_shortcuts
 from widgets.thumbnail_cache import ThumbnailCache
 
@@ -66,6 +67,9 @@ class CaptionsPane(Pane):
             )
         )
         self._stack.addWidget(self._build())
+        follow_closing(self, workspace, self._on_closing)
+        follow(self, workspace, ("settings",), self._on_settings)
+        follow(self, workspace, ("pairs", "captions", "people"), self.refresh_progress)
 
     def _build(self) -> QWidget:
         content = QWidget()
@@ -115,10 +119,28 @@ class CaptionsPane(Pane):
 
     # -- project -----------------------------------------------------------------------
 
+    def _on_closing(self) -> None:
+        """Keep what was typed: write it into the project being left, while it is open."""
+        self.writer.flush()
+        self.writer.bind(None)
+        self.reviewer.bind(None)
+        self.writing = self.review = None
+
+    def _on_settings(self) -> None:
+        """The name (Settings) or the caption policy (another pane, the CLI) changed."""
+        if self.project is None:
+            return
+        if self.workspace.user_name != self.user:
+            self.writer.flush()
+            self._start_sessions()
+            return
+        policy = load_policy(self.project)
+        if self.writing is not None and policy != self.writing.policy:
+            self._show_policy(policy)
+            self.writing.policy = policy
+            self.refresh_progress()
+
     def show_project(self, project: Project | None) -> None:
-        self.writer.flush()  # into the project being left, before anything else
-        if self.project is not None and self.project is not project:
-            self.project.close()  # the flush reopened a connection to the closed project
         self.project = project
         if project is None:
             self.writer.bind(None)
@@ -136,17 +158,20 @@ class CaptionsPane(Pane):
         self.user = self.workspace.user_name
         self.user_label.setText(f"Working as <b>{self.user}</b> (change in File → Settings)")
         policy = load_policy(project)
+        self._show_policy(policy)
+        self.writing = WritingSession(project, self.user, policy)
+        self.review = ReviewSession(project, self.user)
+        self.writer.bind(self.writing)
+        self.reviewer.bind(self.review)
+        self.set_mode(self.modes.checkedId())
+
+    def _show_policy(self, policy: CaptionPolicy) -> None:
         self.per_pair.blockSignals(True)
         self.distinct.blockSignals(True)
         self.per_pair.setValue(policy.per_pair)
         self.distinct.setChecked(policy.distinct_authors)
         self.per_pair.blockSignals(False)
         self.distinct.blockSignals(False)
-        self.writing = WritingSession(project, self.user, policy)
-        self.review = ReviewSession(project, self.user)
-        self.writer.bind(self.writing)
-        self.reviewer.bind(self.review)
-        self.set_mode(self.modes.checkedId())
 
     def set_mode(self, mode: int) -> None:
         """0: write, 1: review."""
@@ -183,11 +208,6 @@ class CaptionsPane(Pane):
         self.progress.refresh(self.project, self.user, remaining, mode)
 
     # -- visibility --------------------------------------------------------------------
-
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        super().showEvent(event)
-        if self.project is not None and self.workspace.user_name != self.user:
-            self._start_sessions()  # the name changed in Settings
 
     def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
         self.writer.flush()

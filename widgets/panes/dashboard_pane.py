@@ -13,11 +13,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.project_events import KINDS
 from studio.stats import image_counts_by_category_split
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow
 
 TABLE_LABELS = {
     "images": "Images",
@@ -65,6 +67,11 @@ class DashboardPane(Pane):
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
         self._stack.addWidget(content)
+        follow(self, workspace, KINDS, self._on_project_written)
+
+    def _on_project_written(self) -> None:
+        if self.workspace.project is not None:
+            self.refresh(self.workspace.project)
 
     def show_project(self, project: Project | None) -> None:
         if project is None:
