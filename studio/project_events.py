@@ -30,11 +30,12 @@ KINDS: tuple[str, ...] = (
 )
 
 # The audit-log entity each write path names, and the kinds of data that write changes.
-# A write with an entity missing here is a programming error (``kinds_for`` raises), so a
-# new write path cannot forget to announce itself.
+# A write whose entity is missing here announces every kind: a view refreshes once too
+# often rather than showing stale data. Add new entities here to keep refreshes narrow.
 ENTITY_KINDS: dict[str, tuple[str, ...]] = {
     "dataset": ("images", "pairs", "captions", "people"),
     "images": ("images",),
+    "image": ("images",),
     "pairs": ("pairs",),
     "pair": ("pairs", "captions"),
     "caption": ("captions", "people"),
@@ -53,15 +54,10 @@ ENTITY_KINDS: dict[str, tuple[str, ...]] = {
 
 
 def kinds_for(entity: str) -> tuple[str, ...]:
-    """The kinds a write on ``entity`` changes; an unknown entity is a bug, not a no-op."""
+    """The kinds a write on ``entity`` changes (every kind for an entity not listed)."""
     if entity in KINDS:
         return (entity,)
-    try:
-        return ENTITY_KINDS[entity]
-    except KeyError:
-        raise ValueError(
-            f"No project event kind for the entity {entity!r}; add it to ENTITY_KINDS."
-        ) from None
+    return ENTITY_KINDS.get(entity, KINDS)
 
 
 class ProjectEvents:
