@@ -13,8 +13,8 @@ from datetime import datetime
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from studio.captions.session import WritingSession
 from studio.captions.store import captions_for_pair
+from studio.captions.writing_and_review import WritingSession
 from studio.errors import ProjectBusyError, StudioError
 from widgets.caption_form import CaptionForm
 

@@ -21,8 +21,8 @@ import numpy as np
 from studio.errors import StudioError
 from studio.index_service import Hit
 from studio.sessions.questioner import Candidate, Question, Questioner
-from studio.sessions.references import parse_turn_text, resolve_turn
 from studio.sessions.strategies import Query, Strategy, TurnInput, constraint_bonus
+from studio.sessions.turn_references import parse_turn_text, resolve_turn
 
 if TYPE_CHECKING:
     from studio.index_service import ProjectIndex

@@ -21,7 +21,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from studio.sessions.references import ORDINALS
+from studio.sessions.turn_references import ORDINALS
 
 Facets = Mapping[str, str]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.sessions.references import Keep, parse_turn_text, resolve_turn
+from studio.sessions.turn_references import Keep, parse_turn_text, resolve_turn
 
 
 @pytest.mark.parametrize(

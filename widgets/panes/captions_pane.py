@@ -1,7 +1,7 @@
 """Captions: write relative captions for pairs, or review other people's, keyboard first.
 
 The pane shows the pair side by side, the writer or the reviewer under it, and each
-annotator's progress. It binds to Qt-free sessions (``studio.captions.session``) for
+annotator's progress. It binds to Qt-free sessions (``studio.captions.writing_and_review``) for
 the person in Settings (``workspace.user_name``); they write everything as it happens.
 """
 
@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.captions.records import CaptionPolicy
-from studio.captions.session import ReviewSession, WritingSession
 from studio.captions.store import load_policy, save_policy
+from studio.captions.writing_and_review import ReviewSession, WritingSession
 from studio.pairs.query import pair_images
 from studio.store import Project
 from studio.workspace import Workspace

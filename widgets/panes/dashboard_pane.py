@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project_events import KINDS
-from studio.stats import image_counts_by_category_split
+from studio.project_stats import image_counts_by_category_split
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot

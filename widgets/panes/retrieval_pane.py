@@ -35,9 +35,9 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.sessions.engine import FACET_WORDS, RetrievalSession, SessionTurn
 from studio.sessions.questioner import InformationGainQuestioner, Question
-from studio.sessions.references import ORDINALS
 from studio.sessions.store import SessionRecorder, session_transaction
 from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES
+from studio.sessions.turn_references import ORDINALS
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.experiments_view import ExperimentsView
