@@ -10,6 +10,7 @@ project with attributes (extracted, suggested or reviewed) gets facets.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +66,29 @@ class TextFacets:
     def __call__(self, text: str) -> dict[str, str]:
         if not text.strip():
             return {}
-        return self.facet_map.facets_of(self.matcher.find(text))
+        found = self.matcher.find(text)
+        return self.facet_map.facets_of(
+            [name for name in found
+             if self.facet_map.facet_of.get(name) != "color" or _colours_the_item(name, text)]
+        )
+
+
+# A colour right before a pattern word colours the pattern ("white polka dots", "red
+# stripes"), not the item. (The caption reader of issue 14 reads this and more; this is
+# the minimal rule the session reader needs meanwhile.)
+_PATTERN_NOUN = r"(?:polka[\s-]+)?(?:dots?|dotted|spots?|stripes?|striped|prints?|florals?|pattern|checks?)"
+
+
+def _colours_the_item(colour: str, text: str) -> bool:
+    """False when every mention of ``colour`` in ``text`` names the colour of a pattern."""
+    words = re.escape(colour).replace("\\ ", r"[\s-]+")
+    mentions = list(re.finditer(rf"\b{words}\b", text, re.IGNORECASE))
+    if not mentions:
+        return True  # found through a synonym: keep it
+    return any(
+        not re.match(rf"[\s-]+(?:and\s+\w+\s+)?{_PATTERN_NOUN}\b", text[m.end():], re.IGNORECASE)
+        for m in mentions
+    )
 
 
 def project_facets(project: Project, facet_map: FacetMap) -> dict[str, dict[str, str]]:
