@@ -8,6 +8,7 @@ other captions and product titles from the project.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -144,7 +145,7 @@ def colours(text: str) -> set[str]:
 
 
 def text_flags(
-    text: str, others: list[str] = (), reference_title: str = "", target_title: str = ""
+    text: str, others: Sequence[str] = (), reference_title: str = "", target_title: str = ""
 ) -> list[Flag]:
     """Flags of one caption given the pair's other captions and the two product titles."""
     tokens = words(text)

@@ -93,7 +93,7 @@ def vocabulary_phrases(project: Project) -> tuple[dict[str, Sequence[str]], str]
         return {e.name: e.terms for e in entries}, f"the project vocabulary ({len(entries)} words)"
     from studio.demo.catalog import TEXT_PHRASES
 
-    phrases = {f"{slot}={value}": options for slot, values in TEXT_PHRASES.items()
+    phrases: dict[str, Sequence[str]] = {f"{slot}={value}": options for slot, values in TEXT_PHRASES.items()
                for value, options in values.items()}
     return phrases, "the demo catalog's attribute values"
 

@@ -172,7 +172,7 @@ def constraint_bonus(
 
 def rerank(
     ids: Sequence[str],
-    scores: np.ndarray,
+    scores: Sequence[float] | np.ndarray,
     facets_of: Mapping[str, Mapping[str, str]],
     constraints: Mapping[str, str],
     weight: float = RERANK_WEIGHT,

@@ -96,7 +96,7 @@ def evaluate_fashioniq(
     per_category: dict[str, list[tuple[int | None, int]]] = defaultdict(list)
     for pair, ids in ranked:
         per_category[pair.category].append((_rank(ids, pair.target_id or ""), len(ids)))
-    categories = {}
+    categories: dict[str, dict[str, Any]] = {}
     for category, rows in sorted(per_category.items()):
         ranks = [rank for rank, _ in rows]
         size = round(sum(n for _, n in rows) / len(rows))

@@ -38,6 +38,13 @@ def connect(path: Path) -> sqlite_utils.Database:
     return sqlite_utils.Database(conn)
 
 
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made (SQLite always sets it after a row insert)."""
+    if cursor.lastrowid is None:
+        raise RuntimeError("The statement inserted no row.")
+    return int(cursor.lastrowid)
+
+
 def schema_version(db: sqlite_utils.Database) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 

@@ -289,7 +289,7 @@ class Project:
         before = self.count_images()
         rows = [{**image.to_row(), "added_at": now} for image in images]
         with self.writing("images"):
-            self.db["images"].insert_all(
+            self.db.table("images").insert_all(
                 rows, pk="id", batch_size=500, replace=replace, ignore=not replace
             )
         return self.count_images() - before
