@@ -34,6 +34,7 @@ from widgets.panes.pairs_pane import PairsPane
 from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
+from widgets.project_signals import follow
 from widgets.settings_dialog import SettingsDialog
 
 PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
@@ -46,11 +47,15 @@ class MainWindow(QMainWindow):
         self.runner = runner or JobRunner(self)
         self.setWindowTitle("CIR Studio")
         self.resize(1280, 820)
+        self._shown_project: Project | None = None
+        self._told_backup = False
         self.panes: list[Pane] = self._make_panes()
         self._build_central()
         self._build_menus()
         self._build_status_bar()
         workspace.project_changed.connect(self._on_project_changed)
+        follow(self, workspace, ("images", "settings"),
+               lambda: self._on_project_changed(workspace.project))
 
     # -- layout ----------------------------------------------------------------------
 
@@ -126,6 +131,8 @@ class MainWindow(QMainWindow):
         return [pane.title for pane in self.panes]
 
     def _on_project_changed(self, project: Project | None) -> None:
+        if project is not self._shown_project:
+            self._shown_project, self._told_backup = project, False
         if project is None:
             self.setWindowTitle("CIR Studio")
             self.project_label.setText("No project")
@@ -133,7 +140,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"CIR Studio — {project.name}")
         self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
                                    f"{project.path}")
-        if project.backup_path is not None:
+        if project.backup_path is not None and not self._told_backup:
+            self._told_backup = True
             self.statusBar().showMessage(
                 f"Upgraded the project; the previous version is kept at {project.backup_path}",
                 10000,

@@ -100,3 +100,32 @@ def test_a_new_name_in_settings_reaches_captions_and_the_rater_box_at_once(
     qtbot.waitUntil(lambda: "New Name" in captions.user_label.text())
     assert captions.writing is not None and captions.writing.author == "New Name"
     qtbot.waitUntil(lambda: quality.rating.rater_name() == "New Name")
+
+
+def test_mined_pairs_reach_an_idle_writer_and_the_window_title_follows_a_rename(
+    window, demo_project_dir, event_loop_qt, qtbot
+) -> None:
+    window.open_project(demo_project_dir)
+    captions, pairs = pane_of(window, CaptionsPane), pane_of(window, PairsPane)
+    window.show_pane(window.panes.index(captions))
+    assert captions.writing is not None and captions.writing.current is None  # no pairs yet
+    event_loop_qt.run_until_complete(pairs.mine("tfidf", 3))
+    qtbot.waitUntil(lambda: captions.writing.current is not None)
+    assert captions.writer.editor.isEnabled()
+    window.workspace.project.set_meta("name", "Renamed")
+    qtbot.waitUntil(lambda: window.windowTitle() == "CIR Studio — Renamed")
+
+
+def test_a_draft_is_kept_when_another_project_opens(window, pairs_demo, tmp_path, qtbot) -> None:
+    window.workspace.settings.user_name = "ana"
+    window.open_project(pairs_demo)
+    captions = pane_of(window, CaptionsPane)
+    window.show_pane(window.panes.index(captions))
+    pair = captions.writing.current
+    captions.writer.editor.setFocus()
+    qtbot.keyClicks(captions.writer.editor, "is blue and shorter")  # autosave not yet due
+    window.workspace.create_project(tmp_path / "other", name="Other")
+    with Project.open(pairs_demo) as first:
+        [draft] = [c for c in first.db.query("SELECT pair_id, text, status FROM captions")]
+    assert draft == {"pair_id": pair, "text": "is blue and shorter", "status": "draft"}
+    assert captions.project is window.workspace.project and captions.writing.current is None

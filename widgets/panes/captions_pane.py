@@ -69,7 +69,7 @@ class CaptionsPane(Pane):
         self._stack.addWidget(self._build())
         follow_closing(self, workspace, self._on_closing)
         follow(self, workspace, ("settings",), self._on_settings)
-        follow(self, workspace, ("pairs", "captions", "people"), self.refresh_progress)
+        follow(self, workspace, ("pairs", "captions", "people"), self._on_work_changed)
 
     def _build(self) -> QWidget:
         content = QWidget()
@@ -139,6 +139,14 @@ class CaptionsPane(Pane):
             self._show_policy(policy)
             self.writing.policy = policy
             self.refresh_progress()
+
+    def _on_work_changed(self) -> None:
+        """New pairs, or captions written elsewhere: an idle session finds its next item."""
+        if self.writing is not None and self.writing.current is None:
+            self.writing.start()
+        if self.review is not None and self.review.current is None:
+            self.review.start()
+        self.refresh_progress()
 
     def show_project(self, project: Project | None) -> None:
         self.project = project
