@@ -77,7 +77,7 @@ class PairsPane(Pane):
         self._stack.addWidget(self._build())
         self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.apply_filters)
-        follow(self, workspace, ("images", "pairs", "captions", "people"), self.reload)
+        follow(self, workspace, ("images", "pairs", "captions", "people", "settings"), self.reload)
 
     # -- layout ------------------------------------------------------------------------
 

@@ -85,8 +85,9 @@ class RetrievalPane(Pane):
         self._stack.addWidget(self._build_loader())
         self._stack.addWidget(self._build_session_view())
         self._shortcuts()
-        # New images or labels change what a loaded session searches: load again.
-        follow(self, workspace, ("images", "labels", "vocabulary"), self._project_data_changed)
+        # The loader says whether an index exists; new images or another model change that.
+        follow(self, workspace, ("images", "labels", "vocabulary", "settings"),
+               self._project_data_changed)
 
     # -- what the controller holds (read by tests and dialogs) ------------------------
 
