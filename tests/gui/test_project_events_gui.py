@@ -129,3 +129,29 @@ def test_a_draft_is_kept_when_another_project_opens(window, pairs_demo, tmp_path
         [draft] = [c for c in first.db.query("SELECT pair_id, text, status FROM captions")]
     assert draft == {"pair_id": pair, "text": "is blue and shorter", "status": "draft"}
     assert captions.project is window.workspace.project and captions.writing.current is None
+
+
+def test_a_locked_project_is_a_message_not_a_traceback(window, pairs_demo, qtbot) -> None:
+    import sqlite3
+
+    window.workspace.settings.user_name = "ana"
+    window.open_project(pairs_demo)
+    captions = pane_of(window, CaptionsPane)
+    window.show_pane(window.panes.index(captions))
+    project = window.workspace.project
+    project.db.execute("PRAGMA busy_timeout = 100")  # the UI thread's connection waits briefly
+    pair = captions.writing.current
+    blocker = sqlite3.connect(str(project.path))
+    blocker.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+    try:
+        captions.writer.editor.setFocus()
+        qtbot.keyClicks(captions.writer.editor, "is red")
+        qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
+        assert "busy" in captions.writer.state.text()
+        assert captions.writing.current == pair  # nothing moved on, the text is still there
+        assert captions.writer.editor.text() == "is red"
+    finally:
+        blocker.rollback()
+        blocker.close()
+    qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
+    assert captions.writing.current != pair  # saved once the lock is gone
