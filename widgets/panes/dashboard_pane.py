@@ -67,11 +67,15 @@ class DashboardPane(Pane):
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
         self._stack.addWidget(content)
+        # Counts follow every write; the suggestion-quality chart (a few queries and a
+        # redraw) only the writes that change it.
         follow(self, workspace, KINDS, self._on_project_written)
+        follow(self, workspace, ("labels", "vocabulary"),
+               lambda: self.attribute_quality.refresh(workspace.project))
 
     def _on_project_written(self) -> None:
         if self.workspace.project is not None:
-            self.refresh(self.workspace.project)
+            self.refresh(self.workspace.project, chart=False)
 
     def show_project(self, project: Project | None) -> None:
         if project is None:
@@ -80,12 +84,13 @@ class DashboardPane(Pane):
         self.refresh(project)
         self._stack.setCurrentIndex(1)
 
-    def refresh(self, project: Project) -> None:
+    def refresh(self, project: Project, chart: bool = True) -> None:
         self.heading.setText(f"{project.name} — {project.path}")
         for key, value in project.table_counts().items():
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
-        self.attribute_quality.refresh(project)
+        if chart:
+            self.attribute_quality.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))
