@@ -31,6 +31,7 @@ from studio.simulation.run_list import (
     dialog_shortfall,
     per_turn_rows,
     run_line,
+    run_lines,
 )
 from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.workspace import Workspace
@@ -92,13 +93,15 @@ class ExperimentsView(QWidget):
                            "Run simulation (the project needs an index and attributes).")
         self.note.setWordWrap(True)
         self.plot_area.addWidget(self.note)
+        self.chart_area = QVBoxLayout()  # the plots, above their table
+        self.plot_area.addLayout(self.chart_area, 3)
         self.table = QTableWidget(0, len(PER_TURN_HEADINGS))
         self.table.setHorizontalHeaderLabels(PER_TURN_HEADINGS)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setToolTip("Every ticked run, turn by turn (Recall@K, cumulative Hits@10, "
                               "ranking percentile, mean target rank)")
-        self.plot_area.addWidget(self.table, 1)
+        self.plot_area.addWidget(self.table, 2)
         splitter.addWidget(plot_holder)
         splitter.setSizes([360, 700])
         layout.addWidget(splitter, 1)
@@ -112,7 +115,8 @@ class ExperimentsView(QWidget):
         runs = list_runs(project, "simulate") if project is not None else []
         for run in runs:
             summary = run["summary"]
-            item = QListWidgetItem(run_line(run))
+            lines = run_lines(run)
+            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{' · '.join(lines[3:])}")
             item.setToolTip(dialog_shortfall(summary) or run_line(run))
             item.setData(RUN_ROLE, summary)
             item.setData(STORED_RUN_ROLE, run)
@@ -155,7 +159,7 @@ class ExperimentsView(QWidget):
 
         if self.canvas is None:
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(9, 3.6), layout="constrained"))
-            self.plot_area.addWidget(self.canvas, 1)
+            self.chart_area.addWidget(self.canvas, 1)
         plot_runs(summaries, self.canvas.figure)
         self.canvas.draw()
         self.canvas.show()

@@ -15,6 +15,11 @@ PER_TURN_HEADINGS = ("Run", "Turn", "R@1", "R@5", "R@10", "R@50", "Hits@10", "Pe
 
 def run_line(run: dict[str, Any]) -> str:
     """"#3 · 2026-11-23 00:50 · history · user attribute · 12 dialogs × 5 turns · R@10 …"."""
+    return " · ".join(run_lines(run))
+
+
+def run_lines(run: dict[str, Any]) -> list[str]:
+    """The parts of ``run_line``: when, what, how big, and the result."""
     summary = run["summary"]
     config = summary.get("config", {})
     when = str(run.get("created_at", ""))[:16].replace("T", " ")
@@ -22,13 +27,13 @@ def run_line(run: dict[str, Any]) -> str:
     method = (f"questioner {config.get('questioner', '?')}" if simulator == "chat"
               else config.get("strategy", "?"))
     turns = summary.get("per_turn", [])
-    head = (f"#{run['id']} · {when} · {method} · user {simulator} · "
-            f"{summary.get('queries', 0)} dialogs × {len(turns)} turns")
+    lines = [f"#{run['id']} · {when}", f"{method} · user {simulator}",
+             f"{summary.get('queries', 0)} dialogs × {len(turns)} turns"]
     if not turns:
-        return head + " · no results"
+        return [*lines, "no results"]
     last = turns[-1]
-    return (f"{head} · R@10 {last['recall_at']['10']:.2f} at turn {last['turn']}, "
-            f"mean rank {_number(last['mean_rank']['value'])}")
+    return [*lines, f"R@10 {last['recall_at']['10']:.2f} at turn {last['turn']}, "
+                    f"mean rank {_number(last['mean_rank']['value'])}"]
 
 
 def dialog_shortfall(summary: dict[str, Any]) -> str | None:

@@ -194,9 +194,15 @@ def test_runs_are_listed_with_date_strategy_user_and_result_over_a_turn_table(
     event_loop_qt.run_until_complete(view.run())
     run_until(event_loop_qt, lambda: view.runs.count() == 1)
     line = view.runs.item(0).text()
-    assert line.startswith("#1 · 20") and "history" in line and "user attribute" in line
+    assert line.startswith("#1 · 20") and "history · user attribute" in line
     assert "R@10" in line and "3 dialogs × 2 turns" in line
     assert view.table.rowCount() == 2 and view.table.isVisible()
+    QApplication.processEvents()
+    below = view.table.mapTo(view, view.table.rect().topLeft()).y()
+    assert below >= view.canvas.mapTo(view, view.canvas.rect().bottomLeft()).y()  # under the plots
+    width = view.runs.viewport().width()
+    assert all(view.runs.fontMetrics().horizontalAdvance(part) <= width
+               for part in line.splitlines())  # each line of a run fits the list
     headings = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
     assert headings[:3] == ["Run", "Turn", "R@1"] and "Mean rank" in headings
     assert [view.table.item(r, 1).text() for r in range(2)] == ["1", "2"]

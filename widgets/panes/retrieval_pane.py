@@ -55,7 +55,7 @@ from widgets.result_grid import ResultGrid
 from widgets.session_timeline import SessionTimeline
 from widgets.thumbnail_cache import ThumbnailCache
 
-REFERENCE_SIZE = 220
+REFERENCE_SIZE = 180
 TARGET_SIZE = 96
 FIRST_TURN_HINT = ("No results yet. Type how the item you want differs from the reference "
                    "and press Enter; pick a result (Alt+1 … Alt+9) to carry it forward.")
@@ -220,9 +220,10 @@ class RetrievalPane(Pane):
         right_layout.addWidget(self.question_label)
         self.chips_row = QHBoxLayout()
         right_layout.addLayout(self.chips_row)
-        text_row = QHBoxLayout()
+        # The prompt sits above the field, so the field keeps its width at 1024 px.
         self.prompt = QLabel(COMPOSED_PROMPT)
-        text_row.addWidget(self.prompt)
+        right_layout.addWidget(self.prompt)
+        text_row = QHBoxLayout()
         self.text = QLineEdit()
         self.text.setPlaceholderText("is red with longer sleeves   (Enter to search)")
         self.text.returnPressed.connect(self.run_turn)
