@@ -190,7 +190,11 @@ class ExperimentsView(QWidget):
             self.message.setText(str(error))
             return
         summary = result.summary()
-        store_run(project, "simulate", summary, result.queries, self.workspace.user_name)
+        try:
+            store_run(project, "simulate", summary, result.queries, self.workspace.user_name)
+        except StudioError as error:  # a busy or read-only project
+            self.message.setText(f"The run finished but was not stored: {error}")
+            return
         self.message.setText(dialog_shortfall(summary) or
                              f"Ran {summary['queries']} dialogs of {config.label} in "
                              f"{summary['seconds']:.1f} s.")

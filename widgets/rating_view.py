@@ -189,8 +189,11 @@ class RatingView(QWidget):
     def _save_note(self) -> None:
         if self.item is None or self.project is None:
             return
-        ratings.save_scores(self.project, self.item.assignment_id, self.rater_name(), {},
-                            self.note.text().strip())
+        try:
+            ratings.save_scores(self.project, self.item.assignment_id, self.rater_name(), {},
+                                self.note.text().strip())
+        except StudioError as error:  # a busy or read-only project, another rater's item
+            self._show_message(str(error))
 
     def finish(self, status: str) -> None:
         if self.item is None or self.project is None:

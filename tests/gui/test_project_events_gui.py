@@ -155,3 +155,15 @@ def test_a_locked_project_is_a_message_not_a_traceback(window, pairs_demo, qtbot
         blocker.close()
     qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
     assert captions.writing.current != pair  # saved once the lock is gone
+
+
+def test_a_read_only_project_keeps_the_policy_and_says_why(window, pairs_demo) -> None:
+    window.open_project(pairs_demo)
+    captions = pane_of(window, CaptionsPane)
+    window.show_pane(window.panes.index(captions))
+    # What a read-only file looks like to SQLite (the tests run as root, so no chmod).
+    window.workspace.project.db.execute("PRAGMA query_only = ON")
+    before = captions.per_pair.value()
+    captions.per_pair.setValue(before + 1)
+    assert "cannot be written" in captions.writer.state.text()
+    assert captions.per_pair.value() == before  # the control shows what the project holds

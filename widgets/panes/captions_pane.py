@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from studio.captions.records import CaptionPolicy
 from studio.captions.store import load_policy, save_policy
 from studio.captions.writing_and_review import ReviewSession, WritingSession
+from studio.errors import StudioError
 from studio.pairs.query import pair_images
 from studio.store import Project
 from studio.workspace import Workspace
@@ -195,7 +196,12 @@ class CaptionsPane(Pane):
         if self.project is None:
             return
         policy = CaptionPolicy(self.per_pair.value(), self.distinct.isChecked())
-        save_policy(self.project, policy, self.user)
+        try:
+            save_policy(self.project, policy, self.user)
+        except StudioError as error:  # a busy or read-only project: show what holds
+            self.writer.state.setText(str(error))
+            self._show_policy(load_policy(self.project))
+            return
         if self.writing is not None:
             self.writing.policy = policy
         self.refresh_progress()
