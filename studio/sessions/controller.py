@@ -86,8 +86,9 @@ class RetrievalController:
         self.recorder: SessionRecorder | None = None
         self.question: Question | None = None
         self.reference: str | None = None  # the next turn's reference: an image id or a file
-        self._categories = {image.id: image.category for image in self.project.iter_images()
-                            if not image.missing}
+        self._categories = {
+            image.id: image.category for image in self.project.iter_images() if not image.missing
+        }
 
     # -- what the views show ---------------------------------------------------------
 
@@ -146,7 +147,7 @@ class RetrievalController:
         return not self.is_chat and any(t.reference_id for t in self.turns)
 
     def rank_text(self) -> str:
-        """"Target rank: 3 (was 7)" after a turn; "Target: hidden" before the first."""
+        """ "Target rank: 3 (was 7)" after a turn; "Target: hidden" before the first."""
         if self.target_id is None:
             return ""
         turn = self.last_turn
@@ -177,7 +178,10 @@ class RetrievalController:
         self.reference = None
         self.question = None
         self.session = self.context.new_session(
-            self.options.strategy, mode=self.options.mode, target_id=target, k=self.options.k,
+            self.options.strategy,
+            mode=self.options.mode,
+            target_id=target,
+            k=self.options.k,
         )
         self.recorder = SessionRecorder(self.project, self.actor)
         self.recorder.start(self.session, self.context.model_name)
@@ -191,15 +195,17 @@ class RetrievalController:
         choice = self.options.gallery
         fixed = None if choice in (REFERENCE_CATEGORY, ALL_CATEGORIES) else choice
         indexed = set(self.context.index.image_ids)
-        pool = [i for i, c in self._categories.items()
-                if i in indexed and (fixed is None or c == fixed)]
+        pool = [
+            i for i, c in self._categories.items() if i in indexed and (fixed is None or c == fixed)
+        ]
         if not pool:
             return None
         # A target needs a second image of its category to start from.
         per_category: dict[str, int] = {}
         for image_id in pool:
             per_category[self._categories[image_id]] = (
-                per_category.get(self._categories[image_id], 0) + 1)
+                per_category.get(self._categories[image_id], 0) + 1
+            )
         usable = [i for i in sorted(pool) if per_category[self._categories[i]] > 1]
         return self.random.choice(usable or sorted(pool))
 
@@ -207,8 +213,11 @@ class RetrievalController:
         """A start image from the target's category (else the gallery's), never the target."""
         target = self.target_id
         category = self._categories.get(target) if target else self.gallery_category
-        pool = sorted(i for i, c in self._categories.items()
-                      if i != target and (category is None or c == category))
+        pool = sorted(
+            i
+            for i, c in self._categories.items()
+            if i != target and (category is None or c == category)
+        )
         if pool:
             self.set_reference(self.random.choice(pool))
         return self.reference
@@ -228,10 +237,17 @@ class RetrievalController:
 
     def set_gallery(self, choice: GalleryChoice) -> None:
         if choice not in (REFERENCE_CATEGORY, ALL_CATEGORIES, *self.categories()):
-            raise StudioError(f"Unknown category {choice!r}; the project has "
-                              f"{', '.join(self.categories()) or 'none'}.")
-        self.options = SessionOptions(self.options.mode, self.options.strategy,
-                                      self.options.k, self.options.secret_target, choice)
+            raise StudioError(
+                f"Unknown category {choice!r}; the project has "
+                f"{', '.join(self.categories()) or 'none'}."
+            )
+        self.options = SessionOptions(
+            self.options.mode,
+            self.options.strategy,
+            self.options.k,
+            self.options.secret_target,
+            choice,
+        )
         self._apply_gallery()
 
     def _apply_gallery(self) -> None:
@@ -271,15 +287,24 @@ class RetrievalController:
 
     def rollback_choices(self) -> list[tuple[str, str]]:
         """(menu label, phrase) for every earlier turn."""
-        return [(f"Turn {t.index}: {t.text[:40]}", phrase_turn(ParsedTurn("", rollback_to=t.index)))
-                for t in self.turns]
+        return [
+            (f"Turn {t.index}: {t.text[:40]}", phrase_turn(ParsedTurn("", rollback_to=t.index)))
+            for t in self.turns
+        ]
 
     def keep_choices(self) -> list[tuple[int, list[tuple[str, str]]]]:
         """Per earlier turn, (label, phrase) for every facet that can be kept."""
         return [
-            (t.index, [(f"keep the {facet_noun(facet)}",
-                        phrase_turn(ParsedTurn("", keeps=(Keep(facet, t.index),))))
-                       for facet in FACETS])
+            (
+                t.index,
+                [
+                    (
+                        f"keep the {facet_noun(facet)}",
+                        phrase_turn(ParsedTurn("", keeps=(Keep(facet, t.index),))),
+                    )
+                    for facet in FACETS
+                ],
+            )
             for t in self.turns
         ]
 
@@ -300,6 +325,7 @@ class RetrievalController:
         if session_id is None:
             raise StudioError("This session was not recorded.")
         transaction = session_transaction(self.project, session_id)
-        new, _present = save_transactions(self.project, [transaction], self.actor,
-                                          "save session as transaction")
+        new, _present = save_transactions(
+            self.project, [transaction], self.actor, "save session as transaction"
+        )
         return "saved" if new else "already saved"

@@ -69,21 +69,26 @@ def prepare_retrieval(
         extracted = extract_from_text(project, actor, progress=progress, cancel=cancel)
     model = load_project_model(model_name, device)
     report = build_index(
-        project, model, kind, device=device, rebuild=rebuild, batch_size=batch_size,
-        progress=progress, cancel=cancel,
+        project,
+        model,
+        kind,
+        device=device,
+        rebuild=rebuild,
+        batch_size=batch_size,
+        progress=progress,
+        cancel=cancel,
     )
     return PreparedRetrieval(report, extracted)
 
 
 def index_summary(project: Project, model_name: str) -> str | None:
-    """"An index of 60 images for 'demo' exists (flat, updated …)", or None without one."""
+    """ "An index of 60 images for 'demo' exists (flat, updated …)", or None without one."""
     status = index_status(project, model_name)
     if not status.get("built"):
         return None
     pending = status.get("to_add", 0) + status.get("to_remove", 0) + status.get("changed", 0)
     stale = (
-        f" {pending:,} images changed since; Build index… brings it up to date."
-        if pending else ""
+        f" {pending:,} images changed since; Build index… brings it up to date." if pending else ""
     )
     return (
         f"An index of {status['indexed']:,} images for '{model_name}' exists "

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-PER_TURN_HEADINGS = ("Run", "Turn", "R@1", "R@5", "R@10", "R@50", "Hits@10", "Percentile",
-                     "Mean rank")
+PER_TURN_HEADINGS = (
+    "Run",
+    "Turn",
+    "R@1",
+    "R@5",
+    "R@10",
+    "R@50",
+    "Hits@10",
+    "Percentile",
+    "Mean rank",
+)
 
 
 def run_line(run: dict[str, Any]) -> str:
-    """"#3 · 2026-11-23 00:50 · history · user attribute · 12 dialogs × 5 turns · R@10 …"."""
+    """ "#3 · 2026-11-23 00:50 · history · user attribute · 12 dialogs × 5 turns · R@10 …"."""
     return " · ".join(run_lines(run))
 
 
@@ -24,16 +33,25 @@ def run_lines(run: dict[str, Any]) -> list[str]:
     config = summary.get("config", {})
     when = str(run.get("created_at", ""))[:16].replace("T", " ")
     simulator = config.get("simulator", "?")
-    method = (f"questioner {config.get('questioner', '?')}" if simulator == "chat"
-              else config.get("strategy", "?"))
+    method = (
+        f"questioner {config.get('questioner', '?')}"
+        if simulator == "chat"
+        else config.get("strategy", "?")
+    )
     turns = summary.get("per_turn", [])
-    lines = [f"#{run['id']} · {when}", f"{method} · user {simulator}",
-             f"{summary.get('queries', 0)} dialogs × {len(turns)} turns"]
+    lines = [
+        f"#{run['id']} · {when}",
+        f"{method} · user {simulator}",
+        f"{summary.get('queries', 0)} dialogs × {len(turns)} turns",
+    ]
     if not turns:
         return [*lines, "no results"]
     last = turns[-1]
-    return [*lines, f"R@10 {last['recall_at']['10']:.2f} at turn {last['turn']}, "
-                    f"mean rank {_number(last['mean_rank']['value'])}"]
+    return [
+        *lines,
+        f"R@10 {last['recall_at']['10']:.2f} at turn {last['turn']}, "
+        f"mean rank {_number(last['mean_rank']['value'])}",
+    ]
 
 
 def dialog_shortfall(summary: dict[str, Any]) -> str | None:
@@ -44,9 +62,11 @@ def dialog_shortfall(summary: dict[str, Any]) -> str | None:
         return None
     split = summary.get("config", {}).get("split")
     where = f" of the '{split}' split" if split else ""
-    return (f"Ran {ran} dialogs, not {asked}: only {ran} images{where} have attributes and "
-            "another image of their category to start from, and each is the target of one "
-            "dialog.")
+    return (
+        f"Ran {ran} dialogs, not {asked}: only {ran} images{where} have attributes and "
+        "another image of their category to start from, and each is the target of one "
+        "dialog."
+    )
 
 
 def per_turn_rows(runs: list[dict[str, Any]]) -> list[list[str]]:
@@ -56,12 +76,19 @@ def per_turn_rows(runs: list[dict[str, Any]]) -> list[list[str]]:
         summary = run["summary"]
         for row in summary.get("per_turn", []):
             recall = row["recall_at"]
-            rows.append([
-                f"#{run['id']} {summary.get('label', '')}", str(row["turn"]),
-                f"{recall['1']:.3f}", f"{recall['5']:.3f}", f"{recall['10']:.3f}",
-                f"{recall['50']:.3f}", f"{row['hits_at_10']['value']:.3f}",
-                f"{row['percentile']['value']:.3f}", _number(row["mean_rank"]["value"]),
-            ])
+            rows.append(
+                [
+                    f"#{run['id']} {summary.get('label', '')}",
+                    str(row["turn"]),
+                    f"{recall['1']:.3f}",
+                    f"{recall['5']:.3f}",
+                    f"{recall['10']:.3f}",
+                    f"{recall['50']:.3f}",
+                    f"{row['hits_at_10']['value']:.3f}",
+                    f"{row['percentile']['value']:.3f}",
+                    _number(row["mean_rank"]["value"]),
+                ]
+            )
     return rows
 
 

@@ -75,8 +75,12 @@ def test_a_new_name_in_settings_reaches_captions_and_the_rater_box_at_once(
 ) -> None:
     with Project.open(pairs_demo) as project:
         chains = [
-            Transaction("set", f"k{n}", (f"dress-{n:05d}", f"dress-{n + 1:05d}"),
-                        sequential_turns(["is red"]))
+            Transaction(
+                "set",
+                f"k{n}",
+                (f"dress-{n:05d}", f"dress-{n + 1:05d}"),
+                sequential_turns(["is red"]),
+            )
             for n in range(3)
         ]
         save_transactions(project, chains, "lead")
@@ -89,8 +93,11 @@ def test_a_new_name_in_settings_reaches_captions_and_the_rater_box_at_once(
     assert quality.rating.rater_name() == "Old"
 
     def rename() -> None:
-        dialog = next(w for w in QApplication.topLevelWidgets()
-                      if isinstance(w, SettingsDialog) and w.isVisible())
+        dialog = next(
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, SettingsDialog) and w.isVisible()
+        )
         dialog.user_name.setText("New Name")
         dialog.accept()
 

@@ -175,8 +175,7 @@ def test_experiments_say_why_a_run_has_fewer_dialogs(experiments, window, event_
     view.dialogs.setValue(500)
     view.turns.setValue(2)
     labels: list[str] = []
-    window.runner.progressed.connect(
-        lambda *_: labels.append(window.job_status.label.text()))
+    window.runner.progressed.connect(lambda *_: labels.append(window.job_status.label.text()))
     event_loop_qt.run_until_complete(view.run())
     run_until(event_loop_qt, lambda: view.runs.count() == 1)
     ran = view.runs.item(0).data(Qt.ItemDataRole.UserRole)["queries"]
@@ -201,8 +200,9 @@ def test_runs_are_listed_with_date_strategy_user_and_result_over_a_turn_table(
     below = view.table.mapTo(view, view.table.rect().topLeft()).y()
     assert below >= view.canvas.mapTo(view, view.canvas.rect().bottomLeft()).y()  # under the plots
     width = view.runs.viewport().width()
-    assert all(view.runs.fontMetrics().horizontalAdvance(part) <= width
-               for part in line.splitlines())  # each line of a run fits the list
+    assert all(
+        view.runs.fontMetrics().horizontalAdvance(part) <= width for part in line.splitlines()
+    )  # each line of a run fits the list
     headings = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
     assert headings[:3] == ["Run", "Turn", "R@1"] and "Mean rank" in headings
     assert [view.table.item(r, 1).text() for r in range(2)] == ["1", "2"]
