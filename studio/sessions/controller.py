@@ -25,7 +25,7 @@ from studio.sessions.engine import Mode, RetrievalSession, SessionTurn
 from studio.sessions.questioner import InformationGainQuestioner, Question
 from studio.sessions.setup import SessionContext
 from studio.sessions.store import SessionRecorder, session_transaction
-from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES
+from studio.sessions.strategies import DEFAULT_STRATEGY
 from studio.sessions.turn_references import FACETS, Keep, ParsedTurn, facet_noun, phrase_turn
 
 #: The gallery filter's default: the category of the current reference (else the target's).
@@ -46,12 +46,10 @@ class SessionOptions:
     gallery: GalleryChoice = REFERENCE_CATEGORY
 
     def __post_init__(self) -> None:
+        # The strategy is checked by ``make_strategy`` when a session starts: the names it
+        # knows depend on the project (trained combiners), not only on STRATEGIES.
         if self.mode not in ("composed", "chat"):
             raise StudioError(f"Unknown session mode {self.mode!r}; use composed or chat.")
-        if self.strategy not in STRATEGIES:
-            raise StudioError(
-                f"Unknown strategy {self.strategy!r}; choose one of {', '.join(STRATEGIES)}."
-            )
         if not 1 <= self.k <= 50:
             raise StudioError(f"Show between 1 and 50 results, not {self.k}.")
 
@@ -171,24 +169,32 @@ class RetrievalController:
     # -- sessions --------------------------------------------------------------------
 
     def start(self, options: SessionOptions | None = None) -> RetrievalSession:
-        """A new session: a new secret target (if asked) and, composed, a first reference."""
-        if options is not None:
-            self.options = options
-        target = self.choose_target() if self.options.secret_target else None
+        """A new session: a new secret target (if asked) and, composed, a first reference.
+
+        A refused start (an unknown strategy …) leaves the current session as it was.
+        """
+        previous = self.options
+        self.options = options or self.options
+        try:
+            target = self.choose_target() if self.options.secret_target else None
+            session = self.context.new_session(
+                self.options.strategy,
+                mode=self.options.mode,
+                target_id=target,
+                k=self.options.k,
+            )
+        except StudioError:
+            self.options = previous
+            raise
+        self.session = session
         self.reference = None
         self.question = None
-        self.session = self.context.new_session(
-            self.options.strategy,
-            mode=self.options.mode,
-            target_id=target,
-            k=self.options.k,
-        )
         self.recorder = SessionRecorder(self.project, self.actor)
-        self.recorder.start(self.session, self.context.model_name)
+        self.recorder.start(session, self.context.model_name)
         if not self.is_chat:
             self.random_reference()
         self._apply_gallery()
-        return self.session
+        return session
 
     def choose_target(self) -> str | None:
         """A random indexed image with known facets, from the chosen category if one is."""

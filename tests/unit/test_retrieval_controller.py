@@ -100,8 +100,13 @@ def test_chat_sessions_ask_and_cannot_be_saved_as_transactions(controller) -> No
 
 
 def test_bad_options_and_references_are_clear_errors(controller) -> None:
-    with pytest.raises(StudioError, match="strategy"):
-        SessionOptions(strategy="nope")
+    controller.start(SessionOptions())
+    session = controller.session
+    with pytest.raises(StudioError, match="Unsupported strategy 'nope'"):
+        controller.start(SessionOptions(strategy="nope"))
+    assert controller.session is session and controller.options.strategy != "nope"
+    with pytest.raises(StudioError, match="mode"):
+        SessionOptions(mode="telepathy")  # type: ignore[arg-type]
     controller.start(SessionOptions())
     with pytest.raises(StudioError, match="no such file"):
         controller.set_reference("not-an-image")
