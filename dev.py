@@ -67,7 +67,7 @@ def run_tests(args: list[str]) -> int:
         # a GUI test leaves behind can receive events while the core is being tested.
         results = [
             subprocess.call([str(PYTHON), "-m", "pytest", *suite], cwd=ROOT, env=env)
-            for suite in (["tests/unit", "tests/packaging"], ["tests/gui"])
+            for suite in (["tests/unit", "tests/packaging", "tests/reliability"], ["tests/gui"])
         ]
     return next((code for code in results if code), lint)
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from studio.errors import StudioError
+from studio.errors import ImagePathError, StudioError
 from studio.hashing import file_digest
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
@@ -190,7 +190,10 @@ def image_hashes(project: Project, images: Sequence[ImageRecord]) -> dict[str, s
         if image.content_hash:
             out[image.id] = image.content_hash
             continue
-        path = project.image_path(image)
+        try:
+            path = project.image_path(image)
+        except ImagePathError:
+            continue  # reported as unreadable by the caller; never read
         if path.is_file():
             out[image.id] = file_digest(path)
     return out
@@ -232,8 +235,15 @@ def embed_project_images(
             report.cached += 1
         else:
             todo.setdefault(digest, image)
-    todo_hashes = list(todo)
-    paths = [project.image_path(todo[h]) for h in todo_hashes]
+    todo_hashes: list[str] = []
+    paths: list[Path] = []
+    for digest, image in todo.items():
+        try:
+            paths.append(project.image_path(image))
+        except ImagePathError as error:
+            report.skipped.append((image.id, str(error)))
+            continue
+        todo_hashes.append(digest)
     pending_hashes: list[str] = []
     pending_vectors: list[np.ndarray] = []
 

@@ -22,8 +22,12 @@ class ValidationError(StudioError):
 
 
 class ProjectBusyError(ProjectError):
-    """Another program or job held the project's write lock for longer than we wait."""
+    """Another program held the project's write lock for longer than the busy timeout."""
 
 
 class ProjectReadOnlyError(ProjectError):
-    """The project file (or its folder) cannot be written: read-only file, disk or share."""
+    """The project file or its folder cannot be written; reading still works."""
+
+
+class ImagePathError(ProjectError):
+    """A stored image path leads outside the project's image folders; it is not read."""

@@ -233,9 +233,8 @@ class BulkReview(QWidget):
         if row not in self._files:
             project = self.workspace.project
             image = project.image(item.data(ID_ROLE)) if project else None
-            self._files[row] = (
-                None if image is None else (str(project.image_path(image)), image.missing)
-            )
+            path = project.image_file(image) if image is not None else None
+            self._files[row] = None if path is None else (str(path), image.missing)
         return self._files[row]
 
     def _on_picture(self, path: str, size: int) -> None:

@@ -129,8 +129,11 @@ class SingleImageReview(QWidget):
         if image is None:
             return
         self._read_ahead(self.index + 1)  # asked first: the cache decodes the last asked first
-        self._picture_path = str(project.image_path(image))
-        self.picture.setPixmap(self.thumbnails.get(self._picture_path, IMAGE_SIZE, image.missing))
+        path = project.image_file(image)  # None: its stored path leaves the image root
+        self._picture_path = str(path or "")
+        self.picture.setPixmap(
+            self.thumbnails.get(self._picture_path, IMAGE_SIZE, image.missing or path is None)
+        )
         self.position.setText(f"{image.id} · {image.category} · "
                               f"{self.index + 1:,} of {len(self.image_ids):,}")
         self.title.setText(image.title or image.id)
@@ -147,8 +150,9 @@ class SingleImageReview(QWidget):
         if project is None or not 0 <= index < len(self.image_ids):
             return
         image = project.image(self.image_ids[index])
-        if image is not None and not image.missing:
-            self.thumbnails.get(project.image_path(image), IMAGE_SIZE)
+        path = project.image_file(image) if image is not None and not image.missing else None
+        if path is not None:
+            self.thumbnails.get(path, IMAGE_SIZE)
 
     def step_image(self, delta: int) -> None:
         if self.image_ids:

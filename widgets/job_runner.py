@@ -16,8 +16,11 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
 
+from studio.errors import ProjectBusyError
 from studio.jobs import CancelToken, JobCancelled
+from widgets.busy_prompt import ask_retry
 
 
 @dataclass
@@ -45,7 +48,9 @@ class JobRunner(QObject):
         """Run ``function(*args, progress=..., cancel=..., **kwargs)`` on the job executor.
 
         Returns its result; raises ``JobCancelled`` if the user cancelled it and re-raises
-        any other error after announcing it through ``failed``.
+        any other error after announcing it through ``failed``. When the project was busy
+        (another program writing), the person is asked whether to retry, and the job runs
+        again on Retry.
         """
         handle = JobHandle(next(self._ids), label)
         self.running[handle.id] = handle
@@ -55,17 +60,31 @@ class JobRunner(QObject):
             self.progressed.emit(handle.id, done, total, message)
 
         call = partial(function, *args, progress=progress, cancel=handle.token, **kwargs)
-        try:
-            result = await asyncio.get_running_loop().run_in_executor(self._executor, call)
-        except JobCancelled:
-            self._finish(handle, "cancelled")
-            raise
-        except Exception as error:
-            self.failed.emit(handle.id, str(error) or type(error).__name__)
-            self._finish(handle, "failed")
-            raise
+        while True:
+            try:
+                result = await asyncio.get_running_loop().run_in_executor(self._executor, call)
+                break
+            except ProjectBusyError as error:
+                # Another program held the write lock past the busy timeout; nothing was
+                # written, so the person may simply try again.
+                if await ask_retry(self._dialog_parent(), label, str(error)):
+                    continue
+                self.failed.emit(handle.id, str(error))
+                self._finish(handle, "failed")
+                raise
+            except JobCancelled:
+                self._finish(handle, "cancelled")
+                raise
+            except Exception as error:
+                self.failed.emit(handle.id, str(error) or type(error).__name__)
+                self._finish(handle, "failed")
+                raise
         self._finish(handle, "done")
         return result
+
+    def _dialog_parent(self) -> QWidget | None:
+        parent = self.parent()
+        return parent if isinstance(parent, QWidget) else None
 
     def _finish(self, handle: JobHandle, outcome: str) -> None:
         self.running.pop(handle.id, None)

@@ -36,6 +36,7 @@ from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
 from widgets.project_signals import follow
 from widgets.settings_dialog import SettingsDialog
+from widgets.team_menu import TeamMenu
 
 PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
 
@@ -98,6 +99,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
+        self.team_menu = TeamMenu(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -140,8 +142,16 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"CIR Studio — {project.name}")
         self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
                                    f"{project.path}")
-        if project.backup_path is not None and not self._told_backup:
-            self._told_backup = True
+        if project.read_only:
+            self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")
+        if self._told_backup:
+            return  # the messages below once per opened project, not on every later write
+        self._told_backup = True
+        if project.read_only:
+            self.statusBar().showMessage(
+                f"Opened read-only: {project.read_only_reason}; changes cannot be saved.", 15000
+            )
+        if project.backup_path is not None:
             self.statusBar().showMessage(
                 f"Upgraded the project; the previous version is kept at {project.backup_path}",
                 10000,

@@ -66,8 +66,9 @@ class ImagePanel(QWidget):
             self.title.setText("(no target: hidden in this split)" if project else "")
             self.description.setText("")
         else:
-            self.path = str(project.image_path(image))
-            self.missing = image.missing
+            path = project.image_file(image)  # None: its stored path leaves the image root
+            self.path = str(path) if path is not None else None
+            self.missing = image.missing or path is None
             self.image_id.setText(image.id + ("  ·  image file missing" if image.missing else ""))
             self.title.setText(image.title or "(no title)")
             self.description.setText(image.description)

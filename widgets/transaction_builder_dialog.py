@@ -130,7 +130,7 @@ class TransactionBuilderDialog(QDialog):
         transaction = self.drafts[row]
         for position, image_id in enumerate(transaction.image_ids):
             image = self.project.image(image_id)
-            path = self.project.image_path(image) if image else self.project.image_root
+            path = (self.project.image_file(image) if image else None) or self.project.image_root
             label = "Reference" if position == 0 else f"Target {position}"
             self.images_box.addWidget(ImageTile(ImageView(image_id, path), 150, label))
         for turn in transaction.turns:

@@ -2,8 +2,10 @@
 
 Each label is ``{"image_id", "attribute", "type", "source", "model", "confidence",
 "status"}``. Import checks every line first (known image, valid type/source/status, an
-attribute that is in the vocabulary or comes with a type to add it under) and writes in
-one transaction; importing the same file twice changes nothing the second time.
+attribute that is in the vocabulary or comes with a type to add it under, no line
+repeating another's image, attribute, source and model, names of at most
+``MAX_ATTRIBUTE_CHARS``) and writes in one transaction; an empty file is refused.
+Importing the same file twice changes nothing the second time.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TextIO
 from studio.attributes.query import all_labels
 from studio.attributes.records import ATTRIBUTE_TYPES, SOURCES, STATUSES, Label
 from studio.attributes.vocabulary import (
+    MAX_ATTRIBUTE_CHARS,
     VocabularyError,
     find_entry,
     load_vocabulary,
@@ -96,11 +99,24 @@ def import_labels(project: Project, actor: str, path: Path) -> dict[str, int]:
     known = {e.name: e for e in load_vocabulary(project)}
     new_entries: dict[str, str] = {}
     rows = []
+    first: dict[tuple[str, str, str, str], int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         data = _parse_line(path, number, line)
         name = " ".join(str(data["attribute"]).split())
+        if len(name) > MAX_ATTRIBUTE_CHARS:
+            raise VocabularyError(
+                f"{path}, line {number}: the attribute name is {len(name):,} characters long; "
+                f"the limit is {MAX_ATTRIBUTE_CHARS}"
+            )
+        key = (str(data["image_id"]), name, str(data["source"]), str(data.get("model", "")))
+        if key in first:
+            raise VocabularyError(
+                f"{path}, line {number}: repeats line {first[key]} (same image, attribute, "
+                "source and model); remove one of them"
+            )
+        first[key] = number
         if data["image_id"] not in images:
             raise VocabularyError(f"{path}, line {number}: no image {data['image_id']!r}")
         if name not in known and name not in new_entries:
@@ -111,6 +127,8 @@ def import_labels(project: Project, actor: str, path: Path) -> dict[str, int]:
                 )
             new_entries[name] = str(data["type"])
         rows.append((data, name))
+    if not rows:
+        raise VocabularyError(f"{path}: the file has no labels (it is empty); nothing to import")
     entries = [make_entry(name, type_) for name, type_ in new_entries.items()]
     now = utc_now()
     with project.change(actor, "attributes.import_labels", "image_attributes") as record:

@@ -20,6 +20,9 @@ from studio.store import Project
 from studio.store.database import utc_now
 
 ENTITY = "attribute_vocab"
+# An attribute is a word or a short phrase ("a-line", "floral print"); longer text is a
+# mistake (a description pasted into the name column) and is refused.
+MAX_ATTRIBUTE_CHARS = 60
 
 
 class VocabularyError(ValidationError):
@@ -49,6 +52,11 @@ def make_entry(name: str, type_: str, synonyms: Iterable[str] = ()) -> Vocabular
     if type_ not in ATTRIBUTE_TYPES:
         raise VocabularyError(
             f"unknown type {type_!r} for {name!r}; expected one of {', '.join(ATTRIBUTE_TYPES)}"
+        )
+    if len(name) > MAX_ATTRIBUTE_CHARS:
+        raise VocabularyError(
+            f"an attribute name of {len(name):,} characters ({name[:30]!r}…) is too long; "
+            f"the limit is {MAX_ATTRIBUTE_CHARS}"
         )
     if not match_key(name):
         raise VocabularyError(f"{name!r} is not a usable attribute name (it has no letters)")

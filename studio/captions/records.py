@@ -10,6 +10,9 @@ CAPTION_STATUSES: tuple[str, ...] = get_args(CaptionStatus)
 # A caption that counts towards a pair's quota: written and not turned down.
 LIVE_STATUSES = ("submitted", "accepted")
 PROMPT = "Unlike the provided image, the one I want"
+# The longest caption accepted (typed or imported). Fashion IQ's longest is under 200
+# characters; 2,000 leaves room for multi-turn texts and refuses pasted documents.
+MAX_CAPTION_CHARS = 2000
 
 
 @dataclass(frozen=True)

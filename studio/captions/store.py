@@ -3,7 +3,9 @@
 Drafts are saved on every pause in typing (``save_draft``) without an audit row: they
 are the annotator's scratch space, and auditing each keystroke would bury the real
 history. Submitting, editing, undoing and reviewing each go through ``Project.change``:
-one transaction and one audit row with the caption before and after.
+one transaction and one audit row with the caption before and after. Every rule is read
+and checked inside the ``BEGIN IMMEDIATE`` transaction that writes, so several annotators
+(or one in two windows) cannot break it together.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from studio.captions.records import LIVE_STATUSES, Caption, CaptionPolicy
+from studio.captions.records import LIVE_STATUSES, MAX_CAPTION_CHARS, Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.store import Project
 from studio.store.database import inserted_id, utc_now
@@ -73,19 +75,33 @@ def save_policy(project: Project, policy: CaptionPolicy, actor: str) -> None:
         record["after"] = policy.__dict__
 
 
+def check_length(text: str) -> None:
+    """A caption longer than ``MAX_CAPTION_CHARS`` is refused (its text is not stored)."""
+    if len(text) > MAX_CAPTION_CHARS:
+        raise StudioError(
+            f"The caption is {len(text):,} characters long; the limit is "
+            f"{MAX_CAPTION_CHARS:,}. Shorten it to the differences that matter."
+        )
+
+
 def save_draft(project: Project, pair_id: int, author: str, text: str) -> Caption:
     """Keep what the author typed so far; creates the draft on first use.
 
     On the author's submitted (not yet reviewed) caption this is an audited edit
-    instead, so a later change of mind is never silent.
+    instead, so a later change of mind is never silent. The lookup and the write are one
+    ``BEGIN IMMEDIATE`` transaction, so one person in two windows gets one draft (the
+    database's partial unique index ``captions_one_draft`` backs this up).
     """
-    current = own_caption(project, pair_id, author)
-    if current is not None and current.status == "submitted":
-        return edit_caption(project, current.id, author, text) if text != current.text else current
-    if current is not None and current.status == "accepted":
-        raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+    check_length(text)
     now = utc_now()
     with project.writing("captions"):
+        current = own_caption(project, pair_id, author)
+        if current is not None and current.status == "submitted":
+            if text == current.text:
+                return current
+            return edit_caption(project, current.id, author, text)
+        if current is not None and current.status == "accepted":
+            raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
         if current is None:
             person = project.ensure_person(author)
             cursor = project.db.execute(
@@ -99,7 +115,7 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
             project.db.execute(
                 "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, caption_id]
             )
-    return get_caption(project, caption_id)
+        return get_caption(project, caption_id)
 
 
 def submit_caption(
@@ -108,30 +124,38 @@ def submit_caption(
     """Submit the author's caption; returns it and its state before (for undo).
 
     Refuses empty text, a pair that already has all its captions, and (by default) a
-    second caption of the same person on one pair. The draft stays in every case.
+    second caption of the same person on one pair. The draft stays in every case: it is
+    committed first, then the rule is counted and the caption submitted inside one
+    ``BEGIN IMMEDIATE`` transaction, so annotators submitting at the same moment cannot
+    together exceed the rule (the second waits, then counts the first one's caption).
     """
     text = " ".join(text.split())
     if not text:
         raise StudioError("The caption is empty; type how the wanted item differs.")
-    policy = policy or load_policy(project)
-    current = own_caption(project, pair_id, author)
-    if current is not None and current.status == "submitted":
-        before = current.audit_state()
-        return edit_caption(project, current.id, author, text), before
-    if current is not None and current.status == "accepted":
-        raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
-    draft = save_draft(project, pair_id, author, text)  # kept whatever happens next
-    live = [c for c in captions_for_pair(project, pair_id) if c.is_live]
-    if len(live) >= policy.per_pair:
-        raise StudioError(
-            f"This pair already has {len(live)} captions; your text is kept as a draft."
-        )
-    if policy.distinct_authors and any(c.author == author for c in live):
-        raise StudioError(
-            "You already captioned this pair; a second caption must come from someone else."
-        )
+    check_length(text)
+    with project.writing("captions"):
+        current = own_caption(project, pair_id, author)
+        if current is not None and current.status == "submitted":
+            before = current.audit_state()
+            return edit_caption(project, current.id, author, text), before
+        if current is not None and current.status == "accepted":
+            raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+        draft = save_draft(project, pair_id, author, text)  # kept whatever happens next
     before = draft.audit_state()
     with project.change(author, "submit", "caption", draft.id, before=before) as record:
+        rule = policy or load_policy(project)
+        live = [c for c in captions_for_pair(project, pair_id) if c.is_live]
+        mine = get_caption(project, draft.id)
+        if mine.status != "draft":
+            raise StudioError("This caption changed in another window; reload the pair.")
+        if len(live) >= rule.per_pair:
+            raise StudioError(
+                f"This pair already has {len(live)} captions; your text is kept as a draft."
+            )
+        if rule.distinct_authors and any(c.author == author for c in live):
+            raise StudioError(
+                "You already captioned this pair; a second caption must come from someone else."
+            )
         project.db.execute(
             "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ?",
             [text, utc_now(), draft.id],
@@ -143,33 +167,36 @@ def submit_caption(
 
 def edit_caption(project: Project, caption_id: int, actor: str, text: str) -> Caption:
     """Change a caption's text, keeping the old text in the audit log."""
-    current = get_caption(project, caption_id)
-    with project.change(
-        actor, "edit", "caption", caption_id, before=current.audit_state()
-    ) as record:
-        project.db.execute(
-            "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?",
-            [text, utc_now(), caption_id],
-        )
-        caption = get_caption(project, caption_id)
-        record["after"] = caption.audit_state()
+    check_length(text)
+    with project.writing("captions"):  # read the state the audit row records inside the lock
+        current = get_caption(project, caption_id)
+        with project.change(
+            actor, "edit", "caption", caption_id, before=current.audit_state()
+        ) as record:
+            project.db.execute(
+                "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?",
+                [text, utc_now(), caption_id],
+            )
+            caption = get_caption(project, caption_id)
+            record["after"] = caption.audit_state()
     return caption
 
 
 def undo_save(project: Project, caption_id: int, actor: str, before: dict) -> Caption:
     """Put a caption back as it was before the author's last save (text and status)."""
-    current = get_caption(project, caption_id)
-    if current.reviewed_at is not None:
-        raise StudioError("This caption was reviewed since; it can no longer be undone.")
-    with project.change(
-        actor, "undo", "caption", caption_id, before=current.audit_state()
-    ) as record:
-        project.db.execute(
-            "UPDATE captions SET text = ?, status = ?, updated_at = ? WHERE id = ?",
-            [before["text"], before["status"], utc_now(), caption_id],
-        )
-        caption = get_caption(project, caption_id)
-        record["after"] = caption.audit_state()
+    with project.writing("captions"):
+        current = get_caption(project, caption_id)
+        if current.reviewed_at is not None:
+            raise StudioError("This caption was reviewed since; it can no longer be undone.")
+        with project.change(
+            actor, "undo", "caption", caption_id, before=current.audit_state()
+        ) as record:
+            project.db.execute(
+                "UPDATE captions SET text = ?, status = ?, updated_at = ? WHERE id = ?",
+                [before["text"], before["status"], utc_now(), caption_id],
+            )
+            caption = get_caption(project, caption_id)
+            record["after"] = caption.audit_state()
     return caption
 
 
@@ -187,26 +214,28 @@ def review_caption(
     reason = reason.strip()
     if decision == "reject" and not reason:
         raise StudioError("Say why the caption is rejected; the author will see the reason.")
-    current = get_caption(project, caption_id)
-    if current.author == reviewer:
-        raise StudioError("You cannot review your own caption.")
-    if current.status == "draft":
-        raise StudioError("This caption is still a draft; it cannot be reviewed yet.")
-    new_text = current.text if text is None else " ".join(text.split())
-    if not new_text:
-        raise StudioError("The edited caption is empty; reject it instead.")
-    person = project.ensure_person(reviewer, "reviewer")
-    status = "accepted" if decision == "accept" else "rejected"
-    with project.change(
-        reviewer, decision, "caption", caption_id, before=current.audit_state()
-    ) as record:
-        project.db.execute(
-            "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
-            "reviewed_at = ?, updated_at = ? WHERE id = ?",
-            [new_text, status, reason or None, person.id, utc_now(), utc_now(), caption_id],
-        )
-        caption = get_caption(project, caption_id)
-        record["after"] = caption.audit_state()
+    with project.writing("captions"):
+        current = get_caption(project, caption_id)
+        if current.author == reviewer:
+            raise StudioError("You cannot review your own caption.")
+        if current.status == "draft":
+            raise StudioError("This caption is still a draft; it cannot be reviewed yet.")
+        new_text = current.text if text is None else " ".join(text.split())
+        if not new_text:
+            raise StudioError("The edited caption is empty; reject it instead.")
+        check_length(new_text)
+        person = project.ensure_person(reviewer, "reviewer")
+        status = "accepted" if decision == "accept" else "rejected"
+        with project.change(
+            reviewer, decision, "caption", caption_id, before=current.audit_state()
+        ) as record:
+            project.db.execute(
+                "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
+                "reviewed_at = ?, updated_at = ? WHERE id = ?",
+                [new_text, status, reason or None, person.id, utc_now(), utc_now(), caption_id],
+            )
+            caption = get_caption(project, caption_id)
+            record["after"] = caption.audit_state()
     return caption
 
 

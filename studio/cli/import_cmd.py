@@ -103,6 +103,12 @@ def run_import(args: argparse.Namespace) -> int:
         shown = ", ".join(report.missing_images[:LISTED])
         more = " …" if len(report.missing_images) > LISTED else ""
         print(f"{len(report.missing_images)} image files are missing: {shown}{more}")
+    if report.skipped_files:
+        print(f"Skipped {len(report.skipped_files)} files (not read):")
+        for problem in report.skipped_files[:LISTED]:
+            print(f"  {problem}")
+        if len(report.skipped_files) > LISTED:
+            print(f"  … and {len(report.skipped_files) - LISTED} more (--json lists them all)")
     if report.problems:
         print(f"Skipped {report.skipped} invalid entries ({len(report.problems)} problems):")
         for problem in report.problems[:LISTED]:

@@ -2,12 +2,14 @@
 
 Without a subcommand it opens the window (importing Qt only then); with one it runs
 headless. Heavy libraries are imported by the commands that need them, so ``--help`` and
-``--version`` are instant. Every ``StudioError`` becomes one line on stderr and exit 2.
+``--version`` are instant. Every ``StudioError``, ``OSError`` and ``sqlite3.Error``
+becomes one line on stderr and exit 2: no traceback reaches a user.
 """
 
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -25,6 +27,7 @@ from studio.cli import (
     sessions_cmd,
     simulate_cmd,
     stats_cmd,
+    team_cmd,
     transactions_cmd,
 )
 from studio.errors import StudioError
@@ -35,7 +38,7 @@ PROCESS_START = time.perf_counter()
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
-COMMAND_MODULES += (index_cmd, sessions_cmd)
+COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,6 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cir-studio: interrupted", file=sys.stderr)
         return 130
+    except sqlite3.Error as error:  # the store maps busy/read-only; anything else, one line
+        print(
+            f"cir-studio: error: the project database refused the change ({error})", file=sys.stderr
+        )
+        return 2
 
 
 if __name__ == "__main__":

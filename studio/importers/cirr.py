@@ -15,9 +15,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from studio.errors import ValidationError
-from studio.importers.image_files import facts_for
+from studio.importers.image_files import facts_for, screen_files
 from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
-from studio.importers.validation import Problems, expect_list, is_id, load_json
+from studio.importers.validation import (
+    MAX_CAPTION_CHARS,
+    Problems,
+    caption_too_long,
+    expect_list,
+    is_id,
+    load_json,
+)
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 
@@ -101,7 +108,8 @@ def read_cirr(
             elif name not in files:
                 files[name] = images_dir / relative
                 splits[name] = split
-    facts = facts_for(files, progress, cancel, "reading images")
+    readable, skipped_files = screen_files(files, images_dir, problems.name)
+    facts = facts_for(readable, progress, cancel, "reading images")
     images = [
         image_record(project, name, file, facts.get(name), SOURCE, split=splits[name])
         for name, file in files.items()
@@ -115,6 +123,8 @@ def read_cirr(
         author=SOURCE,
         gallery=Counter({("", s): len(g) for s, g in galleries.items()}),
         missing_known=missing_known,
+        skipped_files=skipped_files,
+        image_dir=images_dir,
     )
 
 
@@ -130,7 +140,7 @@ def _read_split(path: Path, problems: Problems) -> dict[str, str]:
         return {}
     gallery = {}
     for index, (name, relative) in enumerate(data.items()):
-        if not is_id(name) or "/" in name or "\\" in name:
+        if not is_id(name) or "/" in name or "\\" in name or name in (".", ".."):
             problems.add(path, f"bad image name {name!r}", index)
         elif not isinstance(relative, str) or not _is_relative(relative):
             problems.add(path, f"path must be relative, found {relative!r}", index, name)
@@ -217,7 +227,9 @@ def _entry_errors(entry: Any, split: str) -> list[str]:
         if key in entry and not is_id(entry[key]):
             errors.append(f"{key} must be an image name, found {entry[key]!r}")
     if "caption" in entry and not isinstance(entry["caption"], str):
-        errors.append(f"caption must be a string, found {entry['caption']!r}")
+        errors.append(f"caption must be a string, found {entry['caption']!r:.200}")
+    elif len(entry.get("caption", "")) > MAX_CAPTION_CHARS:
+        errors.append(caption_too_long(entry["caption"]))
     img_set = entry.get("img_set", {})
     if (
         not isinstance(img_set, dict)

@@ -14,9 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import ValidationError
-from studio.importers.image_files import facts_for
+from studio.importers.image_files import facts_for, screen_files
 from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
-from studio.importers.validation import Problems, expect_list, is_id, load_json
+from studio.importers.validation import (
+    MAX_CAPTION_CHARS,
+    Problems,
+    caption_too_long,
+    expect_list,
+    is_id,
+    load_json,
+)
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 
@@ -25,7 +32,8 @@ SOURCE = "fashioniq"
 ENTRY_KEYS = ("target", "candidate", "captions")
 CAPTION_FILE = re.compile(r"^cap\.([^.]+)\.([^.]+)\.json$")
 SPLIT_FILE = re.compile(r"^split\.([^.]+)\.([^.]+)\.json$")
-SAFE_ID = re.compile(r"^[^/\\]+$")
+# An id names a file ``<id>.jpg``: no path separators, and not ``.`` or ``..``.
+SAFE_ID = re.compile(r"^(?!\.\.?$)[^/\\]+$")
 
 Group = tuple[str, str]
 
@@ -89,7 +97,8 @@ def read_fashioniq(
     wanted = _images_wanted(galleries, pairs, known)
     missing_known = _known_missing(project, galleries, pairs, known)
     files = {image_id: images_dir / f"{image_id}.jpg" for image_id in wanted}
-    facts = facts_for(files, progress, cancel, "reading images")
+    readable, skipped_files = screen_files(files, images_dir, problems.name)
+    facts = facts_for(readable, progress, cancel, "reading images")
     images = [
         image_record(
             project,
@@ -111,6 +120,8 @@ def read_fashioniq(
         author=SOURCE,
         gallery=Counter({group: len(ids) for group, ids in galleries.items()}),
         missing_known=missing_known,
+        skipped_files=skipped_files,
+        image_dir=images_dir,
     )
 
 
@@ -247,7 +258,9 @@ def _entry_errors(entry: Any, split: str) -> list[str]:
         or not captions
         or not all(isinstance(text, str) for text in captions)
     ):
-        errors.append(f"captions must be a non-empty list of strings, found {captions!r}")
+        errors.append(f"captions must be a non-empty list of strings, found {captions!r:.200}")
+    else:
+        errors += [caption_too_long(text) for text in captions if len(text) > MAX_CAPTION_CHARS]
     return errors
 
 

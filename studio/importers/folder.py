@@ -1,6 +1,8 @@
 """Folder import: every image below a folder, with optional product metadata.
 
-An image's id is its file name without the suffix. Metadata is a CSV, JSON (a list of
+An image's id is its file name without the suffix. A file whose name is not valid UTF-8,
+or a link that resolves outside the folder, is skipped with the reason (listed in the
+report) and never read. Metadata is a CSV, JSON (a list of
 objects) or JSON Lines file with an ``id`` column and any of ``title``, ``description``,
 ``category`` and ``split``; other columns are ignored, so a shop export can be used as is.
 """
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import ValidationError
-from studio.importers.image_files import IMAGE_SUFFIXES, facts_for
+from studio.importers.image_files import IMAGE_SUFFIXES, facts_for, screen_files
 from studio.importers.plan import ImportPlan, ImportReport, apply_plan, image_record
 from studio.importers.validation import Problems, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
@@ -64,16 +66,23 @@ def read_folder(
     if not folder.is_dir():
         raise ValidationError(f"{folder} is not a folder.")
     problems = Problems(folder)
+    candidates = {
+        str(index): path
+        for index, path in enumerate(sorted(folder.rglob("*")))
+        if path.suffix.lower() in IMAGE_SUFFIXES and (path.is_file() or path.is_symlink())
+    }
+    readable, skipped_files = screen_files(candidates, folder, problems.name)
     files: dict[str, Path] = {}
-    for path in sorted(folder.rglob("*")):
-        if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file():
+    for path in readable.values():
+        if not path.is_file():
             continue
         if path.stem in files:
             problems.add(path, f"same id as {problems.name(files[path.stem])}", key=path.stem)
         else:
             files[path.stem] = path
     if not files:
-        raise ValidationError(f"No images ({', '.join(IMAGE_SUFFIXES)}) found in {folder}.")
+        why = f" ({len(skipped_files)} skipped: {skipped_files[0]})" if skipped_files else ""
+        raise ValidationError(f"No images ({', '.join(IMAGE_SUFFIXES)}) found in {folder}{why}.")
     metadata = Path(metadata).expanduser() if metadata else find_metadata(folder)
     rows = _read_metadata(metadata, set(files), problems) if metadata else {}
     found = problems.settle(DATASET, skip_invalid)
@@ -89,7 +98,13 @@ def read_folder(
         meta = rows.get(image_id, {})
         gallery[(meta.get("category", ""), meta.get("split", ""))] += 1
     return ImportPlan(
-        dataset=DATASET, source=SOURCE, images=images, problems=found, gallery=gallery
+        dataset=DATASET,
+        source=SOURCE,
+        images=images,
+        problems=found,
+        gallery=gallery,
+        skipped_files=skipped_files,
+        image_dir=folder,
     )
 
 

@@ -49,6 +49,10 @@ class ImportPlan:
     author: str = ""
     gallery: Counter[tuple[str, str]] = field(default_factory=Counter)
     missing_known: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
+    # Files not read (see ``image_files.screen_files``), and the folder images came from
+    # (registered with the project when it lies outside the image root).
+    skipped_files: list[Problem] = field(default_factory=list)
+    image_dir: Path | None = None
 
 
 @dataclass
@@ -62,6 +66,7 @@ class ImportReport:
     captions_added: int
     missing_images: list[str]
     problems: list[Problem]
+    skipped_files: list[Problem] = field(default_factory=list)
 
     @property
     def skipped(self) -> int:
@@ -82,13 +87,20 @@ class ImportReport:
             "missing_image_ids": self.missing_images,
             "problems": [p.to_dict() for p in self.problems],
             "skipped": self.skipped,
+            "skipped_files": [p.to_dict() for p in self.skipped_files],
         }
 
 
 def relative_image_path(project: Project, file: Path) -> str:
-    """The image's path relative to the project's image root ('../' where it lies outside)."""
+    """The image's path relative to the project's image root ('../' where it lies outside).
+
+    The file itself is not resolved: a link is stored as the link, so reading it later
+    goes through ``Project.image_path``'s check of where it leads.
+    """
+    file = Path(file)
     try:
-        return Path(os.path.relpath(Path(file).resolve(), project.image_root)).as_posix()
+        located = file.parent.resolve() / file.name
+        return Path(os.path.relpath(located, project.image_root)).as_posix()
     except ValueError as error:  # another drive on Windows
         raise StudioError(
             f"{file} cannot be reached from the project's image root {project.image_root}."
@@ -148,11 +160,13 @@ def apply_plan(
     """Write the plan in one transaction; returns what was added."""
     cancel = cancel or CancelToken()
     db = project.db
-    before = project.table_counts()
     total = len(plan.images) + len(plan.pairs)
     done = 0
     now = utc_now()
     with project.change(actor, "import", "dataset", plan.source) as record:
+        before = project.table_counts()  # inside the write lock: another writer cannot skew it
+        if plan.image_dir is not None and plan.images:
+            project.add_image_folder(plan.image_dir)
         for start in range(0, len(plan.images), BATCH):
             cancel.raise_if_cancelled()
             rows = [
@@ -180,6 +194,7 @@ def apply_plan(
         missing_images=[image.id for image in plan.images if image.missing]
         + [image_id for image_id, _ in plan.missing_known],
         problems=plan.problems,
+        skipped_files=plan.skipped_files,
     )
 
 

@@ -13,9 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studio.captions.records import MAX_CAPTION_CHARS
 from studio.errors import ValidationError
 
 MAX_LISTED = 20
+
+
+def caption_too_long(text: str) -> str:
+    return (
+        f"a caption is {len(text):,} characters long; the limit is {MAX_CAPTION_CHARS:,} "
+        f"(it begins {text[:40]!r})"
+    )
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.captions.records import CaptionPolicy
+from studio.errors import ImagePathError
 from studio.store import Project
 
 STATUS_FILTERS = {
@@ -187,13 +188,18 @@ def pair_thumbnails(
         f"LEFT JOIN images ti ON ti.id = p.target_id WHERE p.id IN ({marks})",
         ids,
     )
-    return {
-        row[0]: (
-            None if row[1] is None else (root + row[1], bool(row[2])),
-            None if row[3] is None else (root + row[3], bool(row[4])),
-        )
-        for row in rows
-    }
+
+    def shown(path: str | None, missing: int) -> tuple[str, bool] | None:
+        if path is None:
+            return None
+        if path.startswith(("../", "/")) or "/../" in path:  # check only what may leave
+            try:
+                return str(project.stored_file(path)), bool(missing)
+            except ImagePathError:
+                return root + path, True  # refused: drawn as missing, never read
+        return root + path, bool(missing)
+
+    return {row[0]: (shown(row[1], row[2]), shown(row[3], row[4])) for row in rows}
 
 
 def pair_images(project: Project, pair_id: int) -> tuple[str, str | None] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.errors import StudioError
+from studio.errors import ImagePathError, StudioError
 from studio.quality.criteria import CRITERION_KEYS, SCALE
 from studio.store import Project
 from studio.store.database import utc_now
@@ -101,7 +101,7 @@ def load_item(project: Project, assignment_id: int, rater: str) -> RatingItem:
         "JOIN images i ON i.id = ti.image_id WHERE ti.transaction_id = ? ORDER BY position",
         [tid],
     ).fetchall()
-    views = {pos: ImageView(image_id, project.image_root / path, caption)
+    views = {pos: ImageView(image_id, _shown_file(project, image_id, path), caption)
              for pos, image_id, caption, path in images}
     turns = db.execute(
         "SELECT turn_index, reference_position, text FROM transaction_turns "
@@ -182,3 +182,11 @@ def set_status(project: Project, assignment_id: int, rater: str, status: str,
         project.db.execute("UPDATE rating_assignments SET status = ? WHERE id = ?",
                            [status, assignment_id])
         record["after"] = {"status": status}
+
+
+def _shown_file(project: Project, image_id: str, path: str) -> Path:
+    """The image's file, or the image root (shown as no picture) where its path is refused."""
+    try:
+        return project.stored_file(path, image_id)
+    except ImagePathError:
+        return project.image_root

@@ -7,6 +7,8 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
+from studio.team.schema import TEAM_MIGRATION
+
 MIGRATION_1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -190,5 +192,44 @@ MIGRATION_3 = """
 ALTER TABLE pairs ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
+# Version 4: one draft per person and pair, backed by a partial unique index. Older files
+# may hold duplicates (two windows saving at once); the newest draft of each (pair, author)
+# stays a draft, the others become 'rejected' with the reason below, their text kept, and
+# each change gets an audit-log row (actor 'schema 4'), so no typed text is lost.
+MIGRATION_4 = """
+CREATE TEMP TABLE superseded_drafts AS
+SELECT c.id FROM captions c
+WHERE c.status = 'draft' AND c.author_id IS NOT NULL AND EXISTS (
+    SELECT 1 FROM captions d
+    WHERE d.pair_id = c.pair_id AND d.author_id = c.author_id AND d.status = 'draft'
+      AND (d.updated_at > c.updated_at OR (d.updated_at = c.updated_at AND d.id > c.id))
+);
+INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after)
+SELECT strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), 'schema 4', 'supersede draft', 'caption',
+       CAST(c.id AS TEXT),
+       json_object('flagged', json(CASE c.flagged WHEN 0 THEN 'false' ELSE 'true' END),
+                   'reject_reason', c.reject_reason, 'status', c.status, 'text', c.text),
+       json_object('flagged', json(CASE c.flagged WHEN 0 THEN 'false' ELSE 'true' END),
+                   'reject_reason', 'duplicate draft: a newer draft by the same person is kept',
+                   'status', 'rejected', 'text', c.text)
+FROM captions c WHERE c.id IN (SELECT id FROM superseded_drafts);
+UPDATE captions
+SET status = 'rejected',
+    reject_reason = 'duplicate draft: a newer draft by the same person is kept'
+WHERE id IN (SELECT id FROM superseded_drafts);
+DROP TABLE superseded_drafts;
+CREATE UNIQUE INDEX captions_one_draft ON captions (pair_id, author_id) WHERE status = 'draft';
+"""
+
+# Version 5 (team work): global record identity (uid + origin), edit times, assignments,
+# handed-out packages; generated in studio/team/schema.py (see there).
+MIGRATION_5 = TEAM_MIGRATION
+
+MIGRATIONS: tuple[str, ...] = (
+    MIGRATION_1,
+    MIGRATION_2,
+    MIGRATION_3,
+    MIGRATION_4,
+    MIGRATION_5,
+)
 LATEST_VERSION = len(MIGRATIONS)

@@ -8,18 +8,25 @@ through ``Project.change``: one transaction plus one audit-log row.
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
+import secrets
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
-from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError
+from studio.errors import ImagePathError, ProjectError, ProjectReadOnlyError
 from studio.project_events import KINDS, ProjectEvents, kinds_for
-from studio.store.database import BUSY_TIMEOUT_MS, connect, migrate, schema_version, utc_now
+from studio.store.database import (
+    StudioDatabase,
+    check_header,
+    connect,
+    migrate,
+    read_only_reason,
+    schema_version,
+    utc_now,
+)
 from studio.store.records import ROLES, ImageRecord, Person
 
 PROJECT_SUFFIX = ".cirdb"
@@ -40,16 +47,27 @@ class Project:
     def __init__(self, path: Path) -> None:
         self.path = Path(path).resolve()
         self._local = threading.local()
-        self._connections: list[sqlite_utils.Database] = []
+        self._connections: list[StudioDatabase] = []
         self._lock = threading.Lock()
         self.backup_path: Path | None = None
+        # Why the project cannot be written (None: it can); set by ``open``.
+        self.read_only_reason: str | None = None
+        self._journal = "WAL"
         self.events = ProjectEvents()
 
     # -- lifecycle -------------------------------------------------------------------
 
     @classmethod
     def create(cls, path: Path, name: str = "", image_root: Path | None = None) -> Project:
-        """Create a new project file; refuses to overwrite an existing one."""
+        """Create a new project file; refuses to overwrite an existing one.
+
+        Atomic: the file is built beside the target under a temporary name (in rollback-
+        journal mode, so every commit is in the file itself, with no write-ahead log to
+        carry along), its schema and meta committed, and only then linked into place; its
+        first connection there switches it to WAL. A crash at any
+        point leaves either no project or a complete one (never a file ``open`` refuses);
+        a leftover temporary file of a dead process is removed by the next ``create``.
+        """
         path = resolve_project_path(path)
         if path.exists():
             raise ProjectError(f"{path} already exists; open it instead of creating it.")
@@ -57,22 +75,45 @@ class Project:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ProjectError(f"Cannot create the folder {path.parent}: {error}") from error
+        if not os.access(path.parent, os.W_OK):
+            raise ProjectReadOnlyError(
+                f"Cannot create {path}: the folder {path.parent} is read-only."
+            )
+        _remove_dead_builds(path)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.creating")
+        builder = cls(temporary)
+        builder._journal = "DELETE"  # no write-ahead log: each commit lands in the file itself
+        try:
+            migrate(builder.db, temporary)
+            root = Path(image_root) if image_root is not None else path.parent / "images"
+            with builder.db.atomic():
+                builder.set_meta("name", name or path.parent.name)
+                builder.set_meta("image_root", builder._portable_root(root))
+                builder.set_meta("created_at", utc_now())
+        except BaseException:
+            builder.close()
+            _remove_build(temporary)
+            raise
+        builder.close()
+        _publish(temporary, path)
         project = cls(path)
-        migrate(project.db, project.path)
-        root = Path(image_root) if image_root is not None else project.path.parent / "images"
-        with project.writing("settings"):
-            project.set_meta("name", name or project.path.parent.name)
-            project.set_meta("image_root", project._portable_root(root))
-            project.set_meta("created_at", utc_now())
+        project.db  # noqa: B018 - connect now: the file switches to WAL at once
         return project
 
     @classmethod
     def open(cls, path: Path) -> Project:
-        """Open an existing project, backing up and migrating an older schema first."""
+        """Open an existing project, backing up and migrating an older schema first.
+
+        The file's header is checked before SQLite touches it (SQLite would write a header
+        into an empty file). A file or folder that cannot be written is opened read-only:
+        reading works, and a write says which permission is missing.
+        """
         path = resolve_project_path(path)
         if not path.is_file():
             raise ProjectError(f"No project at {path}: the file does not exist.")
+        check_header(path)
         project = cls(path)
+        project.read_only_reason = read_only_reason(project.path)
         try:
             if schema_version(project.db) == 0:
                 raise ProjectError(f"{path} is not a CIR Studio project (it has no schema).")
@@ -99,11 +140,15 @@ class Project:
         self.close()
 
     @property
-    def db(self) -> sqlite_utils.Database:
+    def read_only(self) -> bool:
+        return self.read_only_reason is not None
+
+    @property
+    def db(self) -> StudioDatabase:
         """This thread's connection, opened on first use."""
         db = getattr(self._local, "db", None)
         if db is None:
-            db = connect(self.path)
+            db = connect(self.path, self.read_only_reason, journal=self._journal)
             self._local.db = db
             with self._lock:
                 self._connections.append(db)
@@ -126,8 +171,57 @@ class Project:
         """Embeddings and indexes live beside the database, never inside it."""
         return self.path.with_name(self.path.stem + ".cache")
 
+    def image_folders(self) -> list[Path]:
+        """Where this project's image files may lie: the image root, and every folder an
+        import registered (a dataset's image folder outside the root)."""
+        key = (self.get_meta("image_root") or "", self.get_meta("image_folders") or "[]")
+        cached = getattr(self._local, "folders", None)
+        if cached is not None and cached[0] == key:
+            return list(cached[1])
+        folders = [self.image_root]
+        for stored in json.loads(key[1]):
+            folder = Path(stored)
+            folders.append(folder if folder.is_absolute() else (self.path.parent / folder))
+        resolved = [folder.resolve() for folder in folders]
+        self._local.folders = (key, resolved)
+        return list(resolved)
+
+    def add_image_folder(self, folder: Path) -> None:
+        """Register ``folder`` as a place images may lie (call inside the import's change)."""
+        folder = Path(folder).expanduser().resolve()
+        if any(folder.is_relative_to(known) for known in self.image_folders()):
+            return
+        stored = json.loads(self.get_meta("image_folders") or "[]")
+        self.set_meta("image_folders", json.dumps([*stored, self._portable_root(folder)]))
+
     def image_path(self, image: ImageRecord) -> Path:
-        return self.image_root / image.path
+        """The image's file. A stored path that leads outside the project's image folders
+        (``../`` steps, an absolute path, or a link pointing elsewhere) is refused rather
+        than read: a project file from someone else must not make the studio read, hash or
+        pack files it has no business with."""
+        return self.stored_file(image.path, image.id)
+
+    def stored_file(self, relative: str, image_id: str = "") -> Path:
+        """``image_path`` for a path as stored in the images table.
+
+        ``../`` steps are collapsed against the (resolved) image root, so a path into a
+        registered folder beside it works even when the image root folder does not exist.
+        """
+        path = Path(os.path.normpath(self.image_root / relative))
+        resolved = path.resolve()
+        if not any(resolved.is_relative_to(folder) for folder in self.image_folders()):
+            raise ImagePathError(
+                f"Image {image_id!r}: its stored path {relative!r} leads outside the "
+                f"project's image folders ({self.image_root}); it is not read."
+            )
+        return path
+
+    def image_file(self, image: ImageRecord) -> Path | None:
+        """``image_path`` for views: None (shown as missing) where the path is refused."""
+        try:
+            return self.image_path(image)
+        except ImagePathError:
+            return None
 
     def _portable_root(self, root: Path) -> str:
         """Store the image root relative to the database when it lies below it."""
@@ -158,12 +252,13 @@ class Project:
     # -- changes ---------------------------------------------------------------------
 
     @contextmanager
-    def writing(self, *kinds: str) -> Iterator[sqlite_utils.Database]:
+    def writing(self, *kinds: str) -> Iterator[StudioDatabase]:
         """A write transaction that announces ``kinds`` once the outermost one commits.
 
         Nested writes (a savepoint inside an open transaction) only add their kinds; the
         listeners hear about them after the outer transaction commits, never before, and
-        not at all if it rolls back.
+        not at all if it rolls back. (A busy or read-only project raises its
+        ``ProjectError`` from ``StudioDatabase``.)
         """
         for kind in kinds:
             if kind not in KINDS:
@@ -171,12 +266,8 @@ class Project:
         pending = self._pending_kinds()
         outermost = not self.db.conn.in_transaction
         try:
-            with self.db.atomic() as db:
-                yield db
-        except sqlite3.OperationalError as error:
-            if outermost:
-                pending.clear()
-            raise self._write_error(error) from error
+            with self.db.atomic():
+                yield self.db
         except BaseException:
             if outermost:
                 pending.clear()
@@ -185,20 +276,15 @@ class Project:
         if outermost:
             self._announce()
 
-    def _write_error(self, error: sqlite3.OperationalError) -> Exception:
-        """A locked or read-only database is the user's situation, not a bug: say so."""
-        text = str(error).lower()
-        if "locked" in text or "busy" in text:
-            return ProjectBusyError(
-                f"{self.path} is busy: another program or job kept it locked for "
-                f"{BUSY_TIMEOUT_MS // 1000} s. Nothing was written; try again in a moment."
-            )
-        if "readonly" in text or "read-only" in text or "unable to open" in text:
-            return ProjectReadOnlyError(
-                f"{self.path} cannot be written ({error}); nothing was changed. Check the "
-                "file's permissions and that its folder is writable."
-            )
-        return error
+    def announce(self, *kinds: str) -> None:
+        """For a writer on the raw connection (team merge): tell listeners what it changed.
+
+        Call it after that writer's commit; inside an open transaction the kinds wait for
+        the commit like any other write's.
+        """
+        self._pending_kinds().update(kind for kind in kinds if kind in KINDS)
+        if not self.db.conn.in_transaction:
+            self._announce()
 
     def _pending_kinds(self) -> set[str]:
         pending: set[str] | None = getattr(self._local, "pending_kinds", None)
@@ -263,6 +349,9 @@ class Project:
             raise ProjectError("A person needs a name.")
         if role not in ROLES:
             raise ProjectError(f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
+        known = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
+        if known:
+            return Person.from_row(known[0])  # nothing to write (works read-only too)
         with self.writing():
             cursor = self.db.execute(
                 "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
@@ -286,13 +375,13 @@ class Project:
         Returns how many rows were new, so importing the same files twice adds nothing.
         """
         now = utc_now()
-        before = self.count_images()
         rows = [{**image.to_row(), "added_at": now} for image in images]
         with self.writing("images"):
+            before = self.count_images()
             self.db.table("images").insert_all(
                 rows, pk="id", batch_size=500, replace=replace, ignore=not replace
             )
-        return self.count_images() - before
+            return self.count_images() - before
 
     def count_images(self, category: str | None = None, split: str | None = None) -> int:
         where, params = _image_filter(category, split)
@@ -315,8 +404,17 @@ class Project:
 
     def table_counts(self) -> dict[str, int]:
         """Row counts of the main tables, for the dashboard and the smoke test."""
-        tables = ("images", "pairs", "captions", "people", "image_attributes",
-                  "retrieval_sessions", "transactions", "ratings", "audit_log")
+        tables = (
+            "images",
+            "pairs",
+            "captions",
+            "people",
+            "image_attributes",
+            "retrieval_sessions",
+            "transactions",
+            "ratings",
+            "audit_log",
+        )
         return {
             table: int(self.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             for table in tables
@@ -337,3 +435,56 @@ def _image_filter(category: str | None, split: str | None) -> tuple[str, list[st
 def _to_json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
+
+def _publish(temporary: Path, path: Path) -> None:
+    """Move the finished file into place without replacing one that appeared meanwhile."""
+    try:
+        os.link(temporary, path)  # fails if ``path`` exists: no clobbering, no race
+    except FileExistsError as error:
+        _remove_build(temporary)
+        raise ProjectError(f"{path} already exists; open it instead of creating it.") from error
+    except OSError:  # a file system without hard links: check, then rename
+        if path.exists():
+            _remove_build(temporary)
+            raise ProjectError(f"{path} already exists; open it instead of creating it.") from None
+        os.replace(temporary, path)
+    else:
+        _remove_build(temporary)
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def _remove_build(temporary: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with suppress(FileNotFoundError):
+            temporary.with_name(temporary.name + suffix).unlink()
+
+
+def _remove_dead_builds(path: Path) -> None:
+    """Remove temporary files that a killed ``create`` of ``path`` left behind."""
+    for leftover in path.parent.glob(f".{path.name}.*.creating"):
+        pid = leftover.name[len(path.name) + 2 :].split(".")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            _remove_build(leftover)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

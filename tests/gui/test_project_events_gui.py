@@ -172,5 +172,5 @@ def test_a_read_only_project_keeps_the_policy_and_says_why(window, pairs_demo) -
     window.workspace.project.db.execute("PRAGMA query_only = ON")
     before = captions.per_pair.value()
     captions.per_pair.setValue(before + 1)
-    assert "cannot be written" in captions.writer.state.text()
+    assert "read-only" in captions.writer.state.text()
     assert captions.per_pair.value() == before  # the control shows what the project holds

@@ -146,6 +146,6 @@ def test_a_read_only_project_is_a_studio_error(tmp_path: Path) -> None:
     with Project.create(tmp_path / "p", name="kept") as project:
         # What a read-only file or share looks like to SQLite, without needing a non-root user.
         project.db.execute("PRAGMA query_only = ON")
-        with pytest.raises(ProjectReadOnlyError, match="cannot be written"):
+        with pytest.raises(ProjectReadOnlyError, match="read-only"):
             project.set_meta("name", "renamed")
         assert project.name == "kept"

@@ -20,6 +20,7 @@ from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
+from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
     "images": "Images",
@@ -66,6 +67,8 @@ class DashboardPane(Pane):
         layout.addWidget(QLabel("Attribute suggestions: precision and recall"))
         self.attribute_quality = AttributeQualityPlot()
         layout.addWidget(self.attribute_quality)
+        self.team_progress = TeamProgress()
+        layout.addWidget(self.team_progress)
         self._stack.addWidget(content)
         # Counts follow every write; the suggestion-quality chart (a few queries and a
         # redraw) only the writes that change it.
@@ -91,6 +94,7 @@ class DashboardPane(Pane):
                 self.count_labels[key].setText(f"{value:,}")
         if chart:
             self.attribute_quality.refresh(project)
+        self.team_progress.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))

@@ -333,6 +333,9 @@ class PairsPane(Pane):
             f", {len(report.missing_images)} image files missing" if report.missing_images else ""
         )
         skipped = f", {report.skipped} invalid entries skipped" if report.problems else ""
+        if report.skipped_files:  # bad names, links out of the folder: listed in the tooltip
+            skipped += f", {len(report.skipped_files)} files skipped (not read)"
+            self.message.setToolTip("\n".join(str(p) for p in report.skipped_files[:50]))
         self.message.setText(
             f"Imported {report.dataset}: {report.images_added} images, "
             f"{report.pairs_added} pairs, {report.captions_added} captions"

@@ -636,7 +636,7 @@ class RetrievalPane(Pane):
     def _path_of(self, image_id: str) -> Path | None:
         project = self.workspace.project
         record = project.image(image_id) if project else None
-        return project.image_path(record) if record else None
+        return project.image_file(record) if record else None
 
     def save_transaction(self) -> None:
         if self.controller is None:

@@ -1,0 +1,1 @@
+"""Team work: assignments, work packages, merging them back (see README, "Team work")."""

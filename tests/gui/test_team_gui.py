@@ -1,0 +1,89 @@
+"""File → Team in the window: assign work, pack it, open a package, merge it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from studio.captions.store import submit_caption
+from studio.store import Project
+from studio.team.rehearsal import build_project
+from widgets.team_assign_dialog import TeamAssignDialog
+from widgets.team_pack_dialog import TeamPackDialog
+
+
+@pytest.fixture
+def coordinator(tmp_path: Path) -> Path:
+    build_project(tmp_path / "project", ["ann", "bob"], n_pairs=8).close()
+    return tmp_path / "project"
+
+
+def test_the_file_menu_has_the_team_actions(window, coordinator) -> None:
+    texts = [a.text() for a in window.team_menu.menu.actions() if not a.isSeparator()]
+    assert texts[:3] == ["&Assign work…", "&Create work package…", "&Merge work…"]
+    window.open_project(coordinator)
+    window.team_menu._enable()
+    menu = window.team_menu
+    assert all(a.isEnabled() for a in (menu.assign_action, menu.pack_action, menu.merge_action))
+    assert not menu.work_as_action.isEnabled()  # only in a work package
+
+
+def test_assigning_shows_on_the_dashboard(window, coordinator, qtbot) -> None:
+    window.open_project(coordinator)
+    dialog = TeamAssignDialog(window.workspace.project, "lead", window)
+    qtbot.addWidget(dialog)
+    dialog.people.setText("dee, eve")
+    dialog.kind.setCurrentText("Attribute labels to decide")
+    dialog.category.setCurrentIndex(dialog.category.count() - 1)  # not handed out yet
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert set(dialog.given or {}) == {"dee", "eve"} and all((dialog.given or {}).values())
+    window.workspace.project_changed.emit(window.workspace.project)
+    table = window.panes[-1].team_progress.table
+    names = [table.item(row, 0).text() for row in range(table.rowCount())]
+    assert {"ann", "bob", "dee", "eve"} <= set(names)
+    dialog = TeamAssignDialog(window.workspace.project, "lead", window)
+    qtbot.addWidget(dialog)
+    dialog.accept()  # nobody named: the dialog says so and stays open
+    assert "at least one person" in dialog.error.text()
+
+
+def test_pack_open_work_and_merge_back_through_the_window(
+    window, coordinator, tmp_path, event_loop_qt, qtbot
+) -> None:
+    window.open_project(coordinator)
+    dialog = TeamPackDialog(window.workspace.project, window)
+    qtbot.addWidget(dialog)
+    assert dialog.person.count() == 2 and dialog.ok.isEnabled()
+    dialog.image_root.setText("/mnt/shared/images")
+    assert dialog.choice()[3] == "/mnt/shared/images"
+    dialog.with_images.setChecked(True)  # copied images: no root to give
+    assert dialog.choice()[2:] == (True, None) and not dialog.image_root.isEnabled()
+    out = tmp_path / "ann.cirdb"
+    event_loop_qt.run_until_complete(window.team_menu.pack_for("ann", out, False))
+    assert out.is_file()
+    window.workspace.settings.user_name = "zoe"
+    window.open_project(out)
+    assert "Work package for ann" in window.statusBar().currentMessage()
+    assert "set your name to 'ann'" in window.statusBar().currentMessage()
+    window.team_menu._enable()
+    assert not window.team_menu.merge_action.isEnabled()  # a package is not a coordinator
+    assert window.team_menu.work_as_action.isEnabled()
+    window.team_menu.work_as_action.trigger()
+    assert window.workspace.user_name == "ann"
+    assert "Work package for ann" in window.statusBar().currentMessage()
+    assert "set your name" not in window.statusBar().currentMessage()
+    with Project.open(out) as package:
+        pair = package.db.execute(
+            "SELECT p.id FROM pairs p JOIN team_assignments t ON t.item = p.uid "
+            "WHERE t.kind = 'caption' ORDER BY p.id LIMIT 1"
+        ).fetchone()[0]
+        submit_caption(package, pair, "ann", "is red and sleeveless")
+    window.open_project(coordinator)
+    event_loop_qt.run_until_complete(window.team_menu.merge_paths([out]))
+    summary = window.team_menu.summary
+    assert "new 1 caption, 2 audit rows" in summary.lines.text()
+    table = window.panes[-1].team_progress.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "ann")
+    assert table.item(row, 5).text() != "—"  # came back

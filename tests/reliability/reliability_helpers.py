@@ -1,0 +1,103 @@
+"""Shared helpers of the reliability suite: small projects, subprocesses, checks."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+from studio.pairs.mining import mine_pairs
+from studio.store import Project
+from studio.store.records import ImageRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKERS = Path(__file__).with_name("reliability_workers.py")
+COLOURS = ["Red", "Blue", "Black", "White"]
+PATTERNS = ["Floral", "Striped", "Plain"]
+
+
+def environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def worker(*args: object, **options) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(WORKERS), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+        **options,
+    )
+
+
+def cli(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "studio", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=timeout,
+    )
+
+
+def cli_process(*args: object) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "studio", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment(),
+    )
+
+
+def make_images(folder: Path, count: int, prefix: str = "im") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for index in range(count):
+        picture = Image.new("RGB", (8, 6), (index * 7 % 256, len(prefix) * 40, 30))
+        picture.save(folder / f"{prefix}{index:03d}.png")
+    return folder
+
+
+def make_pair_project(path: Path, pairs: int = 12) -> Path:
+    """A project with catalog images (no files needed) and ``pairs`` mined pairs."""
+    with Project.create(path) as project:
+        project.add_images(
+            ImageRecord(
+                id=f"img{i}",
+                path=f"img{i}.jpg",
+                category="dress",
+                split="train",
+                title=f"{COLOURS[i % 4]} {PATTERNS[i % 3]} Dress",
+                description=f"number {i}",
+            )
+            for i in range(2 * pairs + 4)
+        )
+        mine_pairs(project, "tfidf", pairs)
+        return project.path
+
+
+def start_together(processes: list[subprocess.Popen], go: Path) -> None:
+    """Wait until every worker printed ``ready``, then let them all go at once."""
+    for process in processes:
+        line = process.stdout.readline() if process.stdout else ""
+        assert line.strip() == "ready", (line, process.stderr.read() if process.stderr else "")
+    go.touch()
+
+
+def integrity(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def has_traceback(text: str) -> bool:
+    return "Traceback (most recent call last)" in text

@@ -1,0 +1,136 @@
+"""Programs the reliability suite runs as separate processes (and kills with SIGKILL).
+
+Run as ``python tests/reliability/reliability_workers.py KIND ARGS…`` with the checkout on
+``PYTHONPATH``. Each prints one line per acknowledged write (flushed at once), so the
+test knows exactly which writes a killed process had been told were saved.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+
+def hold_lock(path: str, seconds: str, cycles: str = "1") -> None:
+    """Another program writing: ``cycles`` times take the write lock, write, keep it
+    ``seconds``, commit and pause 0.3 s (a long import writing batch after batch)."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=60)
+    for cycle in range(int(cycles)):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('holder', 'x') "
+            "ON CONFLICT (key) DO UPDATE SET value = value || 'x'"
+        )
+        if cycle == 0:
+            print("held", flush=True)
+        time.sleep(float(seconds))
+        conn.execute("COMMIT")
+        time.sleep(0.3)
+    conn.close()
+    print("released", flush=True)
+
+
+def flagger(path: str, name: str, count: str) -> None:
+    """Write ``count`` audited pair flags one after the other, acknowledging each."""
+    from studio.captions.store import mark_pair
+    from studio.store import Project
+
+    with Project.open(Path(path)) as project:
+        pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for number in range(int(count)):
+            mark_pair(project, pairs[number % len(pairs)], name, "flag", f"{name}-{number}")
+            print(f"ack {number}", flush=True)
+
+
+def annotate(path: str, name: str, go: str, seed: str, together: str = "0") -> None:
+    """One annotator: a draft then a submit on every pair, in an order shared by all.
+
+    Prints ``ready`` once loaded, then starts when the file ``go`` appears, so the
+    annotators collide. With ``together`` = N it also waits, before each pair, until all
+    N annotators have reached it (files in the folder ``go``.d): N people clicking Submit
+    on one pair at the same moment. Prints ``submitted PAIR`` / ``refused PAIR`` per pair;
+    any other error is a traceback.
+    """
+    from studio.captions.records import CaptionPolicy
+    from studio.captions.store import save_draft, submit_caption
+    from studio.errors import StudioError
+    from studio.store import Project
+
+    with Project.open(Path(path)) as project:
+        pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        random.Random(int(seed)).shuffle(pairs)
+        policy = CaptionPolicy(per_pair=2, distinct_authors=True)
+        print("ready", flush=True)
+        while not Path(go).exists():
+            time.sleep(0.002)
+        meeting = Path(go + ".d")
+        for number, pair_id in enumerate(pairs):
+            if int(together):
+                meeting.mkdir(exist_ok=True)
+                (meeting / f"{number}.{os.getpid()}").touch()
+                while len(list(meeting.glob(f"{number}.*"))) < int(together):
+                    time.sleep(0.001)
+            save_draft(project, pair_id, name, f"{name} is typing on {pair_id}")
+            try:
+                submit_caption(project, pair_id, name, f"{name} wrote {pair_id}", policy)
+            except StudioError as error:
+                print(f"refused {pair_id} {error}", flush=True)
+            else:
+                print(f"submitted {pair_id}", flush=True)
+
+
+WRITE_CALLS = {
+    "connect",
+    "execute",
+    "executescript",
+    "executemany",
+    "commit",
+    "close",
+    "link",
+    "replace",
+    "rename",
+    "unlink",
+    "mkdir",
+    "fsync",
+}
+
+
+def _is_write_call(function: object) -> bool:
+    """A call into SQLite or the operating system that may change files."""
+    if getattr(function, "__name__", "") not in WRITE_CALLS:
+        return False
+    owner = getattr(function, "__self__", None)
+    return isinstance(owner, sqlite3.Connection | sqlite3.Cursor) or getattr(
+        function, "__module__", ""
+    ) in ("posix", "nt", "_sqlite3", "sqlite3")
+
+
+def create(path: str, image_root: str, kill_at: str) -> None:
+    """``Project.create`` killed (SIGKILL) just before its ``kill_at``-th call to SQLite or
+    to the file system; ``0`` counts the calls and prints the count instead."""
+    from studio.store import Project
+
+    limit = int(kill_at)
+    calls = 0
+
+    def profile(frame, event, arg) -> None:  # noqa: ANN001 - sys.setprofile's signature
+        nonlocal calls
+        if event == "c_call" and _is_write_call(arg):
+            calls += 1
+            if calls == limit:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    sys.setprofile(profile)
+    Project.create(Path(path), name="Complete", image_root=Path(image_root)).close()
+    sys.setprofile(None)
+    print(f"calls {calls}", flush=True)
+
+
+if __name__ == "__main__":
+    kinds = {"hold-lock": hold_lock, "flagger": flagger, "annotate": annotate, "create": create}
+    kinds[sys.argv[1]](*sys.argv[2:])

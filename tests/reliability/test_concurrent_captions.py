@@ -1,0 +1,59 @@
+"""Failure 3: the caption rules hold when annotators write at the same moment.
+
+Before: the number of live captions and their authors were counted outside the
+transaction that submitted, so 4 annotators writing at once left pairs with 3 captions
+against a rule of 2, and one person in two windows got two drafts on one pair.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from reliability_helpers import has_traceback, make_pair_project, start_together, worker
+
+from studio.store import Project
+
+
+def run_annotators(path: Path, names: list[str]) -> list[str]:
+    go = path.with_name("go")
+    processes = [worker("annotate", path, name, go, 0, len(names)) for name in names]
+    start_together(processes, go)
+    outputs = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert not has_traceback(err), err
+        outputs.append(out)
+    return outputs
+
+
+def test_four_annotators_never_exceed_two_captions_per_pair(tmp_path: Path) -> None:
+    path = make_pair_project(tmp_path / "p", pairs=24)
+    outputs = run_annotators(path, ["ann", "bob", "cyd", "dee"])
+    with Project.open(path) as project:
+        live = project.db.execute(
+            "SELECT c.pair_id, p.name FROM captions c JOIN people p ON p.id = c.author_id "
+            "WHERE c.status IN ('submitted', 'accepted')"
+        ).fetchall()
+        pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs")]
+    per_pair = Counter(pair for pair, _ in live)
+    assert all(per_pair[pair] == 2 for pair in pairs)  # full, never over
+    assert len(set(live)) == len(live)  # each live caption from a different person
+    submitted = sum(out.count("submitted ") for out in outputs)
+    assert submitted == 2 * len(pairs)  # every acknowledged submit is stored
+
+
+def test_one_person_in_two_windows_gets_one_draft_per_pair(tmp_path: Path) -> None:
+    path = make_pair_project(tmp_path / "p", pairs=12)
+    run_annotators(path, ["ann", "ann", "bob", "bob"])
+    with Project.open(path) as project:
+        rows = project.db.execute(
+            "SELECT c.pair_id, p.name, c.status FROM captions c JOIN people p ON p.id = c.author_id"
+        ).fetchall()
+    mine = Counter((pair, name) for pair, name, status in rows if status != "rejected")
+    # Each person has exactly one caption per pair (their draft became their submission):
+    # no second draft left behind by the other window.
+    assert all(count == 1 for count in mine.values()), mine.most_common(3)
+    live = Counter((pair, name) for pair, name, status in rows if status == "submitted")
+    assert len(live) == 2 * 12

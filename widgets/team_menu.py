@@ -1,0 +1,179 @@
+"""File → Team: assign work, create a work package, merge work back.
+
+Kept out of ``main_window.py`` so the shell stays small: ``TeamMenu(window, file_menu)``
+adds the submenu and, when a work package is opened, tells the person what it holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from qasync import asyncSlot
+
+from studio.errors import StudioError
+from studio.jobs import JobCancelled
+from studio.store import Project
+from studio.team.merge import merge_packages
+from studio.team.pack import pack, package_info
+from widgets.merge_summary_dialog import MergeSummaryDialog
+from widgets.team_assign_dialog import TeamAssignDialog
+from widgets.team_pack_dialog import TeamPackDialog
+
+PACKAGE_FILTER = "CIR Studio work packages (*.cirdb);;All files (*)"
+
+
+class TeamMenu:
+    def __init__(self, window: QMainWindow, file_menu: QMenu) -> None:
+        self.window = window
+        self.menu = QMenu("&Team", window)
+        self.menu.setToolTipsVisible(True)
+        before = next((a for a in file_menu.actions() if a.isSeparator()), None)
+        if before is not None:
+            file_menu.insertMenu(before, self.menu)
+        else:
+            file_menu.addMenu(self.menu)
+        self.assign_action = self.menu.addAction("&Assign work…", self.assign)
+        self.assign_action.setToolTip(
+            "Hand captions, reviews, attribute batches or ratings out to named people"
+        )
+        self.pack_action = self.menu.addAction("&Create work package…", self.create_package)
+        self.pack_action.setToolTip("Write one person's work as a project file for their machine")
+        self.merge_action = self.menu.addAction("&Merge work…", self.merge)
+        self.merge_action.setShortcut("Ctrl+Shift+M")
+        self.merge_action.setToolTip("Bring returned work packages back into this project")
+        self.menu.addSeparator()
+        self.work_as_action = self.menu.addAction("&Work as this package's person", self.work_as)
+        self.work_as_action.setToolTip(
+            "Set your name (Settings) to the person this work package was packed for, so "
+            "the panes show their queue and your work is recorded under their name"
+        )
+        self.work_as_action.setEnabled(False)
+        self.menu.aboutToShow.connect(self._enable)
+        window.workspace.project_changed.connect(self._on_project)
+        self.last_reports: list = []
+        self.summary: MergeSummaryDialog | None = None
+
+    @property
+    def project(self) -> Project | None:
+        return self.window.workspace.project
+
+    def _enable(self) -> None:
+        project = self.project
+        coordinator = project is not None and package_info(project) is None
+        for action in (self.assign_action, self.pack_action, self.merge_action):
+            action.setEnabled(coordinator)
+        info = None if project is None else package_info(project)
+        self.work_as_action.setEnabled(
+            info is not None and info["person"] != self.window.workspace.user_name
+        )
+
+    def work_as(self) -> None:
+        project = self.project
+        info = None if project is None else package_info(project)
+        if info is None:
+            return
+        settings = self.window.workspace.settings
+        settings.user_name = info["person"]
+        settings.save()
+        self.window.workspace.project_changed.emit(project)
+
+    def _on_project(self, project: Project | None) -> None:
+        info = None if project is None else package_info(project)
+        if info is None:
+            return
+        user = self.window.workspace.user_name
+        hint = (
+            ""
+            if user == info["person"]
+            else (
+                f" You work as {user!r}: set your name to {info['person']!r} (File → Team → "
+                "Work as this package's person) to see this queue."
+            )
+        )
+        self.window.statusBar().showMessage(
+            f"Work package for {info['person']} (packed {info['packed_at'][:16]}). Your "
+            f"queues are in the Captions, Attributes and Quality panes; send this file back "
+            f"when done.{hint}",
+            20000,
+        )
+
+    def _need_project(self) -> Project | None:
+        project = self.project
+        if project is None:
+            self.window.show_error("No project", "Open the coordinator's project first.")
+        return project
+
+    def assign(self) -> None:
+        project = self._need_project()
+        if project is None:
+            return
+        dialog = TeamAssignDialog(project, self.window.workspace.user_name, self.window)
+        if dialog.exec():
+            self.window.statusBar().showMessage(dialog.summary(), 8000)
+            self.window.workspace.project_changed.emit(project)
+
+    @asyncSlot()
+    async def create_package(self) -> None:
+        project = self._need_project()
+        if project is None:
+            return
+        dialog = TeamPackDialog(project, self.window)
+        if not dialog.exec():
+            return
+        await self.pack_for(*dialog.choice())
+
+    async def pack_for(
+        self, person: str, out: Path, with_images: bool, image_root: str | None = None
+    ) -> None:
+        """Write ``person``'s package as a job (progress and cancel in the status bar)."""
+        project = self.project
+        if project is None:
+            return
+        try:
+            result = await self.window.runner.run(
+                f"Packing {person}'s work",
+                pack,
+                project,
+                person,
+                out,
+                self.window.workspace.user_name,
+                with_images,
+                image_root=image_root,
+            )
+        except JobCancelled:
+            return
+        except StudioError as error:
+            self.window.show_error("Cannot create the work package", str(error))
+            return
+        self.window.statusBar().showMessage(f"Wrote {result.path} for {person}", 10000)
+        self.window.workspace.project_changed.emit(project)
+
+    @asyncSlot()
+    async def merge(self) -> None:
+        project = self._need_project()
+        if project is None:
+            return
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.window, "Merge work packages", str(project.path.parent), PACKAGE_FILTER
+        )
+        if paths:
+            await self.merge_paths([Path(p) for p in paths])
+
+    async def merge_paths(self, paths: list[Path]) -> None:
+        project = self.project
+        if project is None:
+            return
+        try:
+            reports = await self.window.runner.run(
+                "Merging work", merge_packages, project, paths, self.window.workspace.user_name
+            )
+        except JobCancelled:
+            return
+        except StudioError as error:
+            self.window.show_error("Cannot merge", str(error))
+            return
+        self.last_reports = reports
+        self.window.workspace.project_changed.emit(project)
+        self.summary = MergeSummaryDialog(reports, self.window)
+        self.summary.open()
