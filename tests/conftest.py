@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-SHARED_FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+# The real dataset slices live beside the checkout (``../shared/fixtures``); a checkout
+# elsewhere (a git worktree) can point at them with CIR_STUDIO_FIXTURES.
+SHARED_FIXTURES = Path(
+    os.environ.get("CIR_STUDIO_FIXTURES")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,6 +72,22 @@ def fashioniq_fixtures() -> Path:
     path = SHARED_FIXTURES / "fashioniq"
     if not path.is_dir():
         pytest.skip(f"shared Fashion IQ fixtures not found at {path}")
+    return path
+
+
+@pytest.fixture
+def cirr_fixtures() -> Path:
+    path = SHARED_FIXTURES / "cirr"
+    if not path.is_dir():
+        pytest.skip(f"shared CIRR fixtures not found at {path}")
+    return path
+
+
+@pytest.fixture
+def chatir_fixtures() -> Path:
+    path = SHARED_FIXTURES / "chatir"
+    if not path.is_dir():
+        pytest.skip(f"shared ChatIR fixtures not found at {path}")
     return path
 
 

@@ -112,7 +112,10 @@ class ExperimentsView(QWidget):
         self.runs.blockSignals(True)
         self.runs.clear()
         project = self.workspace.project
-        runs = list_runs(project, "simulate") if project is not None else []
+        # Simulated runs and ChatIR protocol runs (one per questioner) side by side.
+        runs = [] if project is None else sorted(
+            list_runs(project, "simulate") + list_runs(project, "chatir"),
+            key=lambda run: run["id"])
         for run in runs:
             summary = run["summary"]
             lines = run_lines(run)

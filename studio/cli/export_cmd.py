@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, open_project
@@ -14,6 +15,9 @@ FORMATS = {
     "cirr": "CIRR files (captions/ and image_splits/) in the folder OUT",
     "jsonl": "one JSON line per pair with every caption's author, reviewer, status and times",
     "ranking": "the top-50 gallery ids per pair (Fashion IQ challenge format) from the index",
+    "cirr-submission": "CIRR's test-server files test1_pred_ranks_recall.json and "
+    "test1_pred_ranks_recall_subset.json (top 50, reference removed; top 3 of the image set) "
+    "in the folder OUT",
 }
 
 
@@ -35,29 +39,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         )
         parser.add_argument("--json", action="store_true", help="print a JSON summary")
         parser.set_defaults(func=run_export)
-        if name == "ranking":
+        if name == "cirr-submission":
+            parser.add_argument("--split", dest="export_split", default="test1",
+                                help="the CIRR split to predict (test1)")
+        if name in ("ranking", "cirr-submission"):
             parser.add_argument(
                 "--model",
                 dest="export_model",
                 help="embedding model (default: the one in Settings)",
             )
             parser.add_argument("--device", dest="export_device", help="cpu, cuda, mps or auto")
-            parser.add_argument("--k", type=int, default=50, help="ids per ranking (50)")
+            if name == "ranking":
+                parser.add_argument("--k", type=int, default=50, help="ids per ranking (50)")
 
 
 def run_export(args: argparse.Namespace) -> int:
     from studio.exporters import EXPORTERS
 
-    options = {}
-    if args.export_kind == "ranking":
+    options: dict[str, Any] = {}
+    if args.export_kind in ("ranking", "cirr-submission"):
         from studio.settings import Settings
 
         settings = Settings.load()
         options = {
             "model": args.export_model or args.model or settings.model,
             "device": args.export_device or args.device or settings.device,
-            "k": args.k,
         }
+        if args.export_kind == "ranking":
+            options["k"] = args.k
+        else:
+            options["split"] = args.export_split
     with open_project(args) as project, TerminalProgress(f"Exporting {args.export_kind}") as bar:
         summary = EXPORTERS[args.export_kind](
             project, args.out, source=args.source, progress=bar, **options

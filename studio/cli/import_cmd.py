@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from studio.cli.progress import TerminalProgress
-from studio.cli.project_arg import add_project_argument, cli_user, open_or_create_project
+from studio.cli.project_arg import add_project_argument, cli_user, project_for_import
 
 LISTED = 10
 
@@ -55,7 +55,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="metadata file (default: metadata.csv/.json/.jsonl in the folder)",
     )
-    for parser in (fashioniq, cirr, folder):
+    chatir = kinds.add_parser(
+        "chatir",
+        help="ChatIR: dialogues/NAME.json (one per questioner) and "
+        "ChatIR_Protocol/Search_Space_*.json",
+        description="Import ChatIR's protocol files: every dialogue file (dataset = its file "
+        "name) as recorded chat dialogs, and the search space as the gallery. Image paths "
+        "are relative to --images (COCO's layout).",
+    )
+    chatir.add_argument("root", type=Path, help="the folder holding dialogues/ and "
+                        "ChatIR_Protocol/")
+    chatir.add_argument("--images", type=Path, metavar="DIR",
+                        help="the folder the image paths start in (default: the project's "
+                        "image root)")
+    for parser in (fashioniq, cirr, folder, chatir):
         add_project_argument(
             parser,
             "the project (created, with the images as its image "
@@ -73,10 +86,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_import(args: argparse.Namespace) -> int:
     from studio.importers import import_cirr, import_fashioniq, import_folder
 
-    with open_or_create_project(args, _image_root(args)) as project:
+    with project_for_import(args, _image_root(args)) as project:
         options = {"skip_invalid": args.skip_invalid, "actor": cli_user()}
         with TerminalProgress(f"Importing {args.import_kind}") as progress:
-            if args.import_kind == "fashioniq":
+            if args.import_kind == "chatir":
+                from studio.chatir.importer import import_chatir
+                from studio.cli.chatir_cmd import print_import_report
+
+                chat = import_chatir(project, args.root, args.images, progress=progress,
+                                     **options)
+            elif args.import_kind == "fashioniq":
                 report = import_fashioniq(
                     project, args.root, args.images, progress=progress, **options
                 )
@@ -86,6 +105,9 @@ def run_import(args: argparse.Namespace) -> int:
                 report = import_folder(
                     project, args.root, args.metadata, progress=progress, **options
                 )
+    if args.import_kind == "chatir":
+        print_import_report(chat, args.json)
+        return 0
     if args.json:
         print(json.dumps(report.to_dict(), sort_keys=True))
         return 0
@@ -124,5 +146,7 @@ def _image_root(args: argparse.Namespace) -> Path:
         return args.root
     if args.images:
         return args.images
+    if args.import_kind == "chatir":
+        return args.root
     default = args.root / ("images" if args.import_kind == "fashioniq" else "img_raw")
     return default if default.is_dir() else args.root

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from studio.errors import ProjectError
@@ -43,3 +46,32 @@ def open_or_create_project(args: argparse.Namespace, image_root: Path) -> Projec
     if path and not resolve_project_path(Path(path)).exists():
         return Project.create(Path(path), image_root=image_root)
     return open_project(args)
+
+
+@contextmanager
+def project_for_import(args: argparse.Namespace, image_root: Path) -> Iterator[Project]:
+    """``open_or_create_project`` for an import: a project this call created is removed
+    again (file, WAL, cache and the folder made for it) when the import is refused or
+    fails, so "nothing was written" holds for the project file too."""
+    path = getattr(args, "sub_project", None) or getattr(args, "project", None)
+    target = resolve_project_path(Path(path)) if path else None
+    new = target is not None and not target.exists()
+    folder_existed = target is not None and target.parent.exists()
+    project = open_or_create_project(args, image_root)
+    try:
+        yield project
+    except BaseException:
+        project.close()
+        if new and target is not None:
+            _remove_new_project(project, target.parent if not folder_existed else None)
+        raise
+    project.close()
+
+
+def _remove_new_project(project: Project, made_folder: Path | None) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{project.path}{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(project.cache_dir, ignore_errors=True)
+    if made_folder is not None:
+        with suppress(OSError):
+            made_folder.rmdir()  # only if empty: never anything the user put there

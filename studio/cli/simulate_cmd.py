@@ -39,12 +39,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate = subparsers.add_parser(
         "evaluate",
         help="the standard single-turn protocols on imported datasets",
-        description="Fashion IQ: R@10 and R@50 per category, reference kept in the gallery, "
-        "captions joined as 'c1 and c2'. CIRR: reference removed, R@1/5/10/50 and "
-        "Recall_subset@1/2/3.",
+        description="Fashion IQ: one split (--split, val by default), each category searched "
+        "in its own gallery (its split file's images, reference kept), captions joined as "
+        "'c1 and c2'; prints R@10 and R@50 (%%) per category with queries and gallery size, "
+        "their average and the score (R@10 + R@50) / 2. CIRR: reference removed, R@1/5/10/50 "
+        "and Recall_subset@1/2/3. ChatIR: cumulative Hits@10 after each dialog round 0-10 "
+        "per questioner (--png plots them). Every run is stored in the project.",
     )
-    evaluate.add_argument("protocol", choices=("fashioniq", "cirr"))
+    evaluate.add_argument("protocol", choices=("fashioniq", "cirr", "chatir"))
     add_project_argument(evaluate)
+    evaluate.add_argument("--split", default="val",
+                          help="Fashion IQ: the split to evaluate, by name (val, the official "
+                          "protocol)")
+    evaluate.add_argument("--category", help="Fashion IQ: only this category")
+    evaluate.add_argument("--dataset", help="ChatIR: only this dialogue file (its stem, e.g. "
+                          "Human_BLIP2)")
     evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text or image (sum)")
     evaluate.add_argument("--source", help="only pairs imported from this dataset")
     _model_arguments(evaluate)
@@ -60,7 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plot = actions.add_parser("plot", help="plot stored runs side by side as a PNG")
     add_project_argument(plot)
     plot.add_argument("png", type=Path, help="the PNG to write")
-    plot.add_argument("--runs", help="comma-separated run ids (default: every simulate run)")
+    plot.add_argument("--runs", help="comma-separated run ids, simulate or chatir runs "
+                      "(default: every simulate run)")
     plot.add_argument("--csv", type=Path, help="also write the runs' per-turn figures as CSV")
     plot.set_defaults(func=run_plot)
 
@@ -71,13 +81,19 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
     if parser.prog.endswith("simulate"):
         parser.add_argument("--csv", type=Path, metavar="FILE", help="write per-turn CSV")
-        parser.add_argument("--png", type=Path, metavar="FILE", help="plot the run as PNG")
+    parser.add_argument("--png", type=Path, metavar="FILE",
+                        help="plot the run as PNG (simulate; evaluate chatir)")
 
 
-def _context(args: argparse.Namespace, project):
+def _context(args: argparse.Namespace, project, where: str = ""):
     from studio.sessions.setup import load_session_context
 
-    return load_session_context(project, args.model, args.device)
+    try:
+        return load_session_context(project, args.model, args.device)
+    except StudioError as error:
+        if not where:
+            raise
+        raise StudioError(f"{where}: nothing to evaluate: {error}") from error
 
 
 def run_simulate(args: argparse.Namespace) -> int:
@@ -124,19 +140,42 @@ def _table(summary: dict) -> str:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from studio.simulation.outputs import store_run, write_json
-    from studio.simulation.protocols import evaluate_cirr, evaluate_fashioniq
+    if args.protocol == "fashioniq":
+        return _run_fashioniq(args)
+    if args.protocol == "chatir":
+        from studio.cli.chatir_cmd import run_evaluate_chatir
 
-    evaluate = evaluate_fashioniq if args.protocol == "fashioniq" else evaluate_cirr
+        return run_evaluate_chatir(args)
+    from studio.simulation.outputs import store_run, write_json
+    from studio.simulation.protocols import evaluate_cirr
+
     with open_project(args) as project:
-        context = _context(args, project)
-        with TerminalProgress(f"Evaluating ({args.protocol})") as progress:
-            report = evaluate(context, args.strategy, args.source, progress=progress)
-        report["run_id"] = store_run(project, f"evaluate-{args.protocol}", report, [],
-                                     cli_user())
+        context = _context(args, project, "CIRR")
+        with TerminalProgress("Evaluating (cirr)") as progress:
+            report = evaluate_cirr(context, args.strategy, args.source, progress=progress)
+        report["run_id"] = store_run(project, "evaluate-cirr", report, [], cli_user())
     if args.json:
         write_json(args.json, report)
-    print(json.dumps(report, indent=2))
+    print(json.dumps(report, indent=2, allow_nan=False))
+    return 0
+
+
+def _run_fashioniq(args: argparse.Namespace) -> int:
+    from studio.simulation.fashioniq_protocol import evaluate_fashioniq, official_json, table
+    from studio.simulation.outputs import store_run, write_json
+
+    where = f"Fashion IQ {args.category + '/' if args.category else ''}{args.split}"
+    with open_project(args) as project:
+        context = _context(args, project, where)
+        with TerminalProgress(f"Evaluating {where}") as progress:
+            report = evaluate_fashioniq(context, args.split, args.category,
+                                        strategy=args.strategy, source=args.source,
+                                        progress=progress)
+        report["label"] = f"{where} · {args.strategy} · score {report['average']['score']:.2f}"
+        report["run_id"] = store_run(project, "evaluate-fashioniq", report, [], cli_user())
+    if args.json:
+        write_json(args.json, official_json(report))
+    print(table(report))
     return 0
 
 
@@ -161,6 +200,8 @@ def run_plot(args: argparse.Namespace) -> int:
 
     with open_project(args) as project:
         runs = list_runs(project, "simulate")
+        if args.runs:  # ChatIR protocol runs have the same per-round shape
+            runs = sorted(runs + list_runs(project, "chatir"), key=lambda run: run["id"])
     if args.runs:
         try:
             wanted = {int(part) for part in args.runs.split(",")}

@@ -29,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument("--dataset", help="dataset name (default: the file name without .json)")
     imp.add_argument("--skip-invalid", action="store_true",
                      help="import the valid entries and report the others")
+    imp.add_argument("--id-from", choices=("stem", "path"), default="stem",
+                     help="where ref/tarK are image paths (as the MAI authors' scripts write "
+                     "them): the image id is the file stem (stem, default) or the path "
+                     "relative to the image root (path); the export writes the paths back")
     imp.add_argument("--json", action="store_true", help="print a JSON summary")
     imp.set_defaults(func=run_import)
 
@@ -71,12 +75,15 @@ def run_import(args: argparse.Namespace) -> int:
     # No progress bar: validation is quick, and a refused file must print one line only.
     with open_project(args) as project:
         report = import_transactions(project, args.file, fmt=args.format, dataset=args.dataset,
-                                     skip_invalid=args.skip_invalid, actor=cli_user())
+                                     skip_invalid=args.skip_invalid, actor=cli_user(),
+                                     id_from=args.id_from)
     if args.json:
         print(json.dumps(report.to_json(), sort_keys=True))
         return 0
     print(f"Imported {report.added} transactions into dataset {report.dataset!r} "
           f"({report.already_present} already present, {len(report.skipped)} skipped).")
+    if report.mapping_note:
+        print(report.mapping_note)
     for problem in report.skipped:
         print(f"  skipped: {problem}")
     return 0

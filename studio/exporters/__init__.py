@@ -1,6 +1,7 @@
 """Exporters: the project's pairs and captions in dataset formats, written atomically."""
 
 from studio.exporters.cirr import export_cirr
+from studio.exporters.cirr_submission import export_cirr_submission
 from studio.exporters.fashioniq import export_fashioniq
 from studio.exporters.jsonl import export_jsonl
 from studio.exporters.ranking import export_ranking
@@ -10,6 +11,7 @@ EXPORTERS = {
     "cirr": export_cirr,
     "jsonl": export_jsonl,
     "ranking": export_ranking,
+    "cirr-submission": export_cirr_submission,
 }
 
-__all__ = ["EXPORTERS", "export_cirr", "export_fashioniq", "export_jsonl", "export_ranking"]
+__all__ = ["EXPORTERS", "export_cirr", "export_cirr_submission", "export_fashioniq", "export_jsonl", "export_ranking"]

@@ -8,13 +8,19 @@ of just the reference and the target.
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from studio.exporters.common import gallery_ids, iter_pairs, prepare_folder, write_json
+from studio.exporters.common import gallery_ids, iter_pairs, prepare_folder, write_text_atomic
+from studio.exporters.fashioniq import source_formats
+from studio.importers.json_format import dump
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+
+# CIRR's published style: one line, ", " and ": " (json.dumps defaults), no final newline.
+STYLE = {"indent": None, "separators": [", ", ": "], "ensure_ascii": True, "newline": False}
 
 
 def export_cirr(
@@ -38,19 +44,31 @@ def export_cirr(
                 pairid, next_id = next_id, next_id + 1
             entries[pair.split].append(_entry(pair, pairid, caption["text"]))
     splits = sorted(set(entries) | _image_splits(project, source))
+    formats = source_formats(project, "cirr")
     written: dict[str, dict[str, int]] = {}
     for number, split in enumerate(splits, start=1):
         cancel.raise_if_cancelled()
         if entries.get(split):
-            write_json(out / "captions" / f"cap.rc2.{split}.json", entries[split])
+            name = f"captions/cap.rc2.{split}.json"
+            write_text_atomic(out / name, dump(entries[split], formats.get(name) or STYLE))
+        name = f"image_splits/split.rc2.{split}.json"
+        base = (formats.get(name) or {}).get("base", ".")
         gallery = {
-            image_id: f"./{path}" for image_id, path in gallery_ids(project, None, split, source)
+            image_id: "./" + _below(path, base)
+            for image_id, path in gallery_ids(project, None, split, source)
         }
         if gallery:
-            write_json(out / "image_splits" / f"split.rc2.{split}.json", gallery)
+            write_text_atomic(out / name, dump(gallery, formats.get(name) or STYLE))
         written[split] = {"entries": len(entries.get(split, [])), "gallery": len(gallery)}
         progress(number, len(splits), split)
     return {"format": "cirr", "out": str(out), "files": written}
+
+
+def _below(path: str, base: str) -> str:
+    """``path`` (relative to the image root) relative to ``base``, the folder the split
+    file's paths started in when it was imported."""
+    relative = posixpath.relpath(posixpath.normpath(path), posixpath.normpath(base or "."))
+    return path if relative.startswith("..") else relative
 
 
 def _original_pairid(pair) -> int | None:

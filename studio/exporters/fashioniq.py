@@ -1,19 +1,25 @@
 """Fashion IQ export: the same files the importer reads, entry for entry.
 
-Entries keep the source's key order ``{target, candidate, captions}`` and the order in
-which pairs were created, and files are indented as the published ones, so exporting an
-imported set writes files identical to the originals.
+Entries keep the order in which pairs were created (file order for imported ones), each
+gallery its split file's order, and every file is written the way its source file was
+(indent, separators, ASCII escaping, key order and final newline, recorded on import;
+new files in the published style: four-space indent, ``{target, candidate, captions}``,
+no final newline), so exporting an imported set writes files identical to the originals.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from studio.exporters.common import gallery_ids, iter_pairs, prepare_folder, write_json
+from studio.exporters.common import iter_pairs, prepare_folder, write_text_atomic
+from studio.importers.json_format import dump, ordered
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+
+ENTRY_KEYS = ("target", "candidate", "captions")
 
 
 def export_fashioniq(
@@ -46,17 +52,23 @@ def export_fashioniq(
         entry["captions"] = [caption["text"] for caption in pair.captions]
         entries[(pair.category, pair.split)].append(entry)
     groups = sorted(set(entries) | _image_groups(project, source))
+    formats = source_formats(project, "fashioniq")
     written: dict[str, dict[str, int]] = {}
     for number, (category, split) in enumerate(groups, start=1):
         cancel.raise_if_cancelled()
         name = f"{category}.{split}"
         counts = {"entries": 0, "gallery": 0}
         if (category, split) in entries:
-            write_json(out / "captions" / f"cap.{name}.json", entries[(category, split)])
-            counts["entries"] = len(entries[(category, split)])
-        gallery = [image_id for image_id, _ in gallery_ids(project, category, split, source)]
+            file = f"captions/cap.{name}.json"
+            options = formats.get(file)
+            keys = (options or {}).get("keys") or list(ENTRY_KEYS)
+            rows = [ordered(entry, keys) for entry in entries[(category, split)]]
+            write_text_atomic(out / file, dump(rows, options))
+            counts["entries"] = len(rows)
+        gallery = gallery_members(project, category, split, source)
         if gallery:
-            write_json(out / "image_splits" / f"split.{name}.json", gallery)
+            file = f"image_splits/split.{name}.json"
+            write_text_atomic(out / file, dump(gallery, formats.get(file)))
             counts["gallery"] = len(gallery)
         written[name] = counts
         progress(number, len(groups), name)
@@ -69,9 +81,33 @@ def export_fashioniq(
 
 
 def _image_groups(project: Project, source: str | None) -> set[tuple[str, str]]:
-    sql = "SELECT DISTINCT category, split FROM images WHERE category != '' AND split != ''"
+    sql = (
+        "SELECT DISTINCT g.category, g.split FROM gallery_members g JOIN images i "
+        "ON i.id = g.image_id WHERE g.category != '' AND g.split != ''"
+    )
     params: list[str] = []
     if source:
-        sql += " AND source = ?"
+        sql += " AND i.source = ?"
         params.append(source)
     return {(row[0], row[1]) for row in project.db.execute(sql, params)}
+
+
+def gallery_members(
+    project: Project, category: str, split: str, source: str | None = None
+) -> list[str]:
+    """The gallery's image ids in split-file order (only images of ``source`` if given)."""
+    sql = (
+        "SELECT g.image_id FROM gallery_members g JOIN images i ON i.id = g.image_id "
+        "WHERE g.category = ? AND g.split = ?"
+    )
+    params = [category, split]
+    if source:
+        sql += " AND i.source = ?"
+        params.append(source)
+    return [row[0] for row in project.db.execute(sql + " ORDER BY g.position, g.rowid", params)]
+
+
+def source_formats(project: Project, source: str) -> dict[str, dict[str, Any] | None]:
+    """How each file of ``source`` was written when it was imported, by its path."""
+    rows = project.db.execute("SELECT file, format FROM source_formats WHERE source = ?", [source])
+    return {row[0]: json.loads(row[1]) for row in rows}

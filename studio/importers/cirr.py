@@ -16,7 +16,15 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for, screen_files
-from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
+from studio.importers.json_format import file_format
+from studio.importers.plan import (
+    ImportPlan,
+    ImportReport,
+    PairEntry,
+    apply_plan,
+    image_record,
+    relative_image_path,
+)
 from studio.importers.validation import (
     MAX_CAPTION_CHARS,
     Problems,
@@ -97,6 +105,17 @@ def read_cirr(
     for split, path in caption_files.items():
         pairs += _read_captions(path, split, galleries.get(split), known, problems)
     found = problems.settle(DATASET, skip_invalid)
+    formats = {
+        problems.name(path): file_format(path)
+        for path in [*caption_files.values(), *split_files.values()]
+    }
+    # Where the split files' paths start, relative to the image root, so an export writes
+    # them as the file did ("./dev/x.png") whatever the project's image root is.
+    base = relative_image_path(project, images_dir)
+    for path in split_files.values():
+        options = formats.get(problems.name(path))
+        if options is not None:
+            options["base"] = base
     files: dict[str, Path] = {}
     splits: dict[str, str] = {}
     missing_known = []
@@ -123,6 +142,7 @@ def read_cirr(
         author=SOURCE,
         gallery=Counter({("", s): len(g) for s, g in galleries.items()}),
         missing_known=missing_known,
+        formats=formats,
         skipped_files=skipped_files,
         image_dir=images_dir,
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for, screen_files
+from studio.importers.json_format import file_format
 from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
 from studio.importers.validation import (
     MAX_CAPTION_CHARS,
@@ -94,6 +95,10 @@ def read_fashioniq(
     for group, path in caption_files.items():
         pairs += _read_captions(path, group, listed.get(group), known, problems)
     found = problems.settle(DATASET, skip_invalid)
+    formats = {
+        problems.name(path): file_format(path)
+        for path in [*caption_files.values(), *split_files.values()]
+    }
     wanted = _images_wanted(galleries, pairs, known)
     missing_known = _known_missing(project, galleries, pairs, known)
     files = {image_id: images_dir / f"{image_id}.jpg" for image_id in wanted}
@@ -120,6 +125,8 @@ def read_fashioniq(
         author=SOURCE,
         gallery=Counter({group: len(ids) for group, ids in galleries.items()}),
         missing_known=missing_known,
+        memberships=galleries,
+        formats=formats,
         skipped_files=skipped_files,
         image_dir=images_dir,
     )
@@ -156,10 +163,13 @@ def _known_missing(
 def _read_galleries(
     split_files: dict[Group, Path], problems: Problems
 ) -> tuple[dict[Group, list[str]], dict[Group, set[str]]]:
-    """Gallery ids per group (each image in one gallery only) and every id each file lists."""
+    """Gallery ids per group in file order, and the set of ids each file lists.
+
+    An image may be listed by several split files: Fashion IQ puts some images in both
+    the shirt and the toptee gallery, even across splits. Each gallery keeps them all.
+    """
     galleries: dict[Group, list[str]] = {}
     listed: dict[Group, set[str]] = {}
-    owner: dict[str, Group] = {}
     for group, path in split_files.items():
         ids = expect_list(load_json(path, problems), path, problems, "image ids")
         if ids is None:
@@ -178,13 +188,8 @@ def _read_galleries(
                 problems.add(
                     path, f"duplicate image id, first at entry [{seen[image_id]}]", index, image_id
                 )
-            elif image_id in owner:
-                other = "{}.{}".format(*owner[image_id])
-                problems.add(path, f"image is already in the gallery of {other}", index, image_id)
-                seen[image_id] = index
             else:
                 seen[image_id] = index
-                owner[image_id] = group
                 gallery.append(image_id)
         galleries[group] = gallery
         listed[group] = set(seen)
@@ -194,16 +199,16 @@ def _read_galleries(
 def _read_captions(
     path: Path, group: Group, gallery: set[str] | None, known: dict[str, int], problems: Problems
 ) -> list[PairEntry]:
+    """Every valid entry in file order. A verbatim repeat is kept: in a test file (no
+    target) it is a query of its own, and dropping it would make the export lose it."""
     entries = expect_list(load_json(path, problems), path, problems, "caption entries")
     if entries is None:
         return []
     category, split = group
     pairs: list[PairEntry] = []
-    seen: dict[tuple[Any, ...], int] = {}
     repeats: Counter[str] = Counter()
     for index, entry in enumerate(entries):
         errors = _entry_errors(entry, split)
-        label = _label(entry)
         if not errors:
             candidate, target = entry["candidate"], entry.get("target")
             for role, image_id in (("candidate", candidate), ("target", target)):
@@ -217,18 +222,15 @@ def _read_captions(
                         f"unknown {role} id {image_id!r}: not in "
                         f"image_splits/split.{category}.{split}.json"
                     )
-        if not errors:
-            identity = (candidate, target) if target else (candidate, tuple(entry["captions"]))
-            if identity in seen:
-                errors.append(f"duplicate of entry [{seen[identity]}]")
-            else:
-                seen[identity] = index
         for message in errors:
-            problems.add(path, message, index, label)
+            problems.add(path, message, index, _label(entry))
         if errors:
             continue
         if target:
             key = f"{category}.{split}:{candidate}>{target}"
+            repeats[key] += 1
+            if repeats[key] > 1:
+                key += f"#{repeats[key]}"
         else:
             repeats[candidate] += 1
             key = f"{category}.{split}:{candidate}#{repeats[candidate]}"

@@ -9,6 +9,7 @@ position), so importing the same files twice adds nothing.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from studio.importers.validation import Problem
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.galleries import set_gallery
 from studio.store.records import ImageRecord
 
 BATCH = 1000
@@ -49,6 +51,10 @@ class ImportPlan:
     author: str = ""
     gallery: Counter[tuple[str, str]] = field(default_factory=Counter)
     missing_known: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
+    # Gallery members per (category, split) in split-file order; an image may be in several.
+    memberships: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    # How each source file was written (see ``json_format``), keyed by its path under ROOT.
+    formats: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     # Files not read (see ``image_files.screen_files``), and the folder images came from
     # (registered with the project when it lies outside the image root).
     skipped_files: list[Problem] = field(default_factory=list)
@@ -141,6 +147,12 @@ def group_counts(plan: ImportPlan) -> dict[tuple[str, str], dict[str, int]]:
         counts["captions"] += len(pair.captions)
     for key, size in plan.gallery.items():
         group(key)["gallery"] = size
+    if plan.memberships:  # an image may be in several galleries: count it in each
+        missing = {image.id for image in plan.images if image.missing}
+        missing |= {image_id for image_id, _ in plan.missing_known}
+        for key, members in plan.memberships.items():
+            group(key)["missing"] = sum(1 for image_id in members if image_id in missing)
+        return groups
     for image in plan.images:
         if image.missing:
             group((image.category, image.split))["missing"] += 1
@@ -175,6 +187,14 @@ def apply_plan(
             db.table("images").insert_all(rows, pk="id", ignore=True)
             done += len(rows)
             progress(done, total, "images")
+        for (category, split), members in plan.memberships.items():
+            set_gallery(project, category, split, members)
+        for name, options in plan.formats.items():
+            db.execute(
+                "INSERT INTO source_formats (source, file, format) VALUES (?, ?, ?) "
+                "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
+                [plan.source, name, json.dumps(options)],
+            )
         author_id = project.ensure_person(plan.author).id if plan.author else None
         for start in range(0, len(plan.pairs), BATCH):
             cancel.raise_if_cancelled()

@@ -31,8 +31,12 @@ class Estimate:
     high: float
     n: int
 
-    def to_json(self) -> dict[str, float | int]:
-        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+    def to_json(self) -> dict[str, float | int | None]:
+        """Rounded; an undefined value (no queries) is ``None``, JSON's null, never NaN."""
+        return {
+            k: (None if math.isnan(v) else round(v, 6)) if isinstance(v, float) else v
+            for k, v in asdict(self).items()
+        }
 
 
 def rank_from_scores(target_score: float, other_scores: np.ndarray) -> float:

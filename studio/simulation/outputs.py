@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,8 +24,8 @@ def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, 
         cursor = project.db.execute(
             "INSERT INTO experiment_runs (kind, config, summary, ranks, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
-            [kind, json.dumps(summary.get("config", {})), json.dumps(summary),
-             json.dumps(ranks), utc_now()],
+            [kind, json.dumps(finite(summary.get("config", {}))), json.dumps(finite(summary)),
+             json.dumps(finite(ranks)), utc_now()],
         )
         record["entity_id"] = cursor.lastrowid
         record["after"] = {"kind": kind, "label": summary.get("label", kind)}
@@ -40,11 +41,23 @@ def list_runs(project: Project, kind: str | None = None) -> list[dict[str, Any]]
              "summary": json.loads(r["summary"])} for r in rows]
 
 
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinity replaced by None: JSON has no NaN."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(value) for value in data]
+    return data
+
+
 def write_json(path: Path, data: Any) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    text = json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
 
 
@@ -80,7 +93,7 @@ def plot_runs(summaries: Sequence[dict[str, Any]], figure=None):
         high = [row["recall_ci"]["10"][1] for row in summary["per_turn"]]
         line = recall_axes.plot(turns, recall, marker="o", label=summary["label"])[0]
         recall_axes.fill_between(turns, low, high, color=line.get_color(), alpha=0.15)
-        rank_axes.plot(turns, [row["mean_rank"]["value"] for row in summary["per_turn"]],
+        rank_axes.plot(turns, [_number(row["mean_rank"]["value"]) for row in summary["per_turn"]],
                        marker="o", label=summary["label"])
     recall_axes.set(title="Recall@10 per turn (95% CI)", xlabel="turn", ylabel="Recall@10",
                     ylim=(0, 1.02))
@@ -93,6 +106,11 @@ def plot_runs(summaries: Sequence[dict[str, Any]], figure=None):
         axes.grid(alpha=0.3)
         axes.legend(fontsize="small")
     return figure
+
+
+def _number(value: float | None) -> float:
+    """A value to plot: None (no data, e.g. no target ranked) becomes a gap."""
+    return math.nan if value is None else float(value)
 
 
 def save_plot(path: Path, summaries: Sequence[dict[str, Any]]) -> None:

@@ -1,8 +1,7 @@
 """The standard single-turn protocols for imported datasets.
 
-- **Fashion IQ**: per category, query = reference image + "c1 and c2" (the pair's two
-  captions joined), gallery = the images of that category and split, the reference *kept*
-  in the gallery; Recall@10 and Recall@50 (and the ranking percentile).
+- **Fashion IQ**: see ``fashioniq_protocol`` (one split, per category, gallery = the
+  category's split file, the reference *kept* in the gallery; Recall@10 and Recall@50).
 - **CIRR**: gallery = the split's images with the reference *removed*; Recall@1/5/10/50,
   and Recall_subset@1/2/3, the rank of the target among the query's ``img_set`` members
   (the reference excluded).
@@ -13,7 +12,6 @@ Both use the session strategies, so "history" adds the caption's facet constrain
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from studio.errors import StudioError
@@ -21,7 +19,10 @@ from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
 from studio.sessions.strategies import TurnInput, make_strategy, rerank
+from studio.simulation.fashioniq_protocol import NothingToEvaluate, evaluate_fashioniq
 from studio.simulation.metrics import percentile, recall_at
+
+__all__ = ["evaluate_cirr", "evaluate_fashioniq"]
 
 FASHIONIQ_KS = (10, 50)
 CIRR_KS = (1, 5, 10, 50)
@@ -82,39 +83,6 @@ def _rank(ids: list[str], target: str) -> int | None:
         return None
 
 
-def evaluate_fashioniq(
-    context: SessionContext,
-    strategy: str = "sum",
-    source: str | None = None,
-    *,
-    progress: ProgressCallback = no_progress,
-    cancel: CancelToken | None = None,
-) -> dict[str, Any]:
-    pairs = _evaluable(context, source)
-    ranked = _rank_pairs(context, pairs, strategy, keep_reference=True, progress=progress,
-                         cancel=cancel)
-    per_category: dict[str, list[tuple[int | None, int]]] = defaultdict(list)
-    for pair, ids in ranked:
-        per_category[pair.category].append((_rank(ids, pair.target_id or ""), len(ids)))
-    categories: dict[str, dict[str, Any]] = {}
-    for category, rows in sorted(per_category.items()):
-        ranks = [rank for rank, _ in rows]
-        size = round(sum(n for _, n in rows) / len(rows))
-        categories[category] = {
-            **{f"recall@{k}": recall_at(ranks, k).to_json() for k in FASHIONIQ_KS},
-            "percentile": percentile(ranks, size).to_json(),
-            "queries": len(rows),
-        }
-    mean = {
-        f"recall@{k}": round(sum(c[f"recall@{k}"]["value"] for c in categories.values())
-                             / len(categories), 6)
-        for k in FASHIONIQ_KS
-    }
-    return {"protocol": "fashioniq", "strategy": strategy, "model": context.model_name,
-            "categories": categories, "mean": mean,
-            "skipped_without_image": len(pairs) - len(ranked)}
-
-
 def evaluate_cirr(
     context: SessionContext,
     strategy: str = "sum",
@@ -126,6 +94,13 @@ def evaluate_cirr(
     pairs = _evaluable(context, source)
     ranked = _rank_pairs(context, pairs, strategy, keep_reference=False, progress=progress,
                          cancel=cancel)
+    if not ranked:
+        split = ", ".join(sorted({p.split or "(no split)" for p in pairs}))
+        raise NothingToEvaluate(
+            f"CIRR {split}: nothing to evaluate, none of the {len(pairs)} pairs' reference "
+            f"images has a vector for model '{context.model_name}' (image files missing, or "
+            "the index was built before the import: run 'cir-studio index build')."
+        )
     ranks, subset_ranks = [], []
     for pair, ids in ranked:
         ranks.append(_rank(ids, pair.target_id or ""))

@@ -39,10 +39,13 @@ def run_lines(run: dict[str, Any]) -> list[str]:
         else config.get("strategy", "?")
     )
     turns = summary.get("per_turn", [])
+    dialogs = summary.get("queries", summary.get("dialogs", 0))
+    if config.get("protocol") == "chatir":  # a dataset's recorded dialogs, not a simulation
+        method, simulator = f"ChatIR {config.get('dataset', '?')} protocol", "none"
     lines = [
         f"#{run['id']} · {when}",
         f"{method} · user {simulator}",
-        f"{summary.get('queries', 0)} dialogs × {len(turns)} turns",
+        f"{dialogs} dialogs × {len(turns)} turns",
     ]
     if not turns:
         return [*lines, "no results"]
@@ -56,7 +59,9 @@ def run_lines(run: dict[str, Any]) -> list[str]:
 
 def dialog_shortfall(summary: dict[str, Any]) -> str | None:
     """Why a run has fewer dialogs than were asked for, or None when it has them all."""
-    asked = int(summary.get("config", {}).get("n", 0))
+    if "n" not in summary.get("config", {}):
+        return None  # a protocol run has the dataset's dialogs; none were asked for
+    asked = int(summary["config"]["n"])
     ran = int(summary.get("queries", 0))
     if ran >= asked:
         return None

@@ -225,11 +225,78 @@ CREATE UNIQUE INDEX captions_one_draft ON captions (pair_id, author_id) WHERE st
 # handed-out packages; generated in studio/team/schema.py (see there).
 MIGRATION_5 = TEAM_MIGRATION
 
+# Version 6: gallery membership is its own relation. Fashion IQ lists some images in more
+# than one gallery (``split.shirt.val.json`` and ``split.toptee.val.json``; even
+# ``toptee.test`` and ``shirt.train``), so one category and split per image cannot hold
+# it. ``images.category``/``split`` stay as the image's first (primary) gallery; every
+# gallery, with its members in the order its split file lists them, lives in
+# ``gallery_members``. Existing projects get one membership per image from its
+# category/split, in the order the images were added. The triggers keep every other way
+# of adding images (folder import, demo project) in step, so a gallery never lacks an
+# image whose own category and split name it. ``source_formats`` remembers how each
+# imported file was written (indent, separators, ASCII escaping, key order, final
+# newline), so an export reproduces the original bytes. ``dialog_sources`` ties a recorded
+# chat session to the dialogue file (ChatIR questioner) and entry it was imported from.
+# ``transaction_layouts`` keeps an imported FashionMT entry's key order and its image
+# references as written (paths such as ``/data/fashion-iq/images/B00ABC.png``).
+MIGRATION_6 = """
+CREATE TABLE gallery_members (
+    image_id TEXT NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    category TEXT NOT NULL DEFAULT '',
+    split TEXT NOT NULL DEFAULT '',
+    position INTEGER NOT NULL,
+    PRIMARY KEY (category, split, image_id)
+);
+CREATE INDEX gallery_members_order ON gallery_members (category, split, position);
+CREATE INDEX gallery_members_image ON gallery_members (image_id);
+INSERT INTO gallery_members (image_id, category, split, position)
+    SELECT id, category, split,
+           ROW_NUMBER() OVER (PARTITION BY category, split ORDER BY rowid) - 1
+    FROM images WHERE category != '' OR split != '';
+CREATE TRIGGER images_gallery_insert AFTER INSERT ON images
+WHEN NEW.category != '' OR NEW.split != ''
+BEGIN
+    INSERT OR IGNORE INTO gallery_members (image_id, category, split, position)
+    VALUES (NEW.id, NEW.category, NEW.split,
+            (SELECT coalesce(max(position), -1) + 1 FROM gallery_members
+             WHERE category = NEW.category AND split = NEW.split));
+END;
+CREATE TRIGGER images_gallery_update AFTER UPDATE OF category, split ON images
+WHEN OLD.category != NEW.category OR OLD.split != NEW.split
+BEGIN
+    DELETE FROM gallery_members
+    WHERE image_id = OLD.id AND category = OLD.category AND split = OLD.split;
+    INSERT OR IGNORE INTO gallery_members (image_id, category, split, position)
+    SELECT NEW.id, NEW.category, NEW.split,
+           (SELECT coalesce(max(position), -1) + 1 FROM gallery_members
+            WHERE category = NEW.category AND split = NEW.split)
+    WHERE NEW.category != '' OR NEW.split != '';
+END;
+CREATE TABLE source_formats (
+    source TEXT NOT NULL,
+    file TEXT NOT NULL,
+    format TEXT NOT NULL,
+    PRIMARY KEY (source, file)
+);
+CREATE TABLE transaction_layouts (
+    transaction_id INTEGER PRIMARY KEY REFERENCES transactions (id) ON DELETE CASCADE,
+    keys TEXT NOT NULL DEFAULT '[]',
+    image_refs TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE dialog_sources (
+    session_id INTEGER PRIMARY KEY REFERENCES retrieval_sessions (id) ON DELETE CASCADE,
+    dataset TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    UNIQUE (dataset, position)
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
     MIGRATION_2,
     MIGRATION_3,
     MIGRATION_4,
     MIGRATION_5,
+    MIGRATION_6,
 )
 LATEST_VERSION = len(MIGRATIONS)

@@ -422,6 +422,8 @@ class Project:
 
 
 def _image_filter(category: str | None, split: str | None) -> tuple[str, list[str]]:
+    """Images of a gallery: its members (an image may be in several) or, as before, the
+    images whose own category and split match."""
     clauses, params = [], []
     if category is not None:
         clauses.append("category = ?")
@@ -429,7 +431,13 @@ def _image_filter(category: str | None, split: str | None) -> tuple[str, list[st
     if split is not None:
         clauses.append("split = ?")
         params.append(split)
-    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
+    if not clauses:
+        return "", params
+    condition = " AND ".join(clauses)
+    return (
+        f"WHERE ({condition}) OR id IN (SELECT image_id FROM gallery_members WHERE {condition})",
+        params + params,
+    )
 
 
 def _to_json(value: Any) -> str | None:

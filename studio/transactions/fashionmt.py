@@ -75,19 +75,26 @@ def _parse_one(entry: Any, index: int, path: Path, dataset: str) -> ParsedEntry 
         dataset=dataset,
         external_key="|".join(images),
         image_ids=tuple(images),
-        turns=sequential_turns([t.strip() for t in texts]),
+        turns=sequential_turns(texts),  # verbatim: the authors' texts end with a space
         captions=tuple(captions),
+        layout=tuple(entry),
     )
     return ParsedEntry(index, transaction, image_keys)
 
 
 def to_entry(transaction: Transaction) -> dict[str, str]:
-    """One FashionMT object; the ``capK`` keys only when the transaction has captions."""
-    entry: dict[str, str] = {"ref": transaction.image_ids[0]}
+    """One FashionMT object in its source's key order and with its image references as
+    written; new data grouped as the authors' files are: ``ref, tar1…, mod1…, cap0…``
+    (the ``capK`` keys only when the transaction has captions)."""
+    refs = transaction.image_refs or transaction.image_ids
+    values: dict[str, str] = {"ref": refs[0]}
     for turn in transaction.turns:
-        entry[f"tar{turn.index}"] = transaction.image_ids[turn.index]
-        entry[f"mod{turn.index}"] = turn.text
+        values[f"tar{turn.index}"] = refs[turn.index]
+    for turn in transaction.turns:
+        values[f"mod{turn.index}"] = turn.text
     if any(transaction.captions):
         for position, caption in enumerate(transaction.captions):
-            entry[f"cap{position}"] = caption
-    return entry
+            values[f"cap{position}"] = caption
+    if transaction.layout and set(transaction.layout) == set(values):
+        return {key: values[key] for key in transaction.layout}
+    return values

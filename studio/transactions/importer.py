@@ -11,11 +11,14 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from studio.errors import ValidationError
+from studio.exporters.common import write_text_atomic
+from studio.importers.image_files import IMAGE_SUFFIXES
+from studio.importers.json_format import dump, file_format
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.transactions import fashioniq_multiturn, fashionmt
@@ -43,6 +46,17 @@ class ImportReport:
     added: int = 0
     already_present: int = 0
     skipped: list[EntryProblem] = field(default_factory=list)
+    mapped_paths: int = 0  # image references given as paths and mapped to ids
+    id_from: str = "stem"
+    example: str = ""  # one mapping, "path → id", for the summary
+
+    @property
+    def mapping_note(self) -> str:
+        if not self.mapped_paths:
+            return ""
+        how = "by file stem" if self.id_from == "stem" else "by their relative path"
+        return (f"{self.mapped_paths} image references were paths, mapped to image ids {how} "
+                f"(e.g. {self.example}); the export writes the paths back.")
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -52,6 +66,8 @@ class ImportReport:
             "added": self.added,
             "already_present": self.already_present,
             "skipped": [str(p) for p in self.skipped],
+            "mapped_paths": self.mapped_paths,
+            "id_from": self.id_from,
         }
 
 
@@ -70,13 +86,71 @@ def detect_format(data: list[Any], path: Path) -> str:
     )
 
 
+ID_FROM = ("stem", "path")
+
+
+def looks_like_path(value: str) -> bool:
+    """``/data/fashion-iq/images/B00ABC.png`` or ``images/B00ABC.jpg``, not ``B00ABC``."""
+    return "/" in value or "\\" in value or PurePosixPath(value).suffix.lower() in IMAGE_SUFFIXES
+
+
+def image_id_for(project: Project, value: str, id_from: str, known: set[str]) -> str:
+    """The project image a reference names: the id itself, else (a path) by file stem or
+    by the path relative to the image root."""
+    if value in known or not looks_like_path(value):
+        return value
+    pure = PurePosixPath(value.replace("\\", "/"))
+    if id_from == "stem":
+        return pure.stem
+    relative = value[2:] if value.startswith("./") else value
+    if pure.is_absolute():
+        try:
+            relative = Path(value).relative_to(project.image_root).as_posix()
+        except ValueError:
+            relative = value
+    if relative in known:
+        return relative
+    row = project.db.execute("SELECT id FROM images WHERE path = ?", [relative]).fetchone()
+    return row[0] if row else relative
+
+
+def _map_paths(
+    project: Project, parsed: list[ParsedEntry], id_from: str
+) -> tuple[list[ParsedEntry], int, str]:
+    """Entries whose image references are paths, re-keyed by the ids they name."""
+    if id_from not in ID_FROM:
+        raise ValidationError(f"--id-from must be one of {', '.join(ID_FROM)}, not {id_from!r}")
+    values = {i for p in parsed for i in p.transaction.image_ids}
+    known = _known_images(project, values)
+    mapped = 0
+    example = ""
+    out: list[ParsedEntry] = []
+    for entry in parsed:
+        refs = entry.transaction.image_ids
+        ids = tuple(image_id_for(project, value, id_from, known) for value in refs)
+        if ids == refs:
+            out.append(entry)
+            continue
+        mapped += sum(1 for a, b in zip(ids, refs, strict=True) if a != b)
+        if not example:
+            first = next(i for i, (a, b) in enumerate(zip(ids, refs, strict=True)) if a != b)
+            example = f"{refs[first]} → {ids[first]}"
+        transaction = replace(entry.transaction, image_ids=ids, external_key="|".join(ids),
+                              image_refs=refs)
+        out.append(ParsedEntry(entry.entry, transaction, entry.image_keys))
+    return out, mapped, example
+
+
 def validate_file(
-    project: Project, path: Path, fmt: str = "auto", dataset: str | None = None
+    project: Project, path: Path, fmt: str = "auto", dataset: str | None = None,
+    id_from: str = "stem", mapping: dict[str, Any] | None = None,
 ) -> tuple[list[Transaction], list[EntryProblem], str, str]:
     """Parse and check a file against the project without writing anything.
 
     Returns (good transactions, problems, format, dataset). Checks: JSON, schema, keys,
-    image ids known to the project, and no entry repeating an earlier one.
+    image ids known to the project, and no entry repeating an earlier one. Image
+    references given as paths are mapped to ids (``id_from``: by file stem, or by the
+    path relative to the image root); ``mapping`` receives how many and an example.
     """
     path = Path(path)
     data = load_json_list(path)
@@ -91,6 +165,9 @@ def validate_file(
     if not dataset:
         raise ValidationError("A dataset name must not be empty.")
     parsed, problems = PARSERS[fmt](data, path, dataset)
+    parsed, mapped, example = _map_paths(project, parsed, id_from)
+    if mapping is not None:
+        mapping.update(mapped=mapped, example=example)
     known = _known_images(project, {i for p in parsed for i in p.transaction.image_ids})
     good: list[Transaction] = []
     first_seen: dict[str, int] = {}
@@ -137,12 +214,14 @@ def import_transactions(
     dataset: str | None = None,
     skip_invalid: bool = False,
     actor: str = "import",
+    id_from: str = "stem",
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> ImportReport:
     """Validate ``path``, then add its transactions in one transaction (see module doc)."""
     progress(0, 2, "validating")
-    good, problems, fmt, dataset = validate_file(project, path, fmt, dataset)
+    mapping: dict[str, Any] = {}
+    good, problems, fmt, dataset = validate_file(project, path, fmt, dataset, id_from, mapping)
     if problems and not skip_invalid:
         raise ValidationError(
             f"{len(problems)} bad entr{'y' if len(problems) == 1 else 'ies'} in {path}; "
@@ -155,8 +234,15 @@ def import_transactions(
         project, good, actor, "import transactions",
         {"file": str(path), "format": fmt, "dataset": dataset},
     )
+    if fmt == "fashionmt":  # how the file was written, so its dataset exports the same way
+        project.db.execute(
+            "INSERT INTO source_formats (source, file, format) VALUES ('transactions', ?, ?) "
+            "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
+            [dataset, json.dumps(file_format(Path(path)))],
+        )
     progress(2, 2, "done")
-    return ImportReport(Path(path), dataset, fmt, len(good) - present, present, problems)
+    return ImportReport(Path(path), dataset, fmt, len(good) - present, present, problems,
+                        mapping.get("mapped", 0), id_from, mapping.get("example", ""))
 
 
 def export_transactions(
@@ -174,8 +260,23 @@ def export_transactions(
         for t in iter_transactions(project, dataset)
         if not accepted_only or all(turn.status == "accepted" for turn in t.turns)
     ]
-    _write_json_atomic(Path(path), entries)
+    style = _source_style(project, dataset) if fmt == "fashionmt" else None
+    if style is not None:
+        write_text_atomic(Path(path), dump(entries, style))
+    else:
+        _write_json_atomic(Path(path), entries)
     return len(entries)
+
+
+def _source_style(project: Project, dataset: str | None) -> dict[str, Any] | None:
+    """The recorded layout of the file ``dataset`` was imported from, if there is one."""
+    if dataset is None:
+        return None
+    row = project.db.execute(
+        "SELECT format FROM source_formats WHERE source = 'transactions' AND file = ?",
+        [dataset],
+    ).fetchone()
+    return json.loads(row[0]) if row else None
 
 
 def _write_json_atomic(path: Path, data: Sequence[Any]) -> None:

@@ -53,6 +53,10 @@ class Transaction:
     category: str = ""
     origin: Origin = "imported"
     id: int | None = field(default=None, compare=False)
+    # As the source file wrote it: the entry's key order and its image references (paths,
+    # where the file gives paths), so an export writes the entry back unchanged.
+    layout: tuple[str, ...] = field(default=(), compare=False)
+    image_refs: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.dataset.strip():

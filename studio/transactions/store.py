@@ -6,6 +6,7 @@ re-running an import or a build never duplicates anything.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -78,6 +79,11 @@ def _insert(project: Project, transaction: Transaction) -> int:
         "status) VALUES (?, ?, ?, ?, ?)",
         [(tid, t.index, t.reference_position, t.text, t.status) for t in transaction.turns],
     )
+    if transaction.layout or transaction.image_refs:
+        db.execute(
+            "INSERT INTO transaction_layouts (transaction_id, keys, image_refs) VALUES (?, ?, ?)",
+            [tid, json.dumps(list(transaction.layout)), json.dumps(list(transaction.image_refs))],
+        )
     return tid
 
 
@@ -121,6 +127,9 @@ def _load(project: Project, where: str, params: Iterable[object]) -> Iterator[Tr
             [tid],
         ).fetchall()
         captions = tuple(c for _, c in images) if any(c for _, c in images) else ()
+        layout = db.execute(
+            "SELECT keys, image_refs FROM transaction_layouts WHERE transaction_id = ?", [tid]
+        ).fetchone()
         yield Transaction(
             dataset=dataset,
             external_key=key,
@@ -131,6 +140,8 @@ def _load(project: Project, where: str, params: Iterable[object]) -> Iterator[Tr
             category=category,
             origin=origin,
             id=tid,
+            layout=tuple(json.loads(layout[0])) if layout else (),
+            image_refs=tuple(json.loads(layout[1])) if layout else (),
         )
 
 

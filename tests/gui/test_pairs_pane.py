@@ -98,9 +98,11 @@ def test_importing_fashion_iq_from_the_pane(
     window.workspace.create_project(tmp_path / "fiq")
     pane = pairs_pane(window)
     report = event_loop_qt.run_until_complete(pane.run_import("fashioniq", fashioniq_fixtures))
-    assert report.pairs_added == 4055
-    assert pane.count_label.text() == "4,055 pairs"
-    assert "10163 image files missing" in pane.message.text()
+    # dress, shirt and toptee val; shirt and toptee share images, each counted once
+    assert report.pairs_added == 2017 + 2038 + 1961
+    assert pane.count_label.text() == "6,016 pairs"
+    assert f"{len(report.missing_images)} image files missing" in pane.message.text()
+    assert len(report.missing_images) == window.workspace.project.count_images() == 15415
     # Missing files show a placeholder, not an error.
     pane.select_row(0)
     assert pane.view.reference.image_id.text().endswith("image file missing")

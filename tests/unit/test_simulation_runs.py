@@ -77,18 +77,20 @@ def test_fashioniq_protocol_on_captioned_pairs(context) -> None:
 
     project = context.project
     images = [image for image in project.iter_images() if image.category == "dress"]
+    split = images[0].split
+    images = [image for image in images if image.split == split]
     for number, (reference, target) in enumerate(zip(images[:4], images[4:8], strict=True)):
         cursor = project.db.execute(
             "INSERT INTO pairs (reference_id, target_id, category, split, method, source, "
-            "external_key, created_at) VALUES (?, ?, 'dress', '', 'manual', 't', ?, ?)",
-            [reference.id, target.id, str(number), utc_now()])
+            "external_key, created_at) VALUES (?, ?, 'dress', ?, 'manual', 't', ?, ?)",
+            [reference.id, target.id, split, str(number), utc_now()])
         colour = context.facets[target.id]["color"]
         submit_caption(project, int(cursor.lastrowid), "ana", f"is {colour}")
         submit_caption(project, int(cursor.lastrowid), "bo", "is different")
-    report = evaluate_fashioniq(context, "sum")
+    report = evaluate_fashioniq(context, split, strategy="sum")
     dress = report["categories"]["dress"]
-    assert dress["queries"] == 4
-    assert 0.0 <= dress["recall@10"]["value"] <= dress["recall@50"]["value"] == 1.0
+    assert dress["queries"] == 4 and dress["gallery"] == len(images)
+    assert 0.0 <= dress["R@10"] <= dress["R@50"] == 100.0
 
 
 def test_simulate_says_when_a_run_has_fewer_dialogs_than_asked(
