@@ -16,8 +16,7 @@ def describe_turn(turn: SessionTurn) -> str:
     body = turn.text if turn.question is None else f"Q: {turn.question}  A: {turn.answer}"
     top = ", ".join(hit.id for hit in turn.results[:3])
     rank = "" if turn.target_rank is None else f"  →  target rank {turn.target_rank}"
-    constraints = {**turn.kept, **turn.asked}
-    wants = f"\n   wants: {', '.join(f'{k}={v}' for k, v in constraints.items())}" if constraints else ""
+    wants = f"\n   wants: {turn.wants}" if turn.wants else ""
     return f"{head}{rank}\n   “{body}”{wants}\n   top: {top}"
 
 

@@ -12,10 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from studio.captions.reading import Request, read_caption
 from studio.captions.records import Caption
 from studio.store import Project
 
-FlagKind = Literal["empty", "short", "reference_only", "colour_conflict", "duplicate"]
+FlagKind = Literal[
+    "empty", "short", "reference_only", "colour_conflict", "contradiction", "duplicate", "no_target"
+]
 
 COLOURS = {
     "beige",
@@ -135,13 +138,152 @@ def normalise(text: str) -> str:
 
 
 def colours(text: str) -> set[str]:
-    """Colours the text asks for, leaving out those it negates ("not red", "than blue")."""
+    """Colours the text asks for (the caption reader's color/is), not those it negates."""
+    return {r.value for r in read_caption(text) if r.facet == "color" and r.op == "is" and r.value}
+
+
+# Colours two people may both use for one garment; within a family there is no conflict.
+COLOUR_FAMILIES = (
+    {
+        "blue",
+        "navy",
+        "light blue",
+        "sky blue",
+        "royal blue",
+        "indigo",
+        "teal",
+        "turquoise",
+        "aqua",
+        "cyan",
+    },
+    {"grey", "silver", "charcoal", "light grey", "dark grey", "taupe"},
+    {"white", "cream", "ivory", "beige", "champagne", "nude", "light grey", "silver"},
+    {"beige", "tan", "khaki", "camel", "nude", "taupe", "brown", "cream"},
+    {"red", "burgundy", "wine", "coral", "rust", "hot pink"},
+    {"pink", "hot pink", "fuchsia", "blush", "dusty rose", "coral", "salmon", "peach", "mauve"},
+    {"purple", "lavender", "plum", "mauve", "indigo", "fuchsia", "burgundy", "wine"},
+    {"green", "dark green", "olive", "mint", "sage", "emerald", "lime", "teal", "khaki"},
+    {"brown", "rust", "copper", "bronze", "camel", "tan", "burgundy"},
+    {"yellow", "gold", "mustard", "lime"},
+    {"orange", "coral", "rust", "peach", "salmon", "copper"},
+    {"black", "charcoal", "dark grey", "navy"},
+)
+# A colour said of one of these is a part's colour ("red letters"), so two captions may
+# name different colours without contradicting each other.
+PART_WORDS = {
+    "logo",
+    "letters",
+    "lettering",
+    "words",
+    "writing",
+    "text",
+    "print",
+    "graphic",
+    "design",
+    "designs",
+    "image",
+    "picture",
+    "collar",
+    "sleeves",
+    "sleeve",
+    "trim",
+    "stripes",
+    "stripe",
+    "dots",
+    "flowers",
+    "belt",
+    "buttons",
+    "straps",
+    "pattern",
+    "accents",
+    "lace",
+    "top",
+    "bottom",
+    "skirt",
+    "waist",
+    "neckline",
+    "hem",
+    "band",
+    "bands",
+    "panel",
+    "panels",
+    "details",
+    "detail",
+    "lining",
+    "bow",
+    "shoes",
+    "font",
+    "sides",
+    "front",
+    "back",
+    "decal",
+    "stitching",
+    "embroidery",
+    "gloves",
+    "pants",
+    "jacket",
+    "shorts",
+    "leggings",
+    "scarf",
+    "hat",
+    "cardigan",
+    "vest",
+}
+OPPOSITE = {"more": "less", "less": "more"}
+
+
+def _same_family(a: str, b: str) -> bool:
+    if a == b or "multicolor" in (a, b):
+        return True
+    if "black and white" in (a, b):
+        other = b if a == "black and white" else a
+        return other in ("black", "white", "grey", "charcoal", "silver", "light grey", "dark grey")
+    return any(a in family and b in family for family in COLOUR_FAMILIES)
+
+
+def garment_colours(requests: list[Request], text: str) -> list[str]:
+    """The colours a caption gives the garment: those not said of a part ("red letters")."""
     tokens = words(text)
-    wanted = set()
-    for index, token in enumerate(tokens):
-        if token in COLOURS and not NEGATIONS & set(tokens[max(0, index - 2) : index]):
-            wanted.add(token)
-    return wanted
+    out = []
+    for request in requests:
+        if request.facet != "color" or request.op != "is" or not request.value:
+            continue
+        last = request.value.split()[-1]
+        places = [i for i, token in enumerate(tokens) if token == last]
+        of_part = places and all(set(tokens[i + 1 : i + 2]) & PART_WORDS for i in places)
+        if not of_part:
+            out.append(request.value)
+    return out
+
+
+def colour_conflict(
+    mine: list[Request], theirs: list[Request], text: str, other: str
+) -> tuple[str, str] | None:
+    """Each caption gives the garment one colour and the two cannot be the same colour."""
+    a, b = garment_colours(mine, text), garment_colours(theirs, other)
+    if len(a) != 1 or len(b) != 1:
+        return None
+    everything = [r.value for r in [*mine, *theirs] if r.facet == "color" and r.value]
+    named_a = [r.value for r in mine if r.facet == "color" and r.op == "is" and r.value]
+    named_b = [r.value for r in theirs if r.facet == "color" and r.op == "is" and r.value]
+    if any(_same_family(x, y) for x in named_a for y in named_b) or not everything:
+        return None  # one caption may describe a part the other names ("black words")
+    return a[0], b[0]
+
+
+def opposite_requests(mine: list[Request], theirs: list[Request]) -> str | None:
+    """Requests that cannot both hold: shorter vs longer, red vs not red."""
+    for request in mine:
+        for their in theirs:
+            if request.facet != their.facet:
+                continue
+            if request.op in OPPOSITE and their.op == OPPOSITE[request.op]:
+                return f"{request.op} {request.facet} here, {their.op} {request.facet}"
+            if {request.op, their.op} == {"is", "not"} and request.value == their.value:
+                return (
+                    f"{request.facet} {request.op} {request.value} here, {their.op} {their.value}"
+                )
+    return None
 
 
 def text_flags(
@@ -171,16 +313,25 @@ def text_flags(
                 + ") and nothing of the wanted one.",
             )
         )
-    mine = colours(text)
+    mine = read_caption(text)
     for other in others:
-        theirs = colours(other)
-        if mine and theirs and not mine & theirs:
+        theirs = read_caption(other)
+        clash = colour_conflict(mine, theirs, text, other)
+        if clash is not None:
             flags.append(
                 Flag(
                     "colour_conflict",
-                    f"Colour contradicts the other caption: "
-                    f"{'/'.join(sorted(mine))} here, {'/'.join(sorted(theirs))} in "
+                    f"Colour contradicts the other caption: {clash[0]} here, {clash[1]} in "
                     f"\u201c{other}\u201d.",
+                )
+            )
+            break
+        opposite = opposite_requests(mine, theirs)
+        if opposite is not None:
+            flags.append(
+                Flag(
+                    "contradiction",
+                    f"Contradicts the other caption: {opposite} in \u201c{other}\u201d.",
                 )
             )
             break
@@ -232,4 +383,27 @@ def caption_flags(project: Project, caption: Caption) -> list[Flag]:
                     f"{copies} other pair{'s' if copies != 1 else ''}.",
                 )
             )
+    flag = rank_flag(project, caption)
+    if flag is not None:
+        flags.append(flag)
     return flags
+
+
+def rank_flag(project: Project, caption: Caption) -> Flag | None:
+    """*Does not find the target*: the stored rank is above the project's threshold."""
+    from studio.captions.ranking import index_key, rank_settings
+    from studio.captions.ranks import stored_rank
+
+    stored = stored_rank(project, caption.id)
+    if stored is None or stored.rank is None:
+        return None
+    settings = rank_settings(project)
+    if stored.rank <= settings.threshold:
+        return None
+    stale = stored.stale_reasons(settings, index_key(project, stored.model), caption.text)
+    return Flag(
+        "no_target",
+        f"Does not find the target: it ranks {stored.rank:,} of {stored.gallery_size:,} "
+        f"with model {stored.model} (threshold {settings.threshold})"
+        + (f"; this rank is stale ({'; '.join(stale)})." if stale else "."),
+    )

@@ -9,6 +9,7 @@ can describe what they cannot see.
 from __future__ import annotations
 
 from studio.captions.records import CaptionPolicy
+from studio.errors import StudioError
 from studio.store import Project
 
 _VISIBLE = """
@@ -135,32 +136,59 @@ _REVIEW_FROM = """
 """
 
 
-def next_to_review(project: Project, reviewer: str, after: int | None = None) -> int | None:
+# How a reviewer's queue can be ordered: a key of SQL expressions, sorted ascending. The
+# rank orders put captions without a stored rank last; ties fall back to pair order.
+REVIEW_ORDERS: dict[str, tuple[str, str]] = {
+    "pair": ("pair order", "c.pair_id, c.position, c.id"),
+    "rank_worst": ("worst rank first", "-coalesce(c.rank, 0), c.pair_id, c.position, c.id"),
+    "rank_best": ("best rank first", "coalesce(c.rank, 1000000000), c.pair_id, c.position, c.id"),
+}
+
+
+def _order_key(order: str) -> str:
+    if order not in REVIEW_ORDERS:
+        raise StudioError(
+            f"Unknown review order '{order}'. The available orders are: " + ", ".join(REVIEW_ORDERS)
+        )
+    return REVIEW_ORDERS[order][1]
+
+
+def next_to_review(
+    project: Project, reviewer: str, after: int | None = None, order: str = "pair"
+) -> int | None:
     """The next submitted caption (by someone else) after caption ``after``, wrapping."""
-    key = _review_key(project, after)
-    sql = (
+    key = _order_key(order)
+    base = (
         f"SELECT c.id {_REVIEW_FROM} WHERE c.status = 'submitted' "
-        "AND (a.name IS NULL OR a.name != :me) AND (c.pair_id, c.position) > (:pair, :pos) "
-        "ORDER BY c.pair_id, c.position LIMIT 1"
+        "AND (a.name IS NULL OR a.name != :me)"
     )
-    for start in [key, (-1, -1)] if after is not None else [(-1, -1)]:
+    after_key = _review_key(project, after, key)
+    if after_key is not None:
         row = project.db.execute(
-            sql, {"me": reviewer, "pair": start[0], "pos": start[1]}
+            f"{base} AND ({key}) > {_row(len(after_key))} ORDER BY {key} LIMIT 1",
+            {"me": reviewer, **_params(after_key)},
         ).fetchone()
         if row is not None:
             return int(row[0])
-    return None
+    row = project.db.execute(f"{base} ORDER BY {key} LIMIT 1", {"me": reviewer}).fetchone()
+    return None if row is None else int(row[0])
 
 
-def step_review(project: Project, reviewer: str, current: int, forward: bool) -> int | None:
+def step_review(
+    project: Project, reviewer: str, current: int, forward: bool, order: str = "pair"
+) -> int | None:
     """The neighbour of caption ``current`` among those to review or reviewed by this person."""
-    pair, position = _review_key(project, current)
-    compare, order = (">", "ASC") if forward else ("<", "DESC")
+    key = _order_key(order)
+    start = _review_key(project, current, key)
+    if start is None:
+        return None
+    compare = ">" if forward else "<"
+    descending = ", ".join(f"{part} DESC" for part in key.split(", "))
     row = project.db.execute(
         f"SELECT c.id {_REVIEW_FROM} WHERE {_REVIEWABLE} "
-        f"AND (c.pair_id, c.position) {compare} (:pair, :pos) "
-        f"ORDER BY c.pair_id {order}, c.position {order} LIMIT 1",
-        {"me": reviewer, "pair": pair, "pos": position},
+        f"AND ({key}) {compare} {_row(len(start))} "
+        f"ORDER BY {key if forward else descending} LIMIT 1",
+        {"me": reviewer, **_params(start)},
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -174,10 +202,18 @@ def review_remaining(project: Project, reviewer: str) -> int:
     return int(row[0])
 
 
-def _review_key(project: Project, caption_id: int | None) -> tuple[int, int]:
+def _review_key(project: Project, caption_id: int | None, key: str) -> tuple | None:
+    """The sort key of one caption under an order (None: no such caption)."""
     if caption_id is None:
-        return (-1, -1)
-    row = project.db.execute(
-        "SELECT pair_id, position FROM captions WHERE id = ?", [caption_id]
+        return None
+    return project.db.execute(
+        f"SELECT {key} FROM captions c WHERE c.id = ?", [caption_id]
     ).fetchone()
-    return (-1, -1) if row is None else (int(row[0]), int(row[1]))
+
+
+def _row(size: int) -> str:
+    return "(" + ", ".join(f":k{i}" for i in range(size)) + ")"
+
+
+def _params(values: tuple) -> dict[str, object]:
+    return {f"k{i}": value for i, value in enumerate(values)}

@@ -129,10 +129,11 @@ class ReviewSession:
         self.reviewer = reviewer
         self.current: int | None = None
         self.last: int | None = None
+        self.order = "pair"  # a key of ``queue.REVIEW_ORDERS``: pair order or by stored rank
         self.changed = Event()
 
     def start(self) -> int | None:
-        return self.go_to(queue.next_to_review(self.project, self.reviewer))
+        return self.go_to(queue.next_to_review(self.project, self.reviewer, order=self.order))
 
     def go_to(self, caption_id: int | None) -> int | None:
         if self.current is not None:
@@ -171,7 +172,7 @@ class ReviewSession:
         caption = store.review_caption(
             self.project, caption_id, self.reviewer, decision, reason=reason, text=text
         )
-        self.go_to(queue.next_to_review(self.project, self.reviewer, caption_id))
+        self.go_to(queue.next_to_review(self.project, self.reviewer, caption_id, self.order))
         return caption
 
     def step(self, forward: bool) -> int | None:
@@ -179,13 +180,17 @@ class ReviewSession:
             return self.start()
         if self.current is None:  # all reviewed: step back to the last one seen
             return self.go_to(self.last)
-        neighbour = queue.step_review(self.project, self.reviewer, self.current, forward)
+        neighbour = queue.step_review(
+            self.project, self.reviewer, self.current, forward, self.order
+        )
         return self.go_to(neighbour) if neighbour is not None else self.current
 
     def skip(self) -> int | None:
         if self.current is None:
             return None
-        return self.go_to(queue.next_to_review(self.project, self.reviewer, self.current))
+        return self.go_to(
+            queue.next_to_review(self.project, self.reviewer, self.current, self.order)
+        )
 
     def remaining(self) -> int:
         return queue.review_remaining(self.project, self.reviewer)

@@ -18,6 +18,7 @@ from types import ModuleType
 from studio import __version__
 from studio.cli import (
     attributes_cmd,
+    captions_cmd,
     demo_cmd,
     export_cmd,
     import_cmd,
@@ -38,7 +39,7 @@ PROCESS_START = time.perf_counter()
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
-COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd)
+COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,10 +29,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     simulate.add_argument("--seed", type=int, default=0, help="seed of the dialog list (0)")
     simulate.add_argument("--split", default="test",
                           help="targets from this split ('all' for every image; test)")
-    simulate.add_argument("--comparative", type=float, default=0.3,
-                          help="share of comparative phrases (0.3)")
-    simulate.add_argument("--noise", type=float, default=0.0,
-                          help="chance that a phrase names a wrong value (0)")
+    simulate.add_argument("--users", default="realistic", choices=("realistic", "catalog"),
+                          help="how the simulated users speak: realistic (comparatives, "
+                          "negations, paraphrases, typos, as Fashion IQ's annotators) or "
+                          "catalog (the catalog's own words in fixed templates) (realistic)")
+    simulate.add_argument("--comparative", type=float, default=None,
+                          help="share of comparative phrases (realistic 0.6, catalog 0.3)")
+    simulate.add_argument("--typo-rate", type=float, default=None,
+                          help="chance of a typo per word of 4+ letters (realistic 0.03, "
+                          "catalog 0)")
+    simulate.add_argument("--noise", type=float, default=None,
+                          help="chance that a phrase names a wrong value (realistic 0.03, "
+                          "catalog 0)")
     _model_arguments(simulate)
     simulate.set_defaults(func=run_simulate)
 
@@ -104,6 +112,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         strategy=args.strategy, simulator=args.simulator, turns=args.turns, n=args.n,
         seed=args.seed, model=args.model, split=None if args.split == "all" else args.split,
         questioner=args.questioner, comparative=args.comparative, noise=args.noise,
+        users=args.users, typo_rate=args.typo_rate,
     )
     with open_project(args) as project:
         context = _context(args, project)

@@ -21,13 +21,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> int:
+    from studio.captions.ranks import per_annotator
     from studio.project_stats import annotator_throughput, pair_counts_by_category_split
 
     with open_project(args) as project:
         groups = pair_counts_by_category_split(project)
         annotators = annotator_throughput(project)
+        ranks = per_annotator(project)
     if args.json:
-        print(json.dumps({"groups": groups, "annotators": annotators}, sort_keys=True))
+        print(
+            json.dumps(
+                {"groups": groups, "annotators": annotators, "caption_ranks": ranks},
+                sort_keys=True,
+                ensure_ascii=False,
+            )
+        )
         return 0
     print(f"{'category':<14}{'split':<10}{'pairs':>9}{'captions':>10}{'gallery':>9}{'missing':>9}")
     for category, splits in groups.items():
@@ -41,5 +49,11 @@ def run_stats(args: argparse.Namespace) -> int:
         print(
             f"{entry['name']}: {entry['written']} captions ({entry['accepted']} accepted, "
             f"{entry['rejected']} rejected, {entry['draft']} drafts){rate}"
+        )
+    for name, figures in ranks.items():
+        bars = " ".join(f"{label}:{count}" for label, count in figures["histogram"] if count)
+        print(
+            f"{name}: target rank median {figures['median_rank']}, top 10 "
+            f"{figures['top10']:.0%} of {figures['captions']} ranked captions ({bars})"
         )
     return 0

@@ -4,11 +4,16 @@
   ("I still prefer the item from the second turn", "keep the colour of the first turn"),
   an ordinal turn reference ("the second turn", "turn 2", "the original one"), or it names
   an attribute that an earlier image had, the reference lacks and the target has again.
-- **attributes named**: how many vocabulary attributes the text names (the project's
-  vocabulary when it has one, else the demo catalog's attribute phrases).
+- **attributes named**: how many distinct requests (``{facet, op, value}``: "is red",
+  "has longer sleeves", "not striped") the caption reader finds in the text, knowing the
+  project vocabulary's spellings; the same reader as sessions, flags and ``captions read``.
 - **embedding consistency**: cos(normalise(reference + text), target) − cos(reference,
   target): positive when adding the text moves the query toward the target. Only when an
   embedding source is available; otherwise it is left out with a note.
+- **target rank**: where the target lands when the gallery (the images of the target's
+  category and split, the reference kept as in Fashion IQ) is searched with
+  normalise(reference + text) under the project's model: 1 is best, so agreement with a
+  human score shows as a *negative* rho. Same embedding source as above.
 
 The report correlates each with the human scores (Spearman's rho over items).
 """
@@ -22,6 +27,7 @@ from typing import Protocol
 
 import numpy as np
 
+from studio.captions.reading import CaptionReader
 from studio.quality.stats import spearman
 from studio.store import Project
 from studio.transactions.attribute_data import AttributeData, load_attribute_data
@@ -31,6 +37,7 @@ INDICATOR_NAMES: dict[str, str] = {
     "refers_back": "Refers to earlier turns",
     "attribute_count": "Attributes named",
     "embedding_consistency": "Embedding consistency",
+    "target_rank": "Target rank (reference + text; lower is better)",
 }
 
 _ORDINAL = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
@@ -81,21 +88,17 @@ def _value_phrases(slot: str, value: str) -> tuple[str, ...]:
     return TEXT_PHRASES.get(slot, {}).get(value, (value,))
 
 
-def vocabulary_phrases(project: Project) -> tuple[dict[str, Sequence[str]], str]:
-    """key → phrases to count: the project's vocabulary, else the demo's attribute values."""
-    try:
-        from studio.attributes.vocabulary import load_vocabulary
+def caption_reader(project: Project) -> tuple[CaptionReader, str]:
+    """The caption reader, knowing the project vocabulary's spellings of facet values."""
+    from studio.attributes.vocabulary import load_vocabulary
+    from studio.sessions.facets import FacetMap
 
-        entries = load_vocabulary(project)
-    except ImportError:
-        entries = []
-    if entries:
-        return {e.name: e.terms for e in entries}, f"the project vocabulary ({len(entries)} words)"
-    from studio.demo.catalog import TEXT_PHRASES
-
-    phrases: dict[str, Sequence[str]] = {f"{slot}={value}": options for slot, values in TEXT_PHRASES.items()
-               for value, options in values.items()}
-    return phrases, "the demo catalog's attribute values"
+    entries = load_vocabulary(project)
+    if not entries:
+        return CaptionReader(), "the caption reader (CAPTION_READING.md's vocabulary)"
+    facet_map = FacetMap.for_vocabulary(entries)
+    return (CaptionReader.for_vocabulary(entries, facet_map.facet_of),
+            f"the caption reader with the project vocabulary ({len(entries)} words)")
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class TurnIndicators:
     refers_back: bool
     attribute_count: int
     embedding_consistency: float | None = None
+    target_rank: int | None = None
 
     def value(self, name: str) -> float | None:
         raw = getattr(self, name)
@@ -157,32 +161,61 @@ def compute_indicators(
 ) -> IndicatorResult:
     turns = _turns(project, items)
     data = load_attribute_data(project, {i for _, _, ims in turns.values() for i in ims})
-    phrases, vocabulary_source = vocabulary_phrases(project)
-    counter = PhraseMatcher(phrases)
-    notes = [f"Attributes named are counted against {vocabulary_source}.",
+    reader, reader_source = caption_reader(project)
+    notes = [f"Attributes named are the distinct requests read by {reader_source}.",
              f"Earlier-turn attributes come from {data.source}."]
-    consistency = _consistency(turns, embedder, notes, no_embedder_reason)
+    consistency, ranks = _consistency(turns, embedder, notes, no_embedder_reason,
+                                      _galleries(project, turns))
     values = {
         item: TurnIndicators(
             refers_back=refers_back(text, item[1], reference, images, data),
-            attribute_count=len(counter.find(text)),
+            attribute_count=len(set(reader.read(text))),
             embedding_consistency=consistency.get(item),
+            target_rank=ranks.get(item),
         )
         for item, (text, reference, images) in turns.items()
     }
     return IndicatorResult(values, notes)
 
 
+def _galleries(project: Project, turns: dict[Item, tuple[str, int, tuple[str, ...]]]
+               ) -> dict[str, tuple[str, ...]]:
+    """Each turn target's gallery: the images of its category and split (gallery members
+    included, as ``Project.iter_images`` reads them)."""
+    targets = {images[turn] for (_, turn), (_, _, images) in turns.items()}
+    galleries: dict[tuple[str, str], tuple[str, ...]] = {}
+    out: dict[str, tuple[str, ...]] = {}
+    for image_id in sorted(targets):
+        record = project.image(image_id)
+        if record is None:
+            continue
+        key = (record.category, record.split)
+        if key not in galleries:
+            galleries[key] = tuple(
+                i.id for i in project.iter_images(key[0] or None, key[1] or None) if not i.missing
+            )
+        out[image_id] = galleries[key]
+    return out
+
+
 def _consistency(turns: dict[Item, tuple[str, int, tuple[str, ...]]],
-                 embedder: Embedder | None, notes: list[str], reason: str) -> dict[Item, float]:
+                 embedder: Embedder | None, notes: list[str], reason: str,
+                 galleries: dict[str, tuple[str, ...]] | None = None,
+                 ) -> tuple[dict[Item, float], dict[Item, int]]:
+    """Embedding consistency and the target's rank per turn (both need vectors)."""
     if embedder is None:
         notes.append(f"Embedding consistency was not computed: {reason}.")
-        return {}
-    ids = sorted({i for _, _, images in turns.values() for i in images})
+        notes.append(f"Target rank was not computed: {reason}.")
+        return {}, {}
+    galleries = galleries or {}
+    ids = sorted({i for _, _, images in turns.values() for i in images}
+                 | {i for gallery in galleries.values() for i in gallery})
     vectors = embedder.image_vectors(ids)
     keys = list(turns)
     texts = embedder.text_vectors([turns[k][0] for k in keys])
     out: dict[Item, float] = {}
+    ranks: dict[Item, int] = {}
+    matrices: dict[tuple[str, ...], np.ndarray] = {}
     for key, text_vector in zip(keys, texts, strict=True):
         _, reference, images = turns[key]
         ref, target = vectors.get(images[reference]), vectors.get(images[key[1]])
@@ -191,11 +224,21 @@ def _consistency(turns: dict[Item, tuple[str, int, tuple[str, ...]]],
         query = ref + text_vector
         query = query / (np.linalg.norm(query) or 1.0)
         out[key] = float(query @ target - ref @ target)
+        gallery = galleries.get(images[key[1]])
+        if gallery:
+            if gallery not in matrices:
+                matrices[gallery] = np.stack([vectors[i] for i in gallery if i in vectors])
+            scores = matrices[gallery] @ query
+            ranks[key] = int(np.count_nonzero(scores > float(query @ target))) + 1
     missing = len(keys) - len(out)
     if missing:
         notes.append(f"Embedding consistency is missing for {missing} turns whose images "
                      "have no vectors yet.")
-    return out
+    if ranks:
+        notes.append("Target rank: the gallery is the target's category and split with the "
+                     "reference kept (Fashion IQ); lower is better, so a negative rho means "
+                     "the rank agrees with the human score.")
+    return out, ranks
 
 
 def correlate(indicators: dict[Item, TurnIndicators],

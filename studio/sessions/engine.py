@@ -18,17 +18,27 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from studio.captions.reading import Request
 from studio.errors import StudioError
 from studio.index_service import Hit
+from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests, describe
 from studio.sessions.questioner import Candidate, Question, Questioner
-from studio.sessions.strategies import Query, Strategy, TurnInput, constraint_bonus
+from studio.sessions.strategies import (
+    Query,
+    Strategy,
+    TurnInput,
+    constraint_bonus,
+    constraint_column,
+)
 from studio.sessions.turn_references import FACET_WORDS, parse_turn_text, resolve_turn
 
 if TYPE_CHECKING:
     from studio.index_service import ProjectIndex
+    from studio.sessions.measures import ImageMeasures
 
 Mode = Literal["composed", "chat"]
 TextFacetReader = Callable[[str], dict[str, str]]
+RequestReader = Callable[[str], list[Request]]
 
 
 
@@ -38,8 +48,11 @@ class SessionTurn:
     kind: str
     reference_id: str | None
     text: str
-    asked: dict[str, str] = field(default_factory=dict)
+    asked: dict[str, str] = field(default_factory=dict)  # the first value asked per facet
     kept: dict[str, str] = field(default_factory=dict)
+    requests: list[Request] = field(default_factory=list)  # what the reader made of the text
+    constraints: dict[str, Constraint] = field(default_factory=dict)  # this turn's own
+    wants: str = ""  # every constraint the ranking used, carried turns included
     question: str | None = None
     answer: str | None = None
     results: list[Hit] = field(default_factory=list)
@@ -56,6 +69,9 @@ class RetrievalSession:
         *,
         facets: Mapping[str, Mapping[str, str]] | None = None,
         read_text_facets: TextFacetReader | None = None,
+        read_requests: RequestReader | None = None,
+        measures: ImageMeasures | None = None,
+        encoder_text: Callable[[str], str] | None = None,
         mode: Mode = "composed",
         target_id: str | None = None,
         k: int = 50,
@@ -63,11 +79,22 @@ class RetrievalSession:
         split: str | None = None,
         shared_cache: dict | None = None,
     ) -> None:
-        """``shared_cache`` lets sessions over one index share per-gallery arrays."""
+        """``read_requests`` is the caption reader (``studio.captions.reading``); a plain
+        ``read_text_facets`` (text → {facet: value}) still works for callers that have
+        only values. ``encoder_text`` rewrites a text before it is encoded (the reader's
+        ``affirmative_text`` drops "not red", which encoders read much like "red").
+        ``measures`` supplies lightness and colourfulness for "darker",
+        "lighter", "more colourful"; without it those requests are shown but not used.
+        ``shared_cache`` lets sessions over one index share per-gallery arrays."""
         self.index = index
         self.strategy = strategy
         self.facets = facets or {}
-        self.read_text_facets = read_text_facets or (lambda _text: {})
+        if read_requests is None:
+            values = read_text_facets or (lambda _text: {})
+            read_requests = lambda text: [Request(f, "is", v) for f, v in values(text).items()]  # noqa: E731
+        self.read_requests = read_requests
+        self.measures = measures
+        self.encoder_text = encoder_text
         self.mode = mode
         self.target_id = target_id
         self.k = k
@@ -125,16 +152,23 @@ class RetrievalSession:
                 kept[facet] = value
         if reference is None and not parsed.text and not kept:
             raise StudioError("Give a reference image, a text, or both.")
-        asked = self.read_text_facets(parsed.text)
+        requests = self.read_requests(parsed.text) if parsed.text else []
+        constraints = constraints_from_requests(
+            requests, self.facets.get(reference or "", {}),
+            lambda measure: self._measure(reference, measure),
+            self._anchor_label(reference),
+        )
+        asked = _first_values(requests)
         # What a combination keeps is also said in words, so the vector moves toward it.
-        phrase = ", ".join([parsed.text, *kept.values()]).strip(", ")
+        phrase = ", ".join([self._affirmative(parsed.text), *kept.values()]).strip(", ")
         encode_started = time.perf_counter()
         text_vector = self.index.text_vectors([phrase])[0] if phrase else None
         reference_vector = self.index.image_vector(reference) if reference else None
         encoded = time.perf_counter()
-        turn_input = TurnInput(reference_vector, text_vector, asked, kept)
+        turn_input = TurnInput(reference_vector, text_vector, constraints, kept)
         query = self.strategy.compose([*self._inputs, turn_input])
-        turn = SessionTurn(number, kind, reference, text, asked=asked, kept=kept)
+        turn = SessionTurn(number, kind, reference, text, asked=asked, kept=kept,
+                           requests=requests, constraints=constraints)
         self._retrieve(turn, query, exclude=[reference] if reference else [])
         self._inputs.append(turn_input)
         turn.timings.update(
@@ -152,17 +186,22 @@ class RetrievalSession:
         answer_text = text.strip()
         if not answer_text:
             raise StudioError("Type a description or an answer.")
-        asked = self.read_text_facets(answer_text)
+        requests = self.read_requests(answer_text)
+        constraints = constraints_from_requests(requests, {}, lambda _m: None, "the reference")
         if question is not None:
             self.asked_facets.append(question.facet)
-            if question.facet not in asked and answer_text.lower() in question.options:
-                asked = {**asked, question.facet: answer_text.lower()}
-        phrase = answer_text if question is None else f"{answer_text} {question.facet}"
+            if question.facet not in constraints and answer_text.lower() in question.options:
+                requests = [*requests, Request(question.facet, "is", answer_text.lower())]
+                constraints[question.facet] = Constraint(question.facet, (answer_text.lower(),))
+        asked = _first_values(requests)
+        affirmative = self._affirmative(answer_text) or answer_text
+        phrase = affirmative if question is None else f"{affirmative} {question.facet}"
         vector = self.index.text_vectors([phrase])[0]
-        turn_input = TurnInput(None, vector, asked)
+        turn_input = TurnInput(None, vector, constraints)
         query = self.strategy.compose([*self._inputs, turn_input])
         turn = SessionTurn(
-            number, "chat", None, answer_text, asked=asked,
+            number, "chat", None, answer_text, asked=asked, requests=requests,
+            constraints=constraints,
             question=None if question is None else question.text,
             answer=None if question is None else answer_text,
         )
@@ -192,7 +231,8 @@ class RetrievalSession:
         skip = [p for p in (self.index.position(i) for i in exclude) if p is not None]
         positions, scores = self.index.rank_all(query.vector, self._allowed[key], skip)
         searched = time.perf_counter()
-        columns = {f: self._facet_column(f)[positions] for f in query.constraints}
+        columns = {f: self._column(f, c)[positions] for f, c in query.constraints.items()}
+        turn.wants = describe(query.constraints)
         adjusted = scores.astype(np.float64) + constraint_bonus(columns, query.constraints)
         order = np.argsort(-adjusted, kind="stable")
         positions, adjusted = positions[order], adjusted[order]
@@ -207,6 +247,40 @@ class RetrievalSession:
             search_ms=_ms(started, searched), rank_ms=_ms(searched, time.perf_counter())
         )
 
+    def _column(self, facet: str, constraint: str | Constraint) -> np.ndarray:
+        """The gallery column a constraint is checked against, built once per kind."""
+        comparative = isinstance(constraint, Constraint) and constraint.comparative
+        if not comparative:
+            return self._facet_column(facet)
+        key = f"{facet}:compared"
+        if key not in self._columns:
+            names = self.index.image_ids
+            if facet in MEASURED:
+                self._columns[key] = (
+                    self.measures.column(names, facet) if self.measures is not None
+                    else np.full(len(names), np.nan))
+            else:
+                labels = [self.facets.get(name or "", {}).get(facet) for name in names]
+                self._columns[key] = constraint_column(facet, constraint, labels)
+        return self._columns[key]
+
+    def _affirmative(self, text: str) -> str:
+        """The text for the encoder: without negated phrases when a reader can tell."""
+        return self.encoder_text(text) if text and self.encoder_text is not None else text
+
+    def _measure(self, image_id: str | None, measure: str) -> float | None:
+        if self.measures is None or image_id is None:
+            return None
+        return self.measures.value(image_id, measure)
+
+    def _anchor_label(self, reference: str | None) -> str:
+        """How the timeline names the item a comparative is relative to."""
+        if reference is not None:
+            for number in range(len(self.turns), 0, -1):
+                if self.item_of_turn(number) == reference:
+                    return f"turn {number}'s item"
+        return "the reference"
+
     def _facet_column(self, facet: str) -> np.ndarray:
         """Each index position's value of ``facet`` (None where unknown), built once."""
         if facet not in self._columns:
@@ -215,6 +289,15 @@ class RetrievalSession:
                 [self.facets.get(name or "", {}).get(facet) for name in names], dtype=object
             )
         return self._columns[facet]
+
+
+def _first_values(requests: list[Request]) -> dict[str, str]:
+    """The first value asked for per facet: the simple {facet: value} view of a turn."""
+    out: dict[str, str] = {}
+    for request in requests:
+        if request.op == "is" and request.value is not None:
+            out.setdefault(request.facet, request.value)
+    return out
 
 
 def _ms(start: float, end: float) -> float:

@@ -1,7 +1,7 @@
 """Facets: groups of attributes of which an item has one value (colour, sleeve, length …).
 
 Sessions need them in three places: to read what a turn's text asks for ("make it red" →
-color=red), to know what each gallery item is (from its attribute labels), and to let the
+color=red, with the caption reader of ``studio.captions.reading``), to know what each gallery item is (from its attribute labels), and to let the
 chat questioner ask one facet per round. The groups live in
 ``resources/vocabulary/facets.json``; labels come from the attributes query API, so any
 project with attributes (extracted, suggested or reviewed) gets facets.
@@ -10,13 +10,11 @@ project with attributes (extracted, suggested or reviewed) gets facets.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from resources import resource_path
-from studio.attributes.matcher import AttributeMatcher
 from studio.attributes.records import VocabularyEntry
 from studio.store import Project
 
@@ -54,41 +52,6 @@ class FacetMap:
             if facet is not None and facet not in values:
                 values[facet] = name
         return values
-
-
-class TextFacets:
-    """Reads the facet values a typed text asks for, with the vocabulary's matcher."""
-
-    def __init__(self, entries: Sequence[VocabularyEntry], facet_map: FacetMap) -> None:
-        self.matcher = AttributeMatcher(entries)
-        self.facet_map = facet_map
-
-    def __call__(self, text: str) -> dict[str, str]:
-        if not text.strip():
-            return {}
-        found = self.matcher.find(text)
-        return self.facet_map.facets_of(
-            [name for name in found
-             if self.facet_map.facet_of.get(name) != "color" or _colours_the_item(name, text)]
-        )
-
-
-# A colour right before a pattern word colours the pattern ("white polka dots", "red
-# stripes"), not the item. (The caption reader of issue 14 reads this and more; this is
-# the minimal rule the session reader needs meanwhile.)
-_PATTERN_NOUN = r"(?:polka[\s-]+)?(?:dots?|dotted|spots?|stripes?|striped|prints?|florals?|pattern|checks?)"
-
-
-def _colours_the_item(colour: str, text: str) -> bool:
-    """False when every mention of ``colour`` in ``text`` names the colour of a pattern."""
-    words = re.escape(colour).replace("\\ ", r"[\s-]+")
-    mentions = list(re.finditer(rf"\b{words}\b", text, re.IGNORECASE))
-    if not mentions:
-        return True  # found through a synonym: keep it
-    return any(
-        not re.match(rf"[\s-]+(?:and\s+\w+\s+)?{_PATTERN_NOUN}\b", text[m.end():], re.IGNORECASE)
-        for m in mentions
-    )
 
 
 def project_facets(project: Project, facet_map: FacetMap) -> dict[str, dict[str, str]]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from studio.attributes.vocabulary import load_vocabulary
+from studio.captions.reading import CaptionReader
 from studio.index_service import ProjectIndex, load_project_model
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.engine import Mode, RetrievalSession
-from studio.sessions.facets import FacetMap, TextFacets, project_facets
+from studio.sessions.facets import FacetMap, project_facets
+from studio.sessions.measures import ImageMeasures
 from studio.sessions.strategies import make_strategy
 from studio.store import Project
 
@@ -22,8 +24,13 @@ class SessionContext:
     index: ProjectIndex
     facet_map: FacetMap
     facets: dict[str, dict[str, str]]
-    read_text_facets: TextFacets
+    reader: CaptionReader
+    measures: ImageMeasures
     cache: dict = field(default_factory=dict)  # gallery arrays shared by its sessions
+
+    def read_text_facets(self, text: str) -> dict[str, str]:
+        """The first value a text asks for per facet (single-turn protocols rank with it)."""
+        return self.reader.facets(text)
 
     def new_session(
         self,
@@ -36,7 +43,8 @@ class SessionContext:
     ) -> RetrievalSession:
         return RetrievalSession(
             self.index, make_strategy(strategy), facets=self.facets,
-            read_text_facets=self.read_text_facets, mode=mode, target_id=target_id, k=k,
+            read_requests=self.reader.read, measures=self.measures,
+            encoder_text=self.reader.affirmative_text, mode=mode, target_id=target_id, k=k,
             category=category, shared_cache=self.cache,
         )
 
@@ -60,6 +68,8 @@ def load_session_context(
     entries = load_vocabulary(project)
     facet_map = FacetMap.for_vocabulary(entries)
     facets = project_facets(project, facet_map)
+    reader = CaptionReader.for_vocabulary(entries, facet_map.facet_of)
+    measures = ImageMeasures(project)  # lightness/colourfulness, measured once per image
+    measures.ensure(lambda _done, _total, message="": progress(2, 3, message), cancel)
     progress(3, 3, "Ready")
-    return SessionContext(project, model_name, index, facet_map, facets,
-                          TextFacets(entries, facet_map))
+    return SessionContext(project, model_name, index, facet_map, facets, reader, measures)

@@ -80,6 +80,7 @@ class SessionRecorder:
 def turn_row(turn: SessionTurn) -> dict[str, str]:
     results = [[hit.id, round(hit.score, 5)] for hit in turn.results[:RECORDED_RESULTS]]
     timings = {**turn.timings, "asked": turn.asked, "kept": turn.kept,
+               "requests": [r.to_json() for r in turn.requests], "wants": turn.wants,
                "chosen_id": turn.chosen_id}
     return {"results": json.dumps(results), "timings": json.dumps(timings)}
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from studio.errors import StudioError
+from studio.sessions.constraints import MEASURE_MARGIN, Constraint, scale_position
 
 
 @dataclass(frozen=True)
@@ -30,14 +31,16 @@ class TurnInput:
 
     reference: np.ndarray | None
     text_vector: np.ndarray | None
-    asked: Mapping[str, str] = field(default_factory=dict)  # facet -> value from the text
+    # facet -> what the text asks for: a value, or a Constraint (several values, excluded
+    # values, or more/less than the reference)
+    asked: Mapping[str, str | Constraint] = field(default_factory=dict)
     kept: Mapping[str, str] = field(default_factory=dict)  # facet -> value kept from a turn
 
 
 @dataclass(frozen=True)
 class Query:
     vector: np.ndarray
-    constraints: Mapping[str, str] = field(default_factory=dict)
+    constraints: Mapping[str, str | Constraint] = field(default_factory=dict)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -124,7 +127,7 @@ class HistoryAware(Strategy):
             parts.append((1.0 - self.image_weight) * _unit(np.sum(texts, axis=0)))
         if not parts:
             raise StudioError("A turn needs a reference image or a text.")
-        constraints: dict[str, str] = {}
+        constraints: dict[str, str | Constraint] = {}
         for turn in turns:
             constraints.update(turn.kept)
             constraints.update(turn.asked)
@@ -152,38 +155,82 @@ RERANK_WEIGHT = 0.15  # per facet constraint, added to (or taken from) a cosine 
 
 def constraint_bonus(
     values: Mapping[str, np.ndarray],
-    constraints: Mapping[str, str],
+    constraints: Mapping[str, str | Constraint],
     weight: float = RERANK_WEIGHT,
 ) -> np.ndarray | float:
     """The re-ranking rule, once: +``weight`` per satisfied constraint, −``weight`` per
     contradicted one, nothing where the item's facet is unknown.
 
     ``values[facet]`` holds each item's value of that facet (``None`` if unknown), all
-    arrays aligned with the items being ranked.
+    arrays aligned with the items being ranked. A plain string constraint wants that value.
+    A ``Constraint`` wants one of its values and none of its excluded ones (with no wanted
+    value, any known value other than the excluded ones satisfies it), or, when
+    comparative, a value above (``more``) or below (``less``) its anchor: ``values`` then
+    holds floats (the scale position or the measure, NaN if unknown), and an item within
+    the facet's margin of the anchor counts as not satisfying it.
     """
     bonus: np.ndarray | float = 0.0
     for facet, wanted in constraints.items():
         column = values[facet]
+        if isinstance(wanted, str):
+            wanted = Constraint(facet, (wanted,))
+        if wanted.direction is not None:
+            if wanted.anchor is None:
+                continue  # the reference's value is unknown: nothing to compare with
+            numbers = np.asarray(column, dtype=np.float64)
+            known = ~np.isnan(numbers)
+            sign = 1.0 if wanted.direction == "more" else -1.0
+            margin = MEASURE_MARGIN.get(facet, 0.0)
+            with np.errstate(invalid="ignore"):
+                match = known & (sign * (numbers - wanted.anchor) > margin)
+            bonus = bonus + weight * match - weight * (known & ~match)
+            continue
         known = column != None  # noqa: E711 (element-wise on an object array)
-        match = column == wanted
-        bonus = bonus + weight * match - weight * (known & ~match)
+        if wanted.wanted:
+            match = _equals_any(column, wanted.wanted)
+            bonus = bonus + weight * match - weight * (known & ~match)
+        if wanted.excluded:
+            banned = _equals_any(column, wanted.excluded)
+            if wanted.wanted:
+                bonus = bonus - weight * banned
+            else:
+                bonus = bonus + weight * (known & ~banned) - weight * banned
     return bonus
+
+
+def _equals_any(column: np.ndarray, values: Sequence[str]) -> np.ndarray:
+    match = np.zeros(np.shape(column), dtype=bool)
+    for value in values:
+        match |= np.asarray(column == value, dtype=bool)
+    return match
 
 
 def rerank(
     ids: Sequence[str],
     scores: Sequence[float] | np.ndarray,
     facets_of: Mapping[str, Mapping[str, str]],
-    constraints: Mapping[str, str],
+    constraints: Mapping[str, str | Constraint],
     weight: float = RERANK_WEIGHT,
 ) -> tuple[list[str], np.ndarray]:
     """Re-rank ids by ``constraint_bonus``; stable, so ties keep their retrieval order."""
     if not constraints:
         return list(ids), np.asarray(scores, dtype=np.float32)
     values = {
-        facet: np.array([facets_of.get(i, {}).get(facet) for i in ids], dtype=object)
-        for facet in constraints
+        facet: constraint_column(facet, constraint,
+                                 [facets_of.get(i, {}).get(facet) for i in ids])
+        for facet, constraint in constraints.items()
     }
     adjusted = np.asarray(scores, dtype=np.float64) + constraint_bonus(values, constraints, weight)
     order = np.argsort(-adjusted, kind="stable")
     return [ids[i] for i in order], adjusted[order].astype(np.float32)
+
+
+def constraint_column(facet: str, constraint: str | Constraint,
+                      labels: Sequence[str | None]) -> np.ndarray:
+    """The column ``constraint_bonus`` compares: labels, or scale positions (NaN unknown)
+    for a comparative constraint on an ordinal facet. Measured facets (lightness,
+    colourfulness) have no labels; their columns come from ``studio.sessions.measures``."""
+    if isinstance(constraint, Constraint) and constraint.direction is not None:
+        positions = [scale_position(facet, label) for label in labels]
+        return np.array([np.nan if p is None else p for p in positions], dtype=np.float64)
+    return np.array(list(labels), dtype=object)

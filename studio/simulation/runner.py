@@ -20,11 +20,14 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.questioner import InformationGainQuestioner, RandomQuestioner
 from studio.sessions.setup import SessionContext
 from studio.simulation.metrics import cumulative_hits, mean_rank, percentile, recall_at
+from studio.simulation.phrasing import say
 from studio.simulation.users import (
+    STYLES,
     AttributeDifferenceUser,
     ChatAnswerer,
     RetrospectiveUser,
     describe_target,
+    preset,
 )
 
 Simulator = Literal["attribute", "retrospective", "chat"]
@@ -43,8 +46,10 @@ class RunConfig:
     model: str = "demo"
     split: str | None = "test"
     questioner: str = "infogain"
-    comparative: float = 0.3
-    noise: float = 0.0
+    comparative: float | None = None  # None: the users' preset (catalog 0.3, realistic 0.6)
+    noise: float | None = None  # None: the preset's (catalog 0, realistic 0.03)
+    users: str = "realistic"  # how the simulated users speak: "realistic" or "catalog"
+    typo_rate: float | None = None  # None: the preset's (catalog 0, realistic 0.03)
 
     def __post_init__(self) -> None:
         if self.simulator not in SIMULATORS:
@@ -56,14 +61,18 @@ class RunConfig:
         if self.simulator == "chat" and self.strategy == "image":
             raise StudioError("Chat dialogs have no reference image, so the image-only "
                               "strategy cannot run them; choose history, sum or text.")
+        if self.users not in STYLES:
+            raise StudioError(f"Unsupported users '{self.users}'. The available user "
+                              f"styles are: {', '.join(STYLES)}")
         if self.turns < 1 or self.n < 1:
             raise StudioError("--turns and --n must be at least 1.")
 
     @property
     def label(self) -> str:
+        suffix = "" if self.users == "realistic" else f"/{self.users} users"
         if self.simulator == "chat":
-            return f"chat/{self.questioner}"
-        return f"{self.strategy}/{self.simulator}"
+            return f"chat/{self.questioner}{suffix}"
+        return f"{self.strategy}/{self.simulator}{suffix}"
 
 
 @dataclass
@@ -164,8 +173,7 @@ def _composed_dialog(context, session, config: RunConfig, target: str, start: st
                      values: dict[str, Sequence[str]], number: int):
     user_class = RetrospectiveUser if config.simulator == "retrospective" else \
         AttributeDifferenceUser
-    user = user_class(seed=config.seed * 100_003 + number, comparative=config.comparative,
-                      noise=config.noise)
+    user = user_class(seed=config.seed * 100_003 + number, **_user_settings(config))
     truth = context.facets.get(target, {})
     history = [context.facets.get(start, {})]
     ranks: list[float | None] = []
@@ -197,8 +205,13 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
     names = context.facet_map.names
     questioner = (InformationGainQuestioner(names) if config.questioner == "infogain"
                   else RandomQuestioner(names, seed=config.seed * 100_003 + number))
-    answerer = ChatAnswerer()
+    settings = _user_settings(config)
+    answerer = ChatAnswerer(style=config.users, seed=config.seed * 100_003 + number,
+                            typo_rate=settings["typo_rate"])
     opening = describe_target(truth, category, rng)
+    if config.users == "realistic" and truth:
+        facet = rng.choice(sorted(truth))
+        opening = f"a {category} that {say(facet, truth[facet], rng) or truth[facet]}"
     turn = session.chat_turn(opening)
     ranks: list[float | None] = [turn.target_rank]
     texts = [opening]
@@ -213,6 +226,20 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
         ranks.append(turn.target_rank)
         texts.append(f"{question.text} {answer}")
     return ranks, texts
+
+
+def _user_settings(config: RunConfig) -> dict[str, Any]:
+    """The users' preset, with the run's explicit comparative share and typo rate."""
+    settings: dict[str, Any] = {"style": config.users, **preset(config.users)}
+    if config.comparative is not None:
+        settings["comparative"] = config.comparative
+    if config.typo_rate is not None:
+        settings["typo_rate"] = config.typo_rate
+    if config.noise is not None:
+        settings["noise"] = config.noise
+    if config.users == "realistic":
+        settings["max_facets"] = 3
+    return settings
 
 
 def _facet_values(context: SessionContext) -> dict[str, Sequence[str]]:

@@ -11,6 +11,14 @@ unless noise is asked for: the texts mention only real differences.
   a *combination* when an earlier item had a facet value the target shares and the
   current one lacks.
 - ``ChatAnswerer``: answers the questioner's facet question with the target's value.
+
+Two styles (``style``): ``catalog`` speaks the catalog's own words in fixed templates (the
+original, easy users); ``realistic`` speaks as Fashion IQ's annotators do (see
+``phrasing.py``): mostly comparatives relative to the reference on the ordinal scales
+(length, sleeve, fit) and on colour lightness, negations of what the reference has,
+several facets per turn, paraphrases and out-of-vocabulary words, style words that carry
+nothing, and typos at ``typo_rate`` per word. ``preset("realistic")`` gives the settings
+the ``simulate`` command and ``bench/bench_simulation.py`` use by default.
 Dataset captions (the ground-truth relative captions of imported pairs) are used by the
 single-turn protocols in ``studio.simulation.protocols``.
 """
@@ -22,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
+from studio.simulation import phrasing
 
 Facets = Mapping[str, str]
 
@@ -78,6 +87,40 @@ def join(phrases: Sequence[str]) -> str:
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
+STYLES = ("catalog", "realistic")
+# Settings of each style's users; explicit arguments override them.
+PRESETS: dict[str, dict[str, float]] = {
+    "catalog": {"comparative": 0.3, "typo_rate": 0.0, "negation": 0.0, "filler": 0.0,
+                "noise": 0.0},
+    # noise: the two annotators of a real Fashion IQ pair contradict each other on ~3.5 %
+    # of pairs (bench/bench_caption_flags.py), so people do misstate a value now and then.
+    "realistic": {"comparative": 0.6, "typo_rate": 0.03, "negation": 0.25, "filler": 0.15,
+                  "noise": 0.03},
+}
+
+
+def preset(style: str) -> dict[str, float]:
+    return dict(PRESETS[style])
+
+
+def direction(facet: str, target: str, current: str) -> tuple[str, str] | None:
+    """(dimension, "more"/"less") in which the target differs from the current item."""
+    if facet == "color":
+        if target in LIGHTNESS and current in LIGHTNESS:
+            gap = LIGHTNESS[target] - LIGHTNESS[current]
+            if abs(gap) >= 0.08:
+                return "lightness", "more" if gap > 0 else "less"
+        return None
+    if facet in ORDERED:
+        order = ORDERED[facet][0]
+        if target in order and current in order and target != current:
+            higher = order.index(target) > order.index(current)
+            if facet == "fit":  # the scale runs tight to loose; "more" fit is tighter
+                higher = not higher
+            return facet, "more" if higher else "less"
+    return None
+
+
 @dataclass
 class AttributeDifferenceUser:
     """Describes the target relative to the current item from their facets."""
@@ -88,12 +131,20 @@ class AttributeDifferenceUser:
     noise: float = 0.0  # chance to drop a difference and name a wrong value instead
     paraphrase: bool = False
     name: str = "attribute"
+    style: str = "catalog"  # "catalog" (fixed templates) or "realistic" (phrasing.py)
+    typo_rate: float = 0.0  # realistic: chance per word of four letters or more
+    negation: float = 0.0  # realistic: chance to say what the reference has and is unwanted
+    filler: float = 0.0  # realistic: chance to add a style word that carries nothing
 
     def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
         self.random = random.Random(self.seed)
 
-    def describe(self, target: Facets, current: Facets, all_values: Mapping[str, Sequence[str]]
-                 ) -> str:
+    def describe(self, target: Facets, current: Facets, all_values: Mapping[str, Sequence[str]],
+                 opener: bool = True) -> str:
+        if self.style == "realistic":
+            return self._realistic(target, current, all_values, opener)
         diffs = differences(target, current)
         self.random.shuffle(diffs)
         phrases = []
@@ -113,6 +164,44 @@ class AttributeDifferenceUser:
         if self.paraphrase:
             text = self.random.choice(PARAPHRASE_OPENERS) + text
         return text
+
+    def _realistic(self, target: Facets, current: Facets,
+                   all_values: Mapping[str, Sequence[str]], opener: bool) -> str:
+        rng = self.random
+        diffs = differences(target, current)
+        rng.shuffle(diffs)
+        count = min(self.max_facets, rng.choice((1, 1, 2, 2, 3)))
+        phrases = []
+        for facet in diffs[:count]:
+            value = target[facet]
+            if self.noise and rng.random() < self.noise:
+                wrong = [v for v in all_values.get(facet, ()) if v != value]
+                value = rng.choice(wrong) if wrong else value
+            phrase = None
+            way = direction(facet, value, current[facet])
+            if way is not None and rng.random() < self.comparative:
+                phrase = phrasing.compare(way[0], way[1], rng)
+                if facet == "color" and rng.random() < 0.4:  # "is a darker navy"
+                    phrase = f"is a {'lighter' if way[1] == 'more' else 'darker'} {value}"
+            negatable = facet != "graphic" or value == "plain front"  # "no print" ≠ another
+            if phrase is None and negatable and rng.random() < self.negation:
+                negated = phrasing.negate(facet, current[facet], rng)
+                if negated is not None:
+                    said = phrasing.say(facet, value, rng)
+                    phrase = negated if said is None or rng.random() < 0.5 else f"{said}, {negated}"
+            if phrase is None:
+                phrase = phrasing.say(facet, value, rng) or direct_phrase(facet, value)
+            phrases.append(phrase)
+        if not phrases:
+            phrases = ["is almost the same but a little different"]
+        if rng.random() < self.filler:
+            phrases.append(rng.choice(phrasing.FILLERS).removeprefix("and "))
+        text = phrases[0]
+        for phrase in phrases[1:]:
+            text += rng.choice(phrasing.CONNECTORS) + phrase
+        if opener:
+            text = rng.choice(phrasing.OPENERS) + text
+        return phrasing.misspell(text, self.typo_rate, rng)
 
     def turn(self, number: int, target: Facets, history: Sequence[Facets],
              all_values: Mapping[str, Sequence[str]]) -> str:
@@ -136,25 +225,40 @@ class RetrospectiveUser(AttributeDifferenceUser):
             misses = {i: len(differences(target, history[i])) for i in earlier}
             best = min(misses, key=lambda i: (misses[i], -i), default=None)
             if best is not None and misses[best] < len(differences(target, current)):
-                rest = self.describe(target, history[best], all_values)
+                rest = self.describe(target, history[best], all_values, opener=False)
                 return phrase_turn(ParsedTurn(f"it {rest}", rollback_to=best))
             for i in earlier:
                 kept = [f for f in differences(target, current) if history[i].get(f) == target[f]]
                 if kept:
                     facet = self.random.choice(kept)
-                    rest = self.describe(target, {**current, facet: target[facet]}, all_values)
+                    rest = self.describe(target, {**current, facet: target[facet]}, all_values,
+                                         opener=False)
                     return phrase_turn(ParsedTurn(f"it {rest}", keeps=(Keep(facet, i),)))
         return self.describe(target, current, all_values)
 
 
 @dataclass
 class ChatAnswerer:
-    """Answers a facet question with the target's value ("unknown" if it has none)."""
+    """Answers a facet question with the target's value ("unknown" if it has none);
+    realistic answers are worded as a person would ("it has no sleeves", "gray")."""
 
     name: str = "chat"
+    style: str = "catalog"
+    seed: int = 0
+    typo_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.random = random.Random(self.seed)
 
     def answer(self, facet: str, target: Facets) -> str:
-        return target.get(facet, "unknown")
+        value = target.get(facet)
+        if value is None:
+            return "unknown" if self.style == "catalog" else "I can't tell"
+        if self.style == "catalog":
+            return value
+        said = phrasing.say(facet, value, self.random) or value
+        said = self.random.choice((f"it {said}", said, said.removeprefix("is ")))
+        return phrasing.misspell(said, self.typo_rate, self.random)
 
 
 def describe_target(target: Facets, category: str, rng: random.Random) -> str:

@@ -291,6 +291,18 @@ CREATE TABLE dialog_sources (
 );
 """
 
+# Version 7: the target's rank for each caption when it was last ranked (reference + caption
+# under the named model and strategy), so reviewers can sort by it and see it go stale.
+MIGRATION_7 = """
+ALTER TABLE captions ADD COLUMN rank INTEGER;
+ALTER TABLE captions ADD COLUMN gallery_size INTEGER;
+ALTER TABLE captions ADD COLUMN rank_model TEXT;
+ALTER TABLE captions ADD COLUMN rank_strategy TEXT;
+ALTER TABLE captions ADD COLUMN rank_index_key TEXT;
+ALTER TABLE captions ADD COLUMN rank_text TEXT;
+ALTER TABLE captions ADD COLUMN ranked_at TEXT;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
     MIGRATION_2,
@@ -298,5 +310,6 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_4,
     MIGRATION_5,
     MIGRATION_6,
+    MIGRATION_7,
 )
 LATEST_VERSION = len(MIGRATIONS)

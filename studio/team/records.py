@@ -28,6 +28,19 @@ GLOBAL_KEY = {
     "retrieval_sessions": "uid",
 }
 LOCAL = ("id", "uid", "origin_copy")  # never content
+# Derived per copy, never merged: a caption's stored target rank (studio.captions.ranks)
+# depends on that copy's model and index; merging it would turn a recompute into an edit.
+DERIVED: dict[str, tuple[str, ...]] = {
+    "captions": (
+        "rank",
+        "gallery_size",
+        "rank_model",
+        "rank_strategy",
+        "rank_index_key",
+        "rank_text",
+        "ranked_at",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -69,7 +82,7 @@ class Kind:
         out = []
         for row in conn.execute(f'PRAGMA table_info("{self.table}")'):
             column = row[1]
-            if column in LOCAL:
+            if column in LOCAL or column in DERIVED.get(self.table, ()):
                 continue
             parent, to = parents.get(column, (None, "id"))
             out.append(Field(column, parent if parent in GLOBAL_KEY else None, to))

@@ -133,16 +133,6 @@ def test_chat_mode_clears_the_composed_text(window, qtbot, event_loop_qt, indexe
     assert pane.prompt.text().startswith("Describe")
 
 
-def test_white_polka_dots_do_not_ask_for_a_white_item(
-    window, qtbot, event_loop_qt, indexed_demo_dir
-):
-    pane = retrieval(window, event_loop_qt, indexed_demo_dir)
-    type_turn(pane, qtbot, event_loop_qt, "has white polka dots and long sleeves")
-    asked = pane.session.turns[-1].asked
-    assert asked.get("color") != "white"
-    assert "color=white" not in pane.timeline.item(0).text()
-
-
 def test_the_empty_state_says_an_index_exists(window, event_loop_qt, indexed_demo_dir):
     pane = retrieval(window, event_loop_qt, indexed_demo_dir, load=False)
     assert "An index of 60 images for 'demo' exists" in pane.loader_text.text()

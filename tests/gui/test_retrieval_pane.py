@@ -52,6 +52,9 @@ def test_a_three_turn_session_with_rollback_by_keyboard(
     qtbot.keyClick(pane, key, Qt.KeyboardModifier.AltModifier)
     type_turn(pane, qtbot, event_loop_qt, "is shorter")
     assert pane.session.turns[1].reference_id == second
+    # The timeline says what the ranking used: turn 1's colour carried, length relative.
+    assert "wants: colour = red, sleeve = long sleeve, length < turn 1's item" in (
+        pane.timeline.item(1).text())
     type_turn(pane, qtbot, event_loop_qt, "go back to turn 1 and make it blue")
     rollback = pane.session.turns[2]
     assert rollback.kind == "rollback" and rollback.reference_id == second

@@ -180,12 +180,12 @@ def test_review_session_goes_through_submitted_captions(project) -> None:
     pairs = first_pairs(project, 2)
     first, _ = store.submit_caption(project, pairs[0], "ana", "is red")
     second, _ = store.submit_caption(project, pairs[1], "ana", "is blue")
-    own, _ = store.submit_caption(project, pairs[1], "rev", "is navy")
+    own, _ = store.submit_caption(project, pairs[1], "rev", "is yellow")
     review = ReviewSession(project, "rev")
     assert review.start() == first.id
     review.accept()
     assert review.current == second.id and review.remaining() == 1
-    assert [c.text for c in review.others()] == ["is navy"]
+    assert [c.text for c in review.others()] == ["is yellow"]
     assert [f.kind for f in review.flags()] == ["colour_conflict"]
     review.reject("colour is wrong")
     assert review.current is None  # all reviewed
@@ -206,6 +206,10 @@ def test_review_session_goes_through_submitted_captions(project) -> None:
         ("floral maxi", [], ("Floral Maxi Dress", "Red Mini Dress"), ["reference_only"]),
         ("red and mini", [], ("Floral Maxi Dress", "Red Mini Dress"), []),
         ("less floral", [], ("Floral Maxi Dress", "Red Mini Dress"), []),
+        ("is blue", ["is navy"], ("", ""), []),  # one colour, two names for it
+        ("is white", ["has a black collar"], ("", ""), []),  # a part's colour
+        ("is shorter", ["is longer"], ("", ""), ["contradiction"]),
+        ("has no logo", ["has a logo"], ("", ""), ["contradiction"]),
     ],
 )
 def test_automatic_flags(text, others, titles, kinds) -> None:

@@ -114,13 +114,6 @@ def test_bad_options_and_references_are_clear_errors(controller) -> None:
         controller.set_gallery("hats")
 
 
-def test_a_colour_before_a_pattern_word_colours_the_pattern(controller) -> None:
-    read = controller.context.read_text_facets
-    assert "color" not in read("has white polka dots")
-    assert read("is black with white polka dots").get("color") == "black"
-    assert read("is white").get("color") == "white"
-
-
 def test_index_build_reads_attributes_from_text_first_when_there_are_none(
     demo_project_dir: Path, capsys
 ) -> None:

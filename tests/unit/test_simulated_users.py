@@ -88,3 +88,51 @@ def test_retrospective_user_keeps_a_facet_an_earlier_item_had() -> None:
 def test_chat_answerer_tells_the_targets_value() -> None:
     assert ChatAnswerer().answer("color", TARGET) == "navy"
     assert ChatAnswerer().answer("fit", TARGET) == "unknown"
+
+
+def test_realistic_users_speak_relative_negated_and_misspelt_but_true() -> None:
+    from studio.captions.reading import read_caption
+    from studio.simulation.users import preset
+
+    texts = [AttributeDifferenceUser(seed=s, max_facets=3, style="realistic",
+                                     **{**preset("realistic"), "typo_rate": 0.0, "noise": 0.0})
+             .describe(TARGET, CURRENT, VALUES) for s in range(60)]
+    requests = [r for t in texts for r in read_caption(t)]
+    ops = {r.op for r in requests}
+    assert {"more", "is", "not"} <= ops  # comparatives, values and negations all occur
+    # Every reading agrees with the truth: navy is darker than white, the target's
+    # sleeves are longer, and nothing negated is a value the target has.
+    assert not any(r.facet == "lightness" and r.op == "more" for r in requests)
+    assert not any(r.facet == "sleeve" and r.op == "less" for r in requests)
+    assert not any(r.op == "not" and r.value in TARGET.values() for r in requests)
+    assert len(set(texts)) > 40  # paraphrased, not one template
+
+
+def test_realistic_typos_come_at_the_stated_rate() -> None:
+    import random
+
+    from studio.simulation.phrasing import misspell
+
+    words = ["sleeves"] * 2000
+    typed = misspell(" ".join(words), 0.1, random.Random(0)).split(" ")
+    changed = sum(a != b for a, b in zip(words, typed, strict=True))
+    assert 150 < changed < 250
+
+
+def test_realistic_chat_answers_are_read_back_to_the_value() -> None:
+    from studio.captions.reading import read_caption
+
+    answerer = ChatAnswerer(style="realistic", seed=3)
+    for facet in ("sleeve", "pattern"):
+        said = {r.value for s in range(10) for r in read_caption(answerer.answer(facet, TARGET))}
+        assert TARGET[facet] in said
+
+
+def test_an_unknown_user_style_is_one_clear_error() -> None:
+    from studio.errors import StudioError
+    from studio.simulation.runner import RunConfig
+
+    with pytest.raises(StudioError, match="available user styles are: catalog, realistic"):
+        RunConfig(users="robots")
+    assert RunConfig().users == "realistic" and RunConfig(users="catalog").label.endswith(
+        "catalog users")

@@ -7,6 +7,8 @@ the person in Settings (``workspace.user_name``); they write everything as it ha
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -20,21 +22,27 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from qasync import asyncSlot
 
+from studio.captions.ranking import rank_settings, save_rank_settings
 from studio.captions.records import CaptionPolicy
 from studio.captions.store import load_policy, save_policy
 from studio.captions.writing_and_review import ReviewSession, WritingSession
 from studio.errors import StudioError
+from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.annotator_progress import AnnotatorProgress
+from widgets.caption_rank_line import CaptionRankLine
+from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
 from widgets.caption_writer import CaptionWriter
 from widgets.job_runner import JobRunner
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
+from widgets.rank_worker import RankWorker
 from widgets.shortcuts import add_shortcuts
 from widgets.thumbnail_cache import ThumbnailCache
 
@@ -114,9 +122,88 @@ class CaptionsPane(Pane):
             panel.pair_changed.connect(self._show_pair)
         self.writer.saved.connect(self._progress_timer.start)
         self.reviewer.reviewed.connect(self._progress_timer.start)
+        self._build_ranks()
         add_shortcuts(content, ("Ctrl+Shift+W",), lambda: self.set_mode(0))
         add_shortcuts(content, ("Ctrl+Shift+R",), lambda: self.set_mode(1))
         return content
+
+    def _build_ranks(self) -> None:
+        """The live rank under the writer's editor; the stored rank beside the reviewer's."""
+        self.rank_worker = RankWorker(parent=self)
+        self.rank_view = CaptionRankView(
+            self.workspace, self.thumbnails, self.rank_worker, self.runner
+        )
+        self.writer.details.addWidget(self.rank_view)
+        self.writer.editor.textChanged.connect(self.rank_view.set_text)
+        self.writer.pair_changed.connect(self.rank_view.set_pair)
+        self.writer.saved.connect(self._store_rank)
+        self.rank_line = CaptionRankLine()
+        self.reviewer.details.addWidget(self.rank_line)
+        self.reviewer.pair_changed.connect(lambda _pair: self._show_stored_rank())
+        self.rank_line.recompute_requested.connect(
+            lambda caption_id: self.project and self.rank_worker.store(self.project, caption_id)
+        )
+        self.rank_worker.stored.connect(lambda _id, _result: self._show_stored_rank())
+        self.rank_line.order_changed.connect(self._review_order)
+        self.rank_line.threshold_changed.connect(self._rank_threshold)
+        self.rank_line.rank_all_requested.connect(self.rank_all_captions)
+
+    def _store_rank(self) -> None:
+        """Keep the rank with the caption just submitted (on the rank worker)."""
+        if self.project is not None and self.writing is not None and self.writing.saves:
+            self.rank_worker.store(self.project, self.writing.saves[-1].caption_id)
+
+    def _show_stored_rank(self) -> None:
+        caption = self.review.caption() if self.review is not None else None
+        self.rank_line.show_caption(self.project, caption)
+
+    @asyncSlot()
+    async def rank_all_captions(self) -> None:
+        """Rank every submitted caption again as a job (status bar, progress, cancel)."""
+        project = self.project
+        if project is None or self.runner is None:
+            return
+        from studio.captions.ranks import rank_captions
+
+        self.rank_line.rank_all.setEnabled(False)
+        try:
+            device = self.workspace.settings.device
+            report = await self.runner.run(
+                "Ranking captions",
+                rank_captions,
+                project,
+                device=None if device == "auto" else device,
+            )
+        except JobCancelled:
+            self.rank_line.note.setText("Ranking cancelled; the stored ranks are unchanged.")
+            return
+        except StudioError as error:
+            self.rank_line.note.setText(str(error))
+            return
+        finally:
+            self.rank_line.rank_all.setEnabled(True)
+        self._show_stored_rank()
+        summary = report["summary"]
+        self.rank_line.rank_all.setToolTip(
+            f"Last run: {summary['captions']} captions, median rank {summary['median_rank']}"
+        )
+
+    def _rank_threshold(self, threshold: int) -> None:
+        """The flag threshold is a project setting: every reviewer shares it."""
+        if self.project is None:
+            return
+        current = rank_settings(self.project)
+        if threshold != current.threshold:
+            save_rank_settings(
+                self.project, replace(current, threshold=threshold), self.user or "unknown"
+            )
+            if self.review is not None:
+                self.review.go_to(self.review.current)  # redraw the flags
+
+    def _review_order(self, order: str) -> None:
+        if self.review is not None:
+            self.review.order = order
+            self.review.start()
 
     # -- project -----------------------------------------------------------------------
 
@@ -151,6 +238,7 @@ class CaptionsPane(Pane):
 
     def show_project(self, project: Project | None) -> None:
         self.project = project
+        self.rank_worker.forget()
         if project is None:
             self.writer.bind(None)
             self.reviewer.bind(None)
@@ -170,6 +258,7 @@ class CaptionsPane(Pane):
         self._show_policy(policy)
         self.writing = WritingSession(project, self.user, policy)
         self.review = ReviewSession(project, self.user)
+        self.review.order = self.rank_line.order.currentData()
         self.writer.bind(self.writing)
         self.reviewer.bind(self.review)
         self.set_mode(self.modes.checkedId())

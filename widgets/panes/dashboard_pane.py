@@ -20,6 +20,7 @@ from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
+from widgets.rank_distribution import RankDistribution
 from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
@@ -69,12 +70,17 @@ class DashboardPane(Pane):
         layout.addWidget(self.attribute_quality)
         self.team_progress = TeamProgress()
         layout.addWidget(self.team_progress)
+        layout.addWidget(QLabel("Does each caption find its target? Ranks per annotator"))
+        self.rank_distribution = RankDistribution()
+        layout.addWidget(self.rank_distribution)
         self._stack.addWidget(content)
         # Counts follow every write; the suggestion-quality chart (a few queries and a
         # redraw) only the writes that change it.
         follow(self, workspace, KINDS, self._on_project_written)
         follow(self, workspace, ("labels", "vocabulary"),
                lambda: self.attribute_quality.refresh(workspace.project))
+        follow(self, workspace, ("captions", "people"),
+               lambda: workspace.project and self.rank_distribution.refresh(workspace.project))
 
     def _on_project_written(self) -> None:
         if self.workspace.project is not None:
@@ -94,6 +100,7 @@ class DashboardPane(Pane):
                 self.count_labels[key].setText(f"{value:,}")
         if chart:
             self.attribute_quality.refresh(project)
+            self.rank_distribution.refresh(project)
         self.team_progress.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
@@ -103,7 +110,9 @@ class DashboardPane(Pane):
         self.split_table.setVerticalHeaderLabels(list(counts) or [])
         for row, per_split in enumerate(counts.values()):
             for column, split in enumerate(splits):
-                self.split_table.setItem(row, column, QTableWidgetItem(str(per_split.get(split, 0))))
+                self.split_table.setItem(
+                    row, column, QTableWidgetItem(str(per_split.get(split, 0)))
+                )
             self.split_table.setItem(
                 row, len(splits), QTableWidgetItem(str(sum(per_split.values())))
             )

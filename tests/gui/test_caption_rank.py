@@ -1,0 +1,203 @@
+"""The live target rank under the caption editor, ranks kept with captions, reviewers' view."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.captions import store
+from studio.captions.ranks import stored_rank
+from studio.pairs.mining import mine_pairs
+from studio.store import Project
+from widgets.panes.captions_pane import CaptionsPane
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture
+def ranked_demo(indexed_demo_dir: Path) -> Path:
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 6)
+    return indexed_demo_dir
+
+
+def open_as(window, path: Path, user: str) -> CaptionsPane:
+    window.workspace.settings.user_name = user
+    window.open_project(path)
+    pane = next(p for p in window.panes if isinstance(p, CaptionsPane))
+    window.show_pane(window.panes.index(pane))
+    return pane
+
+
+def type_caption(qtbot, editor, text: str) -> None:
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+
+
+def rank_shown_for(view, text: str) -> bool:
+    return (
+        view.result is not None
+        and view.result.text == text
+        and view.line.text().startswith("Target rank with this caption:")
+    )
+
+
+def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbot) -> None:
+    pane = open_as(window, ranked_demo, "ana")
+    view = pane.rank_view
+    assert view.isVisible()
+    type_caption(qtbot, pane.writer.editor, "is red")
+    qtbot.waitUntil(lambda: rank_shown_for(view, "is red"), timeout=30000)
+    first = view.result
+    assert f"of {first.gallery_size:,}" in view.line.text()
+    assert f"{first.rank:,} of" in view.line.text()
+    assert first.model == "demo" and first.strategy == "history"
+    type_caption(qtbot, pane.writer.editor, "is plaid with long sleeves and a v-neck")
+    qtbot.waitUntil(
+        lambda: rank_shown_for(view, "is plaid with long sleeves and a v-neck"), timeout=30000
+    )
+    second = view.result
+    assert second.pair_id == first.pair_id
+    assert second.top != first.top  # another caption finds other images first
+    colour = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c"}[second.band]
+    assert colour in view.line.styleSheet()
+    # The top 5 as thumbnails, on demand; the target is marked when it is among them.
+    view.toggle.setChecked(True)
+    assert view.grid.isVisible() and view.grid.count() == min(5, second.gallery_size)
+    assert [view.grid.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.grid.count())] == [
+        image_id for image_id, _ in second.top
+    ]
+
+
+def test_submitted_caption_keeps_its_rank_after_reopening(window, ranked_demo, qtbot) -> None:
+    pane = open_as(window, ranked_demo, "ana")
+    pair_id = pane.writer.session.current
+    type_caption(qtbot, pane.writer.editor, "is blue and striped")
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
+
+    def kept() -> object:
+        with Project.open(ranked_demo) as project:
+            [caption] = store.captions_for_pair(project, pair_id)
+            return stored_rank(project, caption.id)
+
+    qtbot.waitUntil(lambda: kept() is not None, timeout=30000)
+    window.workspace.close_project()
+    rank = kept()
+    assert rank.text == "is blue and striped" and rank.model == "demo"
+    assert rank.gallery_size > 0 and (rank.rank is None or rank.rank >= 1)
+    # A reviewer sees it beside the caption after reopening the project.
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    assert pane.reviewer.session.current is not None
+    assert pane.rank_line.line.text() == rank.describe()
+    assert "stale" not in pane.rank_line.note.text()
+
+
+def test_without_an_index_one_quiet_line_offers_to_build_it(
+    window, demo_project_dir, qtbot, event_loop_qt
+) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 4)
+    pane = open_as(window, demo_project_dir, "ana")
+    view = pane.rank_view
+    type_caption(qtbot, pane.writer.editor, "is red")
+    qtbot.waitUntil(lambda: view.build_button.isVisible(), timeout=30000)
+    assert "No index for model 'demo'" in view.line.text()
+    assert pane.writer.editor.isEnabled() and pane.writer.editor.text() == "is red"
+    view.build_button.click()  # a job on the window's runner, then the rank
+    run_until(event_loop_qt, lambda: rank_shown_for(view, "is red"))
+
+
+def run_until(loop, predicate, timeout: float = 120.0) -> None:
+    async def wait() -> None:
+        while not predicate():
+            await asyncio.sleep(0.05)
+
+    loop.run_until_complete(asyncio.wait_for(wait(), timeout))
+
+
+def test_dashboard_shows_each_annotators_ranks(window, ranked_demo, qtbot) -> None:
+    from studio.captions.ranks import rank_captions
+    from widgets.panes.dashboard_pane import DashboardPane
+
+    with Project.open(ranked_demo) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id in pairs[:3]:
+            store.submit_caption(project, pair_id, "ana", "is red with long sleeves")
+        store.submit_caption(project, pairs[3], "ben", "is blue")
+        report = rank_captions(project, device="cpu")
+    window.open_project(ranked_demo)
+    pane = next(p for p in window.panes if isinstance(p, DashboardPane))
+    window.show_pane(window.panes.index(pane))
+    chart = pane.rank_distribution
+    ana = report["annotators"]["ana"]
+    assert f"ana: median rank {ana['median_rank']}, top 10 {ana['top10']:.0%}" in chart.note.text()
+    assert "ben: median rank" in chart.note.text()
+    assert chart.canvas is not None and len(chart.canvas.figure.axes[0].patches) == 2
+
+
+def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo, qtbot) -> None:
+    from studio.captions.ranking import rank_settings
+    from studio.captions.ranks import rank_captions
+
+    texts = ["is red with long sleeves", "is blue and plaid", "has a v-neck", "is green"]
+    with Project.open(ranked_demo) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id, text in zip(pairs, texts, strict=False):
+            store.submit_caption(project, pair_id, "ana", text)
+        report = rank_captions(project, device="cpu")
+    ranks = {row["caption_id"]: row["rank"] for row in report["captions"]}
+    worst = max(ranks, key=lambda c: (ranks[c], -c))
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    reviewer, line = pane.reviewer, pane.rank_line
+    assert reviewer.session.current == min(ranks)  # pair order first
+    line.order.setCurrentIndex(line.order.findData("rank_worst"))
+    assert reviewer.session.current == worst
+    size = next(r["gallery_size"] for r in report["captions"] if r["caption_id"] == worst)
+    assert line.line.text() == f"Target rank with this caption: {ranks[worst]:,} of {size:,}"
+    assert "Does not find the target" not in reviewer.flags.text()  # threshold 50
+    assert line.threshold.value() == 50
+    line.threshold.setValue(1)  # a project setting, shared by every reviewer
+    line.threshold.editingFinished.emit()
+    with Project.open(ranked_demo) as project:
+        assert rank_settings(project).threshold == 1
+    assert f"Does not find the target: it ranks {ranks[worst]:,} of" in reviewer.flags.text()
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    following = reviewer.session.current
+    assert ranks[following] <= ranks[worst]
+    # Editing the caption makes its stored rank stale; Recompute ranks it again.
+    with Project.open(ranked_demo) as project:
+        store.edit_caption(project, following, "lead", "is a completely different thing")
+    pane.review.go_to(following)
+    assert "the caption was edited since" in line.note.text()
+    line.recompute.click()
+    qtbot.waitUntil(lambda: "stale" not in line.note.text(), timeout=30000)
+    assert line.line.text().startswith("Target rank with this caption:")
+
+
+def test_rank_all_captions_runs_as_a_job_and_fills_the_reviewers_line(
+    window, ranked_demo, qtbot, event_loop_qt
+) -> None:
+    with Project.open(ranked_demo) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id in pairs[:3]:
+            store.submit_caption(project, pair_id, "ana", "is red with long sleeves")
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    line = pane.rank_line
+    assert line.line.text() == "Not ranked yet"
+    line.rank_all.click()
+    run_until(event_loop_qt, lambda: line.line.text().startswith("Target rank with this caption"))
+    with Project.open(ranked_demo) as project:
+        ranked = [
+            stored_rank(project, c.id)
+            for p in pairs[:3]
+            for c in store.captions_for_pair(project, p)
+        ]
+    assert all(r is not None and r.model == "demo" for r in ranked)
+    assert line.line.text() == ranked[0].describe()

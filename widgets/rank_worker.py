@@ -1,0 +1,171 @@
+"""Ranks captions on one background thread; a newer request supersedes an older one.
+
+Typing asks for a rank on every pause. Requests go to a single-worker executor of their
+own (not the job runner's: a long index build must not hold up a rank, and ranks are too
+quick and too many for the status bar). Each live request gets a generation number and a
+cancel token: a new request cancels the previous one, a request whose generation is no
+longer current is skipped before it starts, and its result, if it still comes, is dropped
+by the view. Store requests (rank a submitted caption and keep the rank with it) are
+never superseded.
+
+The worker keeps one ``CaptionRanker`` and reopens it when the project, model, strategy
+or index changes. Results come back as Qt signals, queued to the UI thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from studio.captions.ranking import (
+    CaptionRanker,
+    NoIndexError,
+    PairQuery,
+    RankResult,
+    RankSettings,
+    index_key,
+    pair_query,
+    rank_settings,
+)
+from studio.captions.ranks import save_rank
+from studio.captions.store import get_caption
+from studio.errors import StudioError
+from studio.jobs import CancelToken, JobCancelled
+from studio.store import Project
+
+
+class RankWorker(QObject):
+    ready = Signal(int, object)  # generation, RankResult
+    unavailable = Signal(int, str)  # generation, why (no index for the model …)
+    failed = Signal(int, str)  # generation, error text
+    loading = Signal(int, str)  # generation, what is being loaded
+    stored = Signal(int, object)  # caption id, RankResult (None: not ranked)
+
+    def __init__(self, device: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.device = device
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cir-rank")
+        self._lock = threading.Lock()
+        self.generation = 0
+        self._token: CancelToken | None = None
+        self._ranker: CaptionRanker | None = None
+        self._ranker_key: tuple[Any, ...] | None = None
+        self._pairs: dict[tuple[str, int], PairQuery] = {}
+        self._closed = False
+
+    # -- requests (UI thread) ----------------------------------------------------------
+
+    def supersede(self) -> int:
+        """Make every request in flight stale (the pair or the text changed)."""
+        with self._lock:
+            self.generation += 1
+            if self._token is not None:
+                self._token.cancel()
+            self._token = CancelToken()
+            return self.generation
+
+    def request(self, project: Project, settings: RankSettings, pair_id: int, text: str) -> int:
+        generation = self.supersede()
+        token = self._token
+        if self._closed or token is None:
+            return generation
+        self._executor.submit(self._live, generation, token, project, settings, pair_id, text)
+        return generation
+
+    def store(self, project: Project, caption_id: int) -> Future | None:
+        """Rank a caption as it is stored now and keep the rank with it."""
+        if self._closed:
+            return None
+        return self._executor.submit(self._store, project, caption_id)
+
+    def forget(self) -> None:
+        """Drop the loaded ranker (the project closed, or its index was rebuilt)."""
+        self.supersede()
+        if not self._closed:
+            self._executor.submit(self._drop)
+
+    def shutdown(self) -> None:
+        self.supersede()
+        self._closed = True
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def wait_idle(self) -> None:
+        """Block until requests queued so far ran (tests and the benchmark)."""
+        if self._closed:
+            return
+        self._executor.submit(lambda: None).result()
+
+    # -- work (the worker thread) ------------------------------------------------------
+
+    def _drop(self) -> None:
+        self._ranker = self._ranker_key = None
+        self._pairs.clear()
+
+    def _ranker_for(
+        self, project: Project, settings: RankSettings, generation: int
+    ) -> CaptionRanker:
+        key = (
+            str(project.path),
+            settings.model,
+            settings.strategy,
+            index_key(project, settings.model),
+        )
+        if self._ranker is None or self._ranker_key != key:
+            self._ranker = None
+            self.loading.emit(generation, f"Loading model {settings.model} and its index …")
+            self._ranker = CaptionRanker.open(
+                project, settings.model, settings.strategy, self.device
+            )
+            self._ranker_key = key
+        return self._ranker
+
+    def _pair(self, project: Project, pair_id: int) -> PairQuery:
+        key = (str(project.path), pair_id)
+        if key not in self._pairs:
+            self._pairs[key] = pair_query(project, pair_id)
+        return self._pairs[key]
+
+    def _live(
+        self,
+        generation: int,
+        token: CancelToken,
+        project: Project,
+        settings: RankSettings,
+        pair_id: int,
+        text: str,
+    ) -> None:
+        if token.cancelled or generation != self.generation:
+            return  # a newer keystroke came before this one started
+        with contextlib.suppress(RuntimeError):  # the window closed meanwhile
+            try:
+                ranker = self._ranker_for(project, settings, generation)
+                result = ranker.rank(self._pair(project, pair_id), text, cancel=token)
+            except JobCancelled:
+                return
+            except NoIndexError as error:
+                self.unavailable.emit(generation, str(error))
+                return
+            except StudioError as error:
+                self.failed.emit(generation, str(error))
+                return
+            except Exception as error:  # noqa: BLE001 (a view shows one line, never a trace)
+                self.failed.emit(generation, f"Ranking failed: {error}")
+                return
+            self.ready.emit(generation, result)
+
+    def _store(self, project: Project, caption_id: int) -> RankResult | None:
+        result = None
+        with contextlib.suppress(RuntimeError):
+            try:
+                caption = get_caption(project, caption_id)
+                ranker = self._ranker_for(project, rank_settings(project), -1)
+                result = ranker.rank(self._pair(project, caption.pair_id), caption.text)
+                save_rank(project, caption_id, result)
+            except Exception:  # noqa: BLE001 (no index or a closed project: nothing stored)
+                result = None
+            self.stored.emit(caption_id, result)
+        return result
