@@ -49,14 +49,14 @@ def fully_shown(label: QLabel) -> bool:
     return label.fontMetrics().horizontalAdvance(label.text()) <= rect.width()
 
 
-def test_target_rank_is_not_cut_at_1024x700(qtbot, workspace, event_loop_qt, indexed_demo_dir):
-    from widgets.job_runner import JobRunner
+def test_target_rank_is_not_cut_at_1024x700(window, qtbot, event_loop_qt, indexed_demo_dir):
     from widgets.panes.retrieval_pane import RetrievalPane
 
     # The pane alone, at the size a 1024×700 window gives it (less the 170 px navigation
     # and the menu and status bars), so the test does not depend on other panes' widths.
-    runner = JobRunner()
-    pane = RetrievalPane(workspace, runner)
+    # It shares the window's workspace and job runner (shut down with the window).
+    workspace = window.workspace
+    pane = RetrievalPane(workspace, window.runner)
     qtbot.addWidget(pane)
     pane.resize(1024 - 170, 700 - 60)
     pane.show()
