@@ -34,7 +34,9 @@ from studio.simulation.run_list import (
     run_lines,
 )
 from studio.simulation.runner import SIMULATORS, RunConfig
+from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
+from widgets.combiner_training_dialog import CombinerTrainingDialog
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
@@ -73,6 +75,11 @@ class ExperimentsView(QWidget):
             form.addWidget(QLabel(label))
             form.addWidget(widget)
         form.addWidget(self.run_button)
+        self.train_button = QPushButton("Train…")
+        self.train_button.setToolTip("Train a composition model (Combiner) on this project's "
+                                     "captions; it becomes the strategy combiner:NAME")
+        self.train_button.clicked.connect(self.open_training)
+        form.addWidget(self.train_button)
         form.addStretch(1)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.clicked.connect(self.export_csv)
@@ -108,7 +115,27 @@ class ExperimentsView(QWidget):
         workspace.project_changed.connect(lambda _p: self.refresh())
         follow(self, workspace, ("experiments",), self.refresh)
 
+    def open_training(self) -> CombinerTrainingDialog | None:
+        if self.workspace.project is None:
+            return None
+        dialog = CombinerTrainingDialog(self.workspace, self.runner, self)
+        dialog.trained.connect(lambda _name: self.refresh_strategies())
+        dialog.show()
+        return dialog
+
+    def refresh_strategies(self) -> None:
+        """The built-in strategies plus the combiners trained for the settings' model."""
+        current = self.strategy.currentText()
+        self.strategy.clear()
+        project = self.workspace.project
+        trained = (combiner_strategies(project, self.workspace.settings.model)
+                   if project is not None else [])
+        self.strategy.addItems([*STRATEGIES, *trained])
+        if current in [*STRATEGIES, *trained]:
+            self.strategy.setCurrentText(current)
+
     def refresh(self) -> None:
+        self.refresh_strategies()
         self.runs.blockSignals(True)
         self.runs.clear()
         project = self.workspace.project

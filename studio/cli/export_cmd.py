@@ -51,6 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             parser.add_argument("--device", dest="export_device", help="cpu, cuda, mps or auto")
             if name == "ranking":
                 parser.add_argument("--k", type=int, default=50, help="ids per ranking (50)")
+                parser.add_argument("--strategy", dest="export_strategy", default="sum",
+                                    help="sum (default), text, image or combiner:NAME")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -67,6 +69,7 @@ def run_export(args: argparse.Namespace) -> int:
         }
         if args.export_kind == "ranking":
             options["k"] = args.k
+            options["strategy"] = args.export_strategy
         else:
             options["split"] = args.export_split
     with open_project(args) as project, TerminalProgress(f"Exporting {args.export_kind}") as bar:

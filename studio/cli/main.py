@@ -29,6 +29,7 @@ from studio.cli import (
     simulate_cmd,
     stats_cmd,
     team_cmd,
+    train_cmd,
     transactions_cmd,
 )
 from studio.errors import StudioError
@@ -39,7 +40,7 @@ PROCESS_START = time.perf_counter()
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
-COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd)
+COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with 95%% confidence intervals, and stores the run in the project.",
     )
     add_project_argument(simulate)
-    simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text or image (history)")
+    simulate.add_argument("--strategy", default="history", help="composition strategy: history, sum, text, image or combiner:NAME (history)")
+    simulate.add_argument("--base", metavar="combiner:NAME",
+                          help="with --strategy history: a trained combiner as its base composition")
     simulate.add_argument("--simulator", default="attribute", help="simulated user: attribute, retrospective or chat (attribute)")
     simulate.add_argument("--questioner", default="infogain", help="chat questioner: infogain or random (infogain)")
     simulate.add_argument("--turns", type=int, default=5, help="turns or chat rounds (5)")
@@ -62,7 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--category", help="Fashion IQ: only this category")
     evaluate.add_argument("--dataset", help="ChatIR: only this dialogue file (its stem, e.g. "
                           "Human_BLIP2)")
-    evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text or image (sum)")
+    evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text, image or combiner:NAME (sum)")
+    evaluate.add_argument("--base", metavar="combiner:NAME",
+                          help="with --strategy history: a trained combiner as its base composition")
     evaluate.add_argument("--source", help="only pairs imported from this dataset")
     _model_arguments(evaluate)
     evaluate.set_defaults(func=run_evaluate)
@@ -105,11 +109,12 @@ def _context(args: argparse.Namespace, project, where: str = ""):
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from studio.sessions.strategies import with_base
     from studio.simulation.outputs import save_plot, store_run, write_csv, write_json
     from studio.simulation.runner import RunConfig, run_simulation
 
     config = RunConfig(
-        strategy=args.strategy, simulator=args.simulator, turns=args.turns, n=args.n,
+        strategy=with_base(args.strategy, args.base), simulator=args.simulator, turns=args.turns, n=args.n,
         seed=args.seed, model=args.model, split=None if args.split == "all" else args.split,
         questioner=args.questioner, comparative=args.comparative, noise=args.noise,
         users=args.users, typo_rate=args.typo_rate,
@@ -149,6 +154,9 @@ def _table(summary: dict) -> str:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    from studio.sessions.strategies import with_base
+
+    args.strategy = with_base(args.strategy, args.base)
     if args.protocol == "fashioniq":
         return _run_fashioniq(args)
     if args.protocol == "chatir":

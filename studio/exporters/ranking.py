@@ -5,6 +5,8 @@ reference image's vector plus the vector of the captions joined as "c1 and c2",
 normalised) and searched in the gallery of the pair's category and split through the
 project's index. As in Fashion IQ's evaluation the reference stays in the gallery (CIRR
 removes it). Where targets are known, Recall@10 and @50 are reported per group.
+``strategy`` picks another composition with no facet re-ranking: ``text``, ``image`` or
+a trained ``combiner:NAME``.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from studio.errors import StudioError
 from studio.exporters.common import ExportedPair, iter_pairs, prepare_folder, write_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.strategies import Strategy, TurnInput, make_strategy
 from studio.store import Project
 
 TOP_K = 50
@@ -36,6 +40,7 @@ def export_ranking(
     model: str | None = None,
     device: str | None = None,
     k: int = TOP_K,
+    strategy: str = "sum",
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
@@ -48,6 +53,7 @@ def export_ranking(
     loaded = load_project_model(model, device)
     build_index(project, loaded, progress=progress, cancel=cancel)
     index = ProjectIndex.load(project, loaded)
+    composer = _composer(project, loaded, strategy)
     groups: dict[tuple[str, str], list[ExportedPair]] = defaultdict(list)
     for pair in iter_pairs(project, source):
         if pair.captions and pair.category:
@@ -70,7 +76,8 @@ def export_ranking(
             )
             queries = np.stack(
                 [
-                    compose([image_vector[p.reference_id], text])
+                    compose([image_vector[p.reference_id], text]) if composer is None
+                    else composer.compose([TurnInput(image_vector[p.reference_id], text)]).vector
                     for p, text in zip(batch, texts, strict=True)
                 ]
             )
@@ -100,4 +107,17 @@ def export_ranking(
                 else {}
             ),
         }
-    return {"format": "ranking", "out": str(out), "model": loaded.name, "k": k, "files": files}
+    return {"format": "ranking", "out": str(out), "model": loaded.name, "strategy": strategy,
+            "k": k, "files": files}
+
+
+def _composer(project: Project, model: Any, strategy: str) -> Strategy | None:
+    """None for the plain sum; otherwise a strategy that needs no facet re-ranking."""
+    from studio.training.combiner import ProjectCombiners
+
+    if strategy == "sum":
+        return None
+    if strategy == "history" or strategy.startswith("history+"):
+        raise StudioError("A ranking export composes each query as one vector; choose sum, "
+                          "text, image or combiner:NAME as its strategy.")
+    return make_strategy(strategy, ProjectCombiners(project, model))

@@ -11,8 +11,9 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.engine import Mode, RetrievalSession
 from studio.sessions.facets import FacetMap, project_facets
 from studio.sessions.measures import ImageMeasures
-from studio.sessions.strategies import make_strategy
+from studio.sessions.strategies import Strategy, make_strategy
 from studio.store import Project
+from studio.training.combiner import ProjectCombiners
 
 
 @dataclass
@@ -27,6 +28,16 @@ class SessionContext:
     reader: CaptionReader
     measures: ImageMeasures
     cache: dict = field(default_factory=dict)  # gallery arrays shared by its sessions
+    combiners: ProjectCombiners | None = None  # trained for this model; made on first use
+
+    def combiner_source(self) -> ProjectCombiners:
+        if self.combiners is None:
+            self.combiners = ProjectCombiners(self.project, self.index.model)
+        return self.combiners
+
+    def strategy(self, name: str) -> Strategy:
+        """``name`` as a strategy; ``combiner:NAME`` loads a combiner trained for this model."""
+        return make_strategy(name, self.combiner_source())
 
     def read_text_facets(self, text: str) -> dict[str, str]:
         """The first value a text asks for per facet (single-turn protocols rank with it)."""
@@ -42,7 +53,7 @@ class SessionContext:
         category: str | None = None,
     ) -> RetrievalSession:
         return RetrievalSession(
-            self.index, make_strategy(strategy), facets=self.facets,
+            self.index, self.strategy(strategy), facets=self.facets,
             read_requests=self.reader.read, measures=self.measures,
             encoder_text=self.reader.affirmative_text, mode=mode, target_id=target_id, k=k,
             category=category, shared_cache=self.cache,

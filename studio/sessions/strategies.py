@@ -12,12 +12,17 @@ search with and, optionally, facet constraints that re-rank the nearest candidat
   turn asked for, a later turn overriding an earlier one on the same facet (turn 4's "make
   it blue" replaces turn 1's "red"), combination turns contributing the kept facet of the
   named turn's image. So a request made in turn 1 is not forgotten in turn 4.
+- ``combiner:NAME``: a Combiner trained on the project's triplets (``cir-studio train
+  combiner``) composes the reference and the last text. ``history+combiner:NAME`` is the
+  history-aware strategy with that combiner as its base composition (reference + the
+  decayed sum of every turn's text), keeping its facet constraints.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -101,6 +106,55 @@ class WeightedSum(Strategy):
         return Query(_unit(np.sum(parts, axis=0)))
 
 
+class Composer(Protocol):
+    """A trained composition model: image and text features in, unit queries out."""
+
+    @property
+    def name(self) -> str: ...
+
+    def compose(self, images: np.ndarray, texts: np.ndarray) -> np.ndarray: ...
+
+
+class CombinerSource(Protocol):
+    """Where ``combiner:NAME`` comes from: the combiners trained for the model in use."""
+
+    def names(self) -> list[str]: ...
+
+    def load(self, name: str) -> Composer: ...
+
+
+def _base_vector(base: Composer | None, image_weight: float, reference: np.ndarray | None,
+                 text: np.ndarray | None) -> np.ndarray:
+    """Reference and text made one vector: by ``base`` when given and both exist, else summed."""
+    if base is not None and reference is not None and text is not None:
+        return base.compose(_unit(reference)[None, :], _unit(text)[None, :])[0]
+    parts = []
+    if reference is not None:
+        parts.append(image_weight * _unit(reference))
+    if text is not None:
+        parts.append((1.0 - image_weight) * _unit(text))
+    if not parts:
+        raise StudioError("A turn needs a reference image or a text.")
+    return _unit(np.sum(parts, axis=0))
+
+
+class TrainedCombiner(Strategy):
+    label = "Trained combiner"
+
+    def __init__(self, combiner: Composer) -> None:
+        self.combiner = combiner
+        self.name = f"combiner:{combiner.name}"
+        self.label = f"Combiner {combiner.name}"
+        self.description = (f"The combiner '{combiner.name}' trained on this project's "
+                            "triplets composes the reference and the last text (a turn "
+                            "without a reference uses its text alone).")
+
+    def compose(self, turns: Sequence[TurnInput]) -> Query:
+        last = turns[-1]
+        return Query(_base_vector(self.combiner, 0.0 if last.reference is None else 0.5,
+                                  last.reference, last.text_vector))
+
+
 class HistoryAware(Strategy):
     name, label = "history", "History-aware (default)"
     description = (
@@ -109,9 +163,14 @@ class HistoryAware(Strategy):
         "named turn's facet."
     )
 
-    def __init__(self, image_weight: float = 0.5, decay: float = 0.6) -> None:
+    def __init__(self, image_weight: float = 0.5, decay: float = 0.6,
+                 base: Composer | None = None) -> None:
         self.image_weight = image_weight
         self.decay = decay
+        self.base = base
+        if base is not None:
+            self.name = f"history+combiner:{base.name}"
+            self.label = f"History-aware on combiner {base.name}"
 
     def compose(self, turns: Sequence[TurnInput]) -> Query:
         last = turns[-1]
@@ -120,18 +179,13 @@ class HistoryAware(Strategy):
             for i, turn in enumerate(turns)
             if turn.text_vector is not None
         ]
-        parts = []
-        if last.reference is not None:
-            parts.append(self.image_weight * _unit(last.reference))
-        if texts:
-            parts.append((1.0 - self.image_weight) * _unit(np.sum(texts, axis=0)))
-        if not parts:
-            raise StudioError("A turn needs a reference image or a text.")
+        text = _unit(np.sum(texts, axis=0)) if texts else None
         constraints: dict[str, str | Constraint] = {}
         for turn in turns:
             constraints.update(turn.kept)
             constraints.update(turn.asked)
-        return Query(_unit(np.sum(parts, axis=0)), constraints)
+        return Query(_base_vector(self.base, self.image_weight, last.reference, text),
+                     constraints)
 
 
 STRATEGIES: dict[str, type[Strategy]] = {
@@ -140,14 +194,43 @@ STRATEGIES: dict[str, type[Strategy]] = {
 DEFAULT_STRATEGY = HistoryAware.name
 
 
-def make_strategy(name: str) -> Strategy:
-    try:
+COMBINER_PREFIX = "combiner:"
+HISTORY_ON = "history+"
+
+
+def strategy_names(combiners: CombinerSource | None = None) -> list[str]:
+    """Every strategy name that ``make_strategy`` accepts with ``combiners``."""
+    trained = combiners.names() if combiners is not None else []
+    return [*STRATEGIES, *(COMBINER_PREFIX + n for n in trained),
+            *(f"{HISTORY_ON}{COMBINER_PREFIX}{n}" for n in trained)]
+
+
+def with_base(strategy: str, base: str | None) -> str:
+    """``--strategy history --base combiner:NAME`` as one strategy name."""
+    if not base:
+        return strategy
+    if strategy != HistoryAware.name or not base.startswith(COMBINER_PREFIX):
+        raise StudioError("--base takes combiner:NAME and only with the history strategy "
+                          "(e.g. --strategy history --base combiner:mine).")
+    return HISTORY_ON + base
+
+
+def make_strategy(name: str, combiners: CombinerSource | None = None) -> Strategy:
+    """The strategy called ``name``; ``combiner:NAME`` needs the project's ``combiners``."""
+    if name in STRATEGIES:
         return STRATEGIES[name]()
-    except KeyError:
-        raise StudioError(
-            f"Unsupported strategy '{name}'. The available strategies are: "
-            + ", ".join(STRATEGIES)
-        ) from None
+    base_name = name[len(HISTORY_ON):] if name.startswith(HISTORY_ON) else name
+    if base_name.startswith(COMBINER_PREFIX) and combiners is not None:
+        trained = base_name[len(COMBINER_PREFIX):]
+        if trained in combiners.names():
+            combiner = combiners.load(trained)
+            return HistoryAware(base=combiner) if base_name != name else TrainedCombiner(combiner)
+    available = strategy_names(combiners)
+    if combiners is None or len(available) == len(STRATEGIES):
+        available.append("combiner:NAME (after 'cir-studio train combiner')")
+    raise StudioError(
+        f"Unsupported strategy '{name}'. The available strategies are: " + ", ".join(available)
+    )
 
 
 RERANK_WEIGHT = 0.15  # per facet constraint, added to (or taken from) a cosine score

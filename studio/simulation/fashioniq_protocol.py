@@ -26,7 +26,7 @@ from studio.errors import StudioError
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
-from studio.sessions.strategies import TurnInput, make_strategy, rerank
+from studio.sessions.strategies import TurnInput, rerank
 from studio.store.galleries import gallery as gallery_ids
 
 KS = (10, 50)
@@ -145,7 +145,7 @@ def _evaluate_category(
     ]
     if not usable or not len(allowed):
         raise NothingToEvaluate(f"{where}: nothing to evaluate, {_why(context, pairs)}.")
-    composer = make_strategy(strategy)
+    composer = context.strategy(strategy)
     ranks: list[int | None] = []
     depth = min(len(allowed), max(KS))
     for start in range(0, len(usable), BATCH):

@@ -18,7 +18,7 @@ from studio.errors import StudioError
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
-from studio.sessions.strategies import TurnInput, make_strategy, rerank
+from studio.sessions.strategies import TurnInput, rerank
 from studio.simulation.fashioniq_protocol import NothingToEvaluate, evaluate_fashioniq
 from studio.simulation.metrics import percentile, recall_at
 
@@ -43,7 +43,7 @@ def _rank_pairs(
     cancel: CancelToken | None,
 ) -> list[tuple[ExportedPair, list[str]]]:
     """Each usable pair with its full ranking (best first) over its category/split gallery."""
-    composer = make_strategy(strategy)
+    composer = context.strategy(strategy)
     index = context.index
     ranked = []
     for done, pair in enumerate(pairs, start=1):

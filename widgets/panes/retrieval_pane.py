@@ -44,7 +44,7 @@ from studio.sessions.controller import (
 )
 from studio.sessions.engine import RetrievalSession, SessionTurn
 from studio.sessions.questioner import Question
-from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES
+from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES, strategy_names
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.experiments_view import ExperimentsView
@@ -344,6 +344,9 @@ class RetrievalPane(Pane):
             return
         self.controller = RetrievalController(context, self.workspace.user_name)
         self._fill_gallery_choices()
+        for name in strategy_names(context.combiner_source())[len(STRATEGIES):]:
+            if self.strategy.findData(name) < 0:  # combiners trained for this model
+                self.strategy.addItem(name, name)
         self._stack.setCurrentIndex(2)
         self.new_session()
         if message:

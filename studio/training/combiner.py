@@ -1,0 +1,308 @@
+"""Train a Combiner on the project's triplets, store it in the project's cache, load it.
+
+Combiners live in ``<project cache>/combiners/<model-slug>/NAME.{safetensors,json}``,
+keyed like the embedding cache by the embedding model's cache key (its weights), so a
+combiner is only ever offered for the model whose features it was trained on. Image
+features come from the embedding cache (only missing images are embedded); texts are
+encoded by the model. The network, the loss and the storage format are in
+``backends.combiner``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from studio.embeddings import cached_vectors, embed_project_images, model_slug
+from studio.errors import StudioError
+from studio.index_service import load_project_model
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.store import Project
+from studio.training.data import Triplet, annotated_triplets, draft_triplets, drafted_count
+
+if TYPE_CHECKING:
+    from backends.combiner.model import Combiner, CombinerConfig
+    from backends.combiner.train import EpochReport, Triplets
+    from backends.models.base import EmbeddingModel
+
+COMBINERS_DIR = "combiners"
+TEXT_BATCH = 256
+HELD_OUT_SHARE = 0.1  # of train triplets, for early stopping when there are no val pairs
+PREFIX = "combiner:"
+
+
+@dataclass(frozen=True)
+class TrainingRequest:
+    """What ``cir-studio train combiner`` asks for."""
+
+    name: str = "combiner"
+    model: str = "demo"
+    epochs: int = 40
+    seed: int = 0
+    device: str | None = None
+    drafted: float = 0.0
+    batch_size: int = 256
+    learning_rate: float = 2e-3
+    patience: int = 5
+
+
+def combiner_root(project: Project) -> Path:
+    return project.cache_dir / COMBINERS_DIR
+
+
+def combiner_folder(project: Project, model: EmbeddingModel) -> Path:
+    return combiner_root(project) / model_slug(model.cache_key)
+
+
+def _studio_error(error: Exception) -> StudioError:
+    return StudioError(str(error))
+
+
+# -- training ------------------------------------------------------------------------
+
+
+def train_project_combiner(
+    project: Project,
+    request: TrainingRequest,
+    *,
+    model: EmbeddingModel | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+    on_epoch: Callable[[EpochReport], None] | None = None,
+) -> dict[str, Any]:
+    """Collect, featurise, train, save; returns the summary stored with the combiner."""
+    from backends.combiner.model import CombinerConfig, CombinerError
+    from backends.combiner.storage import check_name, save_combiner
+    from backends.combiner.train import TrainOptions, train_combiner
+    from backends.device import choose_device
+
+    started = time.perf_counter()
+    try:
+        check_name(request.name)
+        device = choose_device(
+            request.device if request.device not in (None, "", "auto") else "cpu"
+        )
+        options = TrainOptions(
+            epochs=request.epochs,
+            seed=request.seed,
+            device=device,
+            batch_size=request.batch_size,
+            learning_rate=request.learning_rate,
+            patience=request.patience,
+        )
+    except CombinerError as error:
+        raise _studio_error(error) from None
+    progress(0, 1, "Collecting triplets")
+    triplets = annotated_triplets(project)
+    train = [t for t in triplets if t.split not in ("val", "test")]
+    val = [t for t in triplets if t.split == "val"]
+    train_images = sum(1 for i in project.iter_images(split="train") if not i.missing)
+    n_drafts = drafted_count(request.drafted, len(train), train_images)
+    if not train and not n_drafts:
+        raise StudioError(
+            "No training triplets: caption pairs of the train split (submitted or accepted "
+            "captions), accept transaction turns, or draft triplets from images with "
+            "--drafted 1."
+        )
+    model = model or load_project_model(request.model, request.device)
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    features = _ImageFeatures(project, model, triplets, progress, cancel)
+    drafted = draft_triplets(project, n_drafts, features.matrix, request.seed)
+    train += drafted
+    if not train:
+        raise StudioError(
+            "No triplet could be drafted: the train split's images need "
+            "attributes (run 'cir-studio attributes extract')."
+        )
+    val_source = "val-split pairs and turns"
+    if not val:
+        train, val = _hold_out(train, request.seed)
+        val_source = (
+            (
+                f"{len(val)} train triplets held out ({HELD_OUT_SHARE:.0%} of the "
+                "targets), as the project has no val-split pairs"
+            )
+            if val
+            else "none"
+        )
+    texts = _encode_texts(model, [t.text for t in train + val], progress, cancel)
+    train_arrays = features.triplets(train, texts)
+    val_arrays = features.triplets(val, texts) if val else None
+    config = CombinerConfig(request.name, request.model, model.cache_key, model.dim)
+    try:
+        combiner, report = train_combiner(
+            config,
+            train_arrays,
+            val_arrays,
+            options,
+            progress=progress,
+            cancel=cancel,
+            on_epoch=on_epoch,
+        )
+    except CombinerError as error:
+        raise _studio_error(error) from None
+    origins = {
+        origin: sum(1 for t in train if t.origin == origin)
+        for origin in ("caption", "turn", "drafted")
+    }
+    summary = {
+        "name": request.name,
+        "embedding_model": request.model,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "train_triplets": origins,
+        "val_triplets": len(val),
+        "val_source": val_source,
+        "seed": request.seed,
+        "device": device,
+        "drafted_share": request.drafted,
+        **{
+            k: v for k, v in report.to_json().items() if k not in ("train_triplets", "val_triplets")
+        },
+        "total_seconds": round(time.perf_counter() - started, 2),
+    }
+    combiner.config.training = summary
+    path = save_combiner(combiner, combiner_folder(project, model))
+    return {**summary, "path": str(path)}
+
+
+def _hold_out(train: list[Triplet], seed: int) -> tuple[list[Triplet], list[Triplet]]:
+    """Hold out the triplets of a seeded tenth of the targets (none below 20 triplets)."""
+    if len(train) < 20:
+        return train, []
+    targets = sorted({t.target_id for t in train})
+    rng = random.Random(f"held-out:{seed}")
+    chosen = set(rng.sample(targets, max(1, round(len(targets) * HELD_OUT_SHARE))))
+    return (
+        [t for t in train if t.target_id not in chosen],
+        [t for t in train if t.target_id in chosen],
+    )
+
+
+def _encode_texts(
+    model: EmbeddingModel,
+    texts: Sequence[str],
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> dict[str, np.ndarray]:
+    unique = list(dict.fromkeys(texts))
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, len(unique), TEXT_BATCH):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        chunk = unique[start : start + TEXT_BATCH]
+        out.update(zip(chunk, model.encode_texts(chunk), strict=True))
+        progress(min(start + TEXT_BATCH, len(unique)), len(unique), "Encoding texts")
+    return out
+
+
+class _ImageFeatures:
+    """Cached image vectors of every image triplets may use, and each image's group.
+
+    The gallery of a triplet is its target's (category, split) group, as retrieval ranks.
+    """
+
+    def __init__(
+        self,
+        project: Project,
+        model: EmbeddingModel,
+        triplets: Sequence[Triplet],
+        progress: ProgressCallback,
+        cancel: CancelToken | None,
+    ) -> None:
+        used = {t.reference_id for t in triplets} | {t.target_id for t in triplets}
+        images = [
+            image
+            for image in project.iter_images()
+            if not image.missing and (image.split != "test" or image.id in used)
+        ]
+        embed_project_images(project, model, images, progress=progress, cancel=cancel)
+        ids, vectors = cached_vectors(project, model, images)
+        self.row = {image_id: i for i, image_id in enumerate(ids)}
+        self.vectors = vectors
+        record = {image.id: image for image in images}
+        keys = sorted({(record[i].category, record[i].split) for i in ids})
+        group_of_key = {key: g for g, key in enumerate(keys)}
+        self.group = np.array(
+            [group_of_key[(record[i].category, record[i].split)] for i in ids], dtype=np.int64
+        )
+
+    def matrix(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        kept = [i for i in ids if i in self.row]
+        return kept, self.vectors[[self.row[i] for i in kept]]
+
+    def triplets(self, triplets: Sequence[Triplet], texts: dict[str, np.ndarray]) -> Triplets:
+        from backends.combiner.train import Triplets
+
+        usable = [t for t in triplets if t.reference_id in self.row and t.target_id in self.row]
+        targets = np.array([self.row[t.target_id] for t in usable], dtype=np.int64)
+        return Triplets(
+            references=self.vectors[[self.row[t.reference_id] for t in usable]],
+            texts=np.stack([texts[t.text] for t in usable])
+            if usable
+            else np.zeros((0, self.vectors.shape[1]), np.float32),
+            targets=targets,
+            gallery=self.vectors,
+            groups=self.group[targets],
+            gallery_groups=self.group,
+        )
+
+
+# -- what is trained, and loading it ----------------------------------------------------
+
+
+def list_combiners(project: Project) -> list[tuple[Path, CombinerConfig]]:
+    """(config file, config) of every combiner of the project, for any embedding model."""
+    from backends.combiner.storage import list_saved
+
+    root = combiner_root(project)
+    found: list[tuple[Path, CombinerConfig]] = []
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        found.extend(list_saved(folder))
+    return sorted(found, key=lambda item: (item[1].embedding_model, item[1].name))
+
+
+def combiner_strategies(project: Project, model_spec: str) -> list[str]:
+    """``combiner:NAME`` for the combiners trained for ``model_spec``; loads no model."""
+    return [
+        f"{PREFIX}{config.name}"
+        for _, config in list_combiners(project)
+        if config.embedding_model == model_spec
+    ]
+
+
+class ProjectCombiners:
+    """The combiners trained for one embedding model: names, and loading by name (cached).
+
+    This is what ``make_strategy`` asks when it meets ``combiner:NAME``.
+    """
+
+    def __init__(self, project: Project, model: EmbeddingModel, device: str = "cpu") -> None:
+        self.folder = combiner_folder(project, model)
+        self.model = model
+        self.device = device
+        self._loaded: dict[str, Combiner] = {}
+
+    def names(self) -> list[str]:
+        from backends.combiner.storage import list_configs
+
+        return [config.name for config in list_configs(self.folder)]
+
+    def load(self, name: str) -> Combiner:
+        from backends.combiner.model import CombinerError
+        from backends.combiner.storage import load_combiner
+
+        if name not in self._loaded:
+            try:
+                self._loaded[name] = load_combiner(
+                    self.folder, name, self.model.cache_key, self.device
+                )
+            except CombinerError as error:
+                raise _studio_error(error) from None
+        return self._loaded[name]

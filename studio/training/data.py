@@ -1,0 +1,132 @@
+"""Training triplets from a project: (reference image, modification text, target image).
+
+- every submitted or accepted caption of a pair is one triplet (``captions``);
+- every accepted turn of a multi-turn transaction is one (``turns``): the image it
+  modifies (an earlier one after a rollback), its text, the image it leads to;
+- with a drafted share, triplets drafted from images alone (``drafted``): each target
+  paired with its most similar image by embedding that differs in one to three
+  attributes, the text written from those differences the way the transaction builder
+  phrases them ("is blue with long sleeves").
+
+A triplet's split is its target's. Train-split triplets train; val-split triplets decide
+early stopping. Drafts are made from train-split images only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from studio.errors import StudioError
+from studio.exporters.common import iter_pairs
+from studio.store import Project
+from studio.transactions import phrasing
+from studio.transactions.attribute_data import load_attribute_data
+
+Origin = str  # "caption" | "turn" | "drafted"
+MAX_DRAFT_DIFFERENCES = 3
+DRAFT_NEIGHBOURS = 30
+
+
+@dataclass(frozen=True)
+class Triplet:
+    reference_id: str
+    text: str
+    target_id: str
+    split: str
+    origin: Origin
+
+
+def annotated_triplets(project: Project) -> list[Triplet]:
+    """Triplets from submitted and accepted captions and from accepted transaction turns."""
+    splits = {image.id: image.split for image in project.iter_images()}
+    out: list[Triplet] = []
+    for pair in iter_pairs(project):
+        if not pair.target_id:
+            continue
+        for caption in pair.captions:
+            text = " ".join(str(caption["text"]).split())
+            if text:
+                out.append(
+                    Triplet(
+                        pair.reference_id,
+                        text,
+                        pair.target_id,
+                        splits.get(pair.target_id, pair.split),
+                        "caption",
+                    )
+                )
+    images: dict[tuple[int, int], str] = {
+        (int(t), int(p)): str(i)
+        for t, p, i in project.db.execute(
+            "SELECT transaction_id, position, image_id FROM transaction_images"
+        )
+    }
+    rows = project.db.execute(
+        "SELECT transaction_id, turn_index, reference_position, text FROM transaction_turns "
+        "WHERE status = 'accepted' ORDER BY transaction_id, turn_index"
+    ).fetchall()
+    for tid, index, reference, text in rows:
+        source, target = images.get((tid, reference)), images.get((tid, index))
+        text = " ".join(str(text or "").split())
+        if source and target and text and source != target:
+            out.append(Triplet(source, text, target, splits.get(target, ""), "turn"))
+    return out
+
+
+def drafted_count(share: float, annotated_train: int, train_images: int) -> int:
+    """How many triplets to draft so they make up ``share`` of the training set.
+
+    With nothing annotated (or a share of 1) one draft per train-split image.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise StudioError("--drafted takes a share between 0 and 1 (e.g. 0.5).")
+    if share == 0.0:
+        return 0
+    if share >= 1.0 or annotated_train == 0:
+        return train_images
+    return int(round(annotated_train * share / (1.0 - share)))
+
+
+def draft_triplets(
+    project: Project,
+    count: int,
+    vectors: Callable[[Sequence[str]], tuple[list[str], np.ndarray]],
+    seed: int = 0,
+    split: str = "train",
+) -> list[Triplet]:
+    """Up to ``count`` triplets drafted from ``split``'s images (see the module docstring).
+
+    ``vectors(ids)`` returns the ids that have a unit image vector, and those vectors.
+    """
+    if count <= 0:
+        return []
+    images = [image for image in project.iter_images(split=split) if not image.missing]
+    data = load_attribute_data(project, [image.id for image in images])
+    by_category: dict[str, list[str]] = {}
+    for image in images:
+        if image.id in data:
+            by_category.setdefault(image.category, []).append(image.id)
+    # label data counts a changed value twice (one word added, one removed)
+    most = MAX_DRAFT_DIFFERENCES * (2 if data.kind == "labels" else 1)
+    rng = random.Random(f"drafted:{seed}")
+    candidates: list[Triplet] = []
+    for _category, ids in sorted(by_category.items()):
+        ids, matrix = vectors(ids)
+        if len(ids) < 2:
+            continue
+        similarity = matrix @ matrix.T
+        np.fill_diagonal(similarity, -np.inf)
+        for row, target in enumerate(ids):
+            for column in np.argsort(-similarity[row])[:DRAFT_NEIGHBOURS]:
+                reference = ids[int(column)]
+                diffs = data.differences(reference, target)
+                if 1 <= len(diffs) <= most:
+                    text = phrasing.describe(diffs, data.types)
+                    candidates.append(Triplet(reference, text, target, split, "drafted"))
+                    break
+    rng.shuffle(candidates)
+    return candidates[:count]  # at most one draft per target image

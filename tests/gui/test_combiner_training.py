@@ -1,0 +1,89 @@
+"""Experiments → Train…: a combiner trains with live progress and plot, and can be cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.store import Project
+from studio.training.combiner import list_combiners
+from widgets.combiner_training_dialog import CombinerTrainingDialog
+
+
+@pytest.fixture(scope="module")
+def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    from studio.pairs.mining import mine_pairs
+    from studio.training.simulated_captions import caption_pairs
+
+    folder = tmp_path_factory.mktemp("captioned-gui") / "demo"
+    shutil.copytree(indexed_demo_template, folder)
+    with Project.open(folder) as project:
+        for split in ("train", "val"):
+            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
+        caption_pairs(project, per_pair=2)
+    return folder
+
+
+@pytest.fixture
+def captioned(captioned_template: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "captioned"
+    shutil.copytree(captioned_template, target)
+    return target
+
+
+def run_until(loop, predicate, timeout: float = 180.0) -> None:
+    async def wait() -> None:
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+    loop.run_until_complete(asyncio.wait_for(wait(), timeout))
+
+
+def open_training(window, qtbot, captioned: Path) -> CombinerTrainingDialog:
+    assert window.open_project(captioned)
+    qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    pane = window.stack.currentWidget()
+    pane.tabs.setCurrentWidget(pane.experiments)
+    qtbot.mouseClick(pane.experiments.train_button, Qt.MouseButton.LeftButton)
+    dialog = pane.experiments.findChild(CombinerTrainingDialog)
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def test_train_action_trains_and_offers_the_combiner(
+    window, qtbot, event_loop_qt, captioned: Path
+) -> None:
+    dialog = open_training(window, qtbot, captioned)
+    dialog.name.setText("gui")
+    dialog.epochs.setValue(3)
+    qtbot.mouseClick(dialog.train_button, Qt.MouseButton.LeftButton)
+    run_until(event_loop_qt, lambda: dialog.status.text().startswith("Trained"))
+    assert "combiner:gui" in dialog.status.text()
+    assert [row.epoch for row in dialog.epochs_seen][:2] == [0, 1]
+    assert dialog.canvas is not None and dialog.canvas.isVisible()
+    assert len(dialog.canvas.figure.axes) == 2
+    strategies = window.stack.currentWidget().experiments.strategy
+    assert "combiner:gui" in [strategies.itemText(i) for i in range(strategies.count())]
+    assert [c.name for _, c in list_combiners(window.workspace.project)] == ["gui"]
+
+
+def test_cancel_stops_training_and_saves_nothing(
+    window, qtbot, event_loop_qt, captioned: Path
+) -> None:
+    dialog = open_training(window, qtbot, captioned)
+    dialog.epochs.setValue(500)
+    dialog.stop_early.setChecked(False)  # so it is still training when Cancel is pressed
+    qtbot.mouseClick(dialog.train_button, Qt.MouseButton.LeftButton)
+    run_until(event_loop_qt, lambda: dialog.running)
+    run_until(event_loop_qt, lambda: len(dialog.epochs_seen) >= 2 or not dialog.running)
+    assert dialog.running, dialog.status.text()  # still training, with epochs drawn live
+    assert not dialog.train_button.isEnabled() and dialog.cancel_button.isEnabled()
+    assert dialog.time_left.text().endswith("left")
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    run_until(event_loop_qt, lambda: "cancelled" in dialog.status.text())
+    assert dialog.train_button.isEnabled() and not dialog.cancel_button.isEnabled()
+    assert list_combiners(window.workspace.project) == []

@@ -1,0 +1,251 @@
+"""Training a combiner on a demo project's captions, and using it as a strategy everywhere."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from studio.cli.main import main
+from studio.errors import StudioError
+from studio.sessions.setup import load_session_context
+from studio.store import Project
+from studio.training.combiner import TrainingRequest, list_combiners, train_project_combiner
+
+
+@pytest.fixture(scope="module")
+def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    """The small indexed demo with TF-IDF pairs in train and val, two simulated captions each."""
+    from studio.pairs.mining import mine_pairs
+    from studio.training.simulated_captions import caption_pairs
+
+    folder = tmp_path_factory.mktemp("captioned") / "demo"
+    shutil.copytree(indexed_demo_template, folder)
+    with Project.open(folder) as project:
+        for split in ("train", "val"):
+            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
+        assert caption_pairs(project, per_pair=2) > 40
+    return folder
+
+
+@pytest.fixture
+def captioned(captioned_template: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "captioned"
+    shutil.copytree(captioned_template, target)
+    return target
+
+
+@pytest.fixture
+def trained(captioned: Path, capsys) -> Path:
+    assert (
+        main(
+            [
+                "train",
+                "combiner",
+                "--project",
+                str(captioned),
+                "--name",
+                "mine",
+                "--epochs",
+                "3",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    return captioned
+
+
+def test_train_combiner_trains_saves_and_lists(captioned: Path, capsys) -> None:
+    code = main(
+        ["train", "combiner", "--project", str(captioned), "--name", "mine", "--epochs", "3"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "Combiner 'mine' for model demo" in out and "combiner:mine" in out
+    assert main(["train", "list", "--project", str(captioned)]) == 0
+    listing = capsys.readouterr().out
+    assert "mine" in listing and "demo" in listing
+    assert main(["train", "list", "--project", str(captioned), "--json"]) == 0
+    [config] = json.loads(capsys.readouterr().out)
+    training = config["training"]
+    assert training["train_triplets"]["caption"] > 20 and training["val_triplets"] > 0
+    assert training["val_source"] == "val-split pairs and turns"
+    assert 1 <= training["epochs_run"] <= 3
+    saved = Path(config["path"])
+    assert saved.is_file() and saved.with_suffix(".safetensors").is_file()
+    assert "combiners" in saved.parts and saved.parent.parent.parent.name.endswith(".cache")
+
+
+def test_no_triplets_is_one_clear_error(indexed_demo_dir: Path, capsys) -> None:
+    assert main(["train", "combiner", "--project", str(indexed_demo_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "No training triplets" in err and "--drafted" in err and "Traceback" not in err
+
+
+def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Path) -> None:
+    with Project.open(indexed_demo_dir) as project:
+        summary = train_project_combiner(
+            project, TrainingRequest(name="drafted", epochs=2, drafted=1.0)
+        )
+        assert summary["train_triplets"]["drafted"] > 10
+        assert summary["train_triplets"]["caption"] == 0
+        assert "held out" in summary["val_source"]
+        assert [c.name for _, c in list_combiners(project)] == ["drafted"]
+
+
+def test_the_same_seed_trains_the_same_combiner(captioned: Path) -> None:
+    with Project.open(captioned) as project:
+        context = load_session_context(project, "demo", "cpu")
+        outputs = []
+        for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+            train_project_combiner(
+                project, TrainingRequest(name=name, epochs=2, seed=seed), model=context.index.model
+            )
+            combiner = context.combiner_source().load(name)
+            rng = np.random.default_rng(0)
+            outputs.append(combiner.compose(rng.normal(size=(4, 128)), rng.normal(size=(4, 128))))
+        assert np.array_equal(outputs[0], outputs[1])
+        assert not np.array_equal(outputs[0], outputs[2])
+
+
+def test_a_combiner_works_in_a_session_and_history_can_use_it(trained: Path) -> None:
+    with Project.open(trained) as project:
+        context = load_session_context(project, "demo", "cpu")
+        image = next(project.iter_images(split="test"))
+        for name in ("combiner:mine", "history+combiner:mine"):
+            session = context.new_session(name, k=5)
+            turn = session.composed_turn("is red with long sleeves", reference_id=image.id)
+            assert len(turn.results) == 5 and image.id not in [h.id for h in turn.results]
+            assert session.strategy.name == name
+        history = context.new_session("history+combiner:mine")
+        history.composed_turn("is red", reference_id=image.id)
+        assert history.composed_turn("has long sleeves").asked  # constraints still gathered
+        chat = context.new_session("combiner:mine", mode="chat", k=5)
+        assert len(chat.chat_turn("a red dress").results) == 5  # no reference: the text alone
+
+
+def test_unknown_and_foreign_combiners_are_refused(trained: Path) -> None:
+    with Project.open(trained) as project:
+        context = load_session_context(project, "demo", "cpu")
+        with pytest.raises(StudioError) as error:
+            context.new_session("combiner:nope")
+        assert str(error.value) == (
+            "Unsupported strategy 'combiner:nope'. The available strategies are: history, sum, "
+            "text, image, combiner:mine, history+combiner:mine"
+        )
+        # A config copied from another embedding model's folder is refused on load.
+        config_path = list_combiners(project)[0][0]
+        data = json.loads(config_path.read_text())
+        data["embedding_model"], data["embedding_key"] = "open_clip:ViT-B-32", "other-weights"
+        config_path.write_text(json.dumps(data))
+        fresh = load_session_context(project, "demo", "cpu")
+        with pytest.raises(StudioError, match="trained on embedding model 'open_clip:ViT-B-32'"):
+            fresh.new_session("combiner:mine")
+
+
+def test_simulate_evaluate_and_export_take_the_combiner(
+    trained: Path, tmp_path: Path, capsys
+) -> None:
+    project = str(trained)
+    assert (
+        main(
+            [
+                "simulate",
+                "--project",
+                project,
+                "--strategy",
+                "combiner:mine",
+                "--n",
+                "4",
+                "--turns",
+                "2",
+                "--split",
+                "all",
+            ]
+        )
+        == 0
+    )
+    assert "combiner:mine/attribute: 4 dialogs" in capsys.readouterr().out
+    assert (
+        main(
+            [
+                "simulate",
+                "--project",
+                project,
+                "--strategy",
+                "history",
+                "--base",
+                "combiner:mine",
+                "--n",
+                "3",
+                "--turns",
+                "2",
+                "--split",
+                "all",
+            ]
+        )
+        == 0
+    )
+    assert "history+combiner:mine/attribute" in capsys.readouterr().out
+    out = tmp_path / "eval.json"
+    assert (
+        main(
+            [
+                "evaluate",
+                "fashioniq",
+                "--project",
+                project,
+                "--strategy",
+                "combiner:mine",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert json.loads(out.read_text())["categories"]
+    assert "strategy combiner:mine" in capsys.readouterr().out
+    assert (
+        main(
+            [
+                "evaluate",
+                "fashioniq",
+                "--project",
+                project,
+                "--strategy",
+                "history",
+                "--base",
+                "combiner:mine",
+            ]
+        )
+        == 0
+    )
+    assert "strategy history+combiner:mine" in capsys.readouterr().out
+    assert (
+        main(
+            [
+                "export",
+                "ranking",
+                str(tmp_path / "ranks"),
+                "--project",
+                project,
+                "--strategy",
+                "combiner:mine",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["strategy"] == "combiner:mine" and summary["files"]
+    assert (
+        main(["simulate", "--project", project, "--strategy", "sum", "--base", "combiner:mine"])
+        == 2
+    )
+    assert "--base takes combiner:NAME" in capsys.readouterr().err
