@@ -2,7 +2,7 @@
 """Set up a virtual environment inside the checkout, then run the studio or the tests.
 
     python3 dev.py studio [ARGS...]   open CIR Studio on the demo project (or pass ARGS)
-    python3 dev.py test [PYTEST ARGS] run ruff and the whole test suite headless
+    python3 dev.py test [PYTEST ARGS] run ruff, mypy and the whole test suite headless
 
 Needs nothing but Python 3.11+. Setup is idempotent: the venv is reused and pip runs
 again only when pyproject.toml changed since the last successful install.
@@ -59,6 +59,8 @@ def run_tests(args: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="cir-studio-test-home-") as home:
         env["CIR_STUDIO_HOME"] = home
         lint = subprocess.call([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT, env=env)
+        # Types of the Qt-free core ([tool.mypy] in pyproject.toml); a type error fails the run.
+        lint = subprocess.call([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env) or lint
         if args:  # a developer's own selection runs as given
             return subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=env) or lint
         # The Qt-free suites and the GUI suite run in separate processes, so no Qt object

@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from backends.index.approximate import IVFIndex  # noqa: E402
 from backends.index.flat import FlatIndex  # noqa: E402
+from backends.index.ivf import IVFIndex  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
 
 DIM = 512

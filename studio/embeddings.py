@@ -169,8 +169,8 @@ class EmbeddingCache:
             by_shard.setdefault(shard, []).append((position, row))
         for shard, pairs in by_shard.items():
             array = np.load(self.folder / shard, mmap_mode="r")
-            positions, rows = zip(*pairs, strict=True)
-            out[list(positions)] = array[list(rows)]
+            positions, shard_rows = zip(*pairs, strict=True)
+            out[list(positions)] = array[list(shard_rows)]
         return found, out
 
 

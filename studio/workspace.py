@@ -1,16 +1,28 @@
 """What the studio has open: the current project and the user's settings.
 
 Views subscribe to ``project_changed`` instead of holding their own copy, so opening
-another project updates every pane at once.
+another project updates every pane at once, and to ``events`` (one event per kind of
+project data, see ``studio.project_events``) so a change made anywhere shows everywhere.
+``events`` outlives any one project: the workspace forwards the open project's events
+to it, through ``dispatch`` (which the Qt shell points at its UI thread), and emits
+``events.settings`` when the user's own settings change.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from studio.events import Event
+from studio.project_events import ProjectEvents
 from studio.settings import Settings
 from studio.store import Project
+
+Dispatcher = Callable[[Callable[[], None]], None]
+
+
+def _call_now(function: Callable[[], None]) -> None:
+    function()
 
 
 class Workspace:
@@ -18,6 +30,22 @@ class Workspace:
         self.settings = settings or Settings.load()
         self.project: Project | None = None
         self.project_changed = Event()
+        self.events = ProjectEvents()
+        self.dispatch: Dispatcher = _call_now
+
+    def save_settings(self) -> None:
+        """Save the user's settings and tell every view (the name shows in several)."""
+        self.settings.save()
+        self.events.emit("settings")
+
+    def _forward(self, kind: str) -> None:
+        project = self.project
+
+        def emit() -> None:
+            if self.project is project and project is not None:
+                self.events.emit(kind)
+
+        self.dispatch(emit)
 
     def open_project(self, path: Path) -> Project:
         project = Project.open(path)
@@ -33,10 +61,15 @@ class Workspace:
         self._replace(None)
 
     def _replace(self, project: Project | None) -> None:
-        if self.project is not None:
-            self.project.close()
+        old = self.project
+        if old is not None:
+            # Views flush what they hold while the old project is still open.
+            self.events.closing.emit()
+            old.events.changed.disconnect(self._forward)
+            old.close()
         self.project = project
         if project is not None:
+            project.events.changed.connect(self._forward)
             self.settings.remember_project(project.path)
             self.settings.save()
         self.project_changed.emit(project)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from studio.stats import annotator_throughput
+from studio.project_stats import annotator_throughput
 from studio.store import Project
 
 COLUMNS = ("Annotator", "Written", "Accepted", "Rejected", "Drafts", "Per hour")

@@ -31,11 +31,6 @@ class AttributeQualityPlot(QWidget):
         self.reports: dict[str, QualityReport] = {}
         self._project: Project | None = None
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Reviews happen in another pane; redraw whenever the chart comes into view."""
-        super().showEvent(event)
-        self.refresh(self._project)
-
     def refresh(self, project: Project | None) -> None:
         self._project = project
         self.reports = {}

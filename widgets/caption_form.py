@@ -15,7 +15,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from studio.captions.records import PROMPT
-from studio.captions.session import ReviewSession, WritingSession
+from studio.captions.writing_and_review import ReviewSession, WritingSession
 from widgets.shortcuts import KeyPassthrough, add_shortcuts
 
 Keys = dict[str, tuple[str, ...]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
-from studio.captions.session import ReviewSession
+from studio.captions.writing_and_review import ReviewSession
 from studio.errors import StudioError
 from widgets.caption_form import CaptionForm
 

@@ -8,15 +8,14 @@ typing, Ctrl+Shift+Z undo the last saved caption.
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from studio.captions.session import WritingSession
 from studio.captions.store import captions_for_pair
-from studio.errors import StudioError
+from studio.captions.writing_and_review import WritingSession
+from studio.errors import ProjectBusyError, StudioError
 from widgets.caption_form import CaptionForm
 
 AUTOSAVE_MS = 400
@@ -111,12 +110,12 @@ class CaptionWriter(CaptionForm):
             return
         try:
             caption = self.session.autosave(self.editor.text())
-        except StudioError as error:
-            self.state.setText(str(error))
-            return
-        except sqlite3.OperationalError:  # a long import holds the write lock: try again
+        except ProjectBusyError:  # a long import holds the write lock: try again
             self.state.setText("The project is busy; your text will be saved in a moment.")
             self._autosave.start()
+            return
+        except StudioError as error:
+            self.state.setText(str(error))
             return
         if caption is not None and caption.status == "draft":
             self.state.setText(f"Draft saved {datetime.now():%H:%M:%S}")

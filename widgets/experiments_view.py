@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -24,13 +26,23 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.sessions.strategies import STRATEGIES
 from studio.simulation.outputs import list_runs, plot_runs, store_run, write_csv
+from studio.simulation.run_list import (
+    PER_TURN_HEADINGS,
+    dialog_shortfall,
+    per_turn_rows,
+    run_line,
+    run_lines,
+)
 from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
 from widgets.job_runner import JobRunner
+from widgets.project_signals import follow
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
+STORED_RUN_ROLE = Qt.ItemDataRole.UserRole + 1
+MAX_DIALOGS = 5000
 
 
 class ExperimentsView(QWidget):
@@ -46,8 +58,11 @@ class ExperimentsView(QWidget):
         self.simulator = QComboBox()
         self.simulator.addItems(list(SIMULATORS))
         self.dialogs = QSpinBox()
-        self.dialogs.setRange(1, 5000)
+        self.dialogs.setRange(1, MAX_DIALOGS)
         self.dialogs.setValue(100)
+        self.dialogs.setToolTip(
+            f"How many dialogs (up to {MAX_DIALOGS:,}); each has its own target, so a run has "
+            "at most as many dialogs as the split has targets with attributes (it says so)")
         self.turns = QSpinBox()
         self.turns.setRange(1, 20)
         self.turns.setValue(5)
@@ -70,6 +85,9 @@ class ExperimentsView(QWidget):
         self.export_button.clicked.connect(self.export_csv)
         form.addWidget(self.export_button)
         layout.addLayout(form)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        layout.addWidget(self.message)
         splitter = QSplitter()
         self.runs = QListWidget()
         self.runs.setToolTip("Tick runs to compare them in the plots")
@@ -82,10 +100,20 @@ class ExperimentsView(QWidget):
                            "Run simulation (the project needs an index and attributes).")
         self.note.setWordWrap(True)
         self.plot_area.addWidget(self.note)
+        self.chart_area = QVBoxLayout()  # the plots, above their table
+        self.plot_area.addLayout(self.chart_area, 3)
+        self.table = QTableWidget(0, len(PER_TURN_HEADINGS))
+        self.table.setHorizontalHeaderLabels(PER_TURN_HEADINGS)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setToolTip("Every ticked run, turn by turn (Recall@K, cumulative Hits@10, "
+                              "ranking percentile, mean target rank)")
+        self.plot_area.addWidget(self.table, 2)
         splitter.addWidget(plot_holder)
-        splitter.setSizes([260, 800])
+        splitter.setSizes([360, 700])
         layout.addWidget(splitter, 1)
         workspace.project_changed.connect(lambda _p: self.refresh())
+        follow(self, workspace, ("experiments",), self.refresh)
 
     def open_training(self) -> CombinerTrainingDialog | None:
         if self.workspace.project is None:
@@ -117,9 +145,11 @@ class ExperimentsView(QWidget):
             key=lambda run: run["id"])
         for run in runs:
             summary = run["summary"]
-            item = QListWidgetItem(f"#{run['id']} {summary['label']} · {summary['queries']} "
-                                   f"dialogs")
+            lines = run_lines(run)
+            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{' · '.join(lines[3:])}")
+            item.setToolTip(dialog_shortfall(summary) or run_line(run))
             item.setData(RUN_ROLE, summary)
+            item.setData(STORED_RUN_ROLE, run)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.runs.addItem(item)
@@ -130,9 +160,26 @@ class ExperimentsView(QWidget):
         return [self.runs.item(row).data(RUN_ROLE) for row in range(self.runs.count())
                 if self.runs.item(row).checkState() == Qt.CheckState.Checked]
 
+    def selected_runs(self) -> list[dict]:
+        return [self.runs.item(row).data(STORED_RUN_ROLE) for row in range(self.runs.count())
+                if self.runs.item(row).checkState() == Qt.CheckState.Checked]
+
+    def _fill_table(self) -> None:
+        rows = per_turn_rows(self.selected_runs())
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                item = QTableWidgetItem(value)
+                if c > 0:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.table.setVisible(bool(rows))
+
     def draw(self) -> None:
         summaries = self.selected()
         self.note.setVisible(not summaries)
+        self._fill_table()
         if not summaries:
             if self.canvas is not None:
                 self.canvas.hide()
@@ -142,7 +189,7 @@ class ExperimentsView(QWidget):
 
         if self.canvas is None:
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(9, 3.6), layout="constrained"))
-            self.plot_area.addWidget(self.canvas, 1)
+            self.chart_area.addWidget(self.canvas, 1)
         plot_runs(summaries, self.canvas.figure)
         self.canvas.draw()
         self.canvas.show()
@@ -170,12 +217,17 @@ class ExperimentsView(QWidget):
         except JobCancelled:
             return
         except StudioError as error:
-            self.note.setText(str(error))
-            self.note.show()
+            self.message.setText(str(error))
             return
-        store_run(project, "simulate", result.summary(), result.queries,
-                  self.workspace.user_name)
-        self.refresh()
+        summary = result.summary()
+        try:
+            store_run(project, "simulate", summary, result.queries, self.workspace.user_name)
+        except StudioError as error:  # a busy or read-only project
+            self.message.setText(f"The run finished but was not stored: {error}")
+            return
+        self.message.setText(dialog_shortfall(summary) or
+                             f"Ran {summary['queries']} dialogs of {config.label} in "
+                             f"{summary['seconds']:.1f} s.")
 
     def export_csv(self) -> None:
         summaries = self.selected()

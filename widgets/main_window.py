@@ -34,6 +34,7 @@ from widgets.panes.pairs_pane import PairsPane
 from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
+from widgets.project_signals import follow
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
 
@@ -47,11 +48,15 @@ class MainWindow(QMainWindow):
         self.runner = runner or JobRunner(self)
         self.setWindowTitle("CIR Studio")
         self.resize(1280, 820)
+        self._shown_project: Project | None = None
+        self._told_backup = False
         self.panes: list[Pane] = self._make_panes()
         self._build_central()
         self._build_menus()
         self._build_status_bar()
         workspace.project_changed.connect(self._on_project_changed)
+        follow(self, workspace, ("images", "settings"),
+               lambda: self._on_project_changed(workspace.project))
 
     # -- layout ----------------------------------------------------------------------
 
@@ -128,6 +133,8 @@ class MainWindow(QMainWindow):
         return [pane.title for pane in self.panes]
 
     def _on_project_changed(self, project: Project | None) -> None:
+        if project is not self._shown_project:
+            self._shown_project, self._told_backup = project, False
         if project is None:
             self.setWindowTitle("CIR Studio")
             self.project_label.setText("No project")
@@ -137,6 +144,10 @@ class MainWindow(QMainWindow):
                                    f"{project.path}")
         if project.read_only:
             self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")
+        if self._told_backup:
+            return  # the messages below once per opened project, not on every later write
+        self._told_backup = True
+        if project.read_only:
             self.statusBar().showMessage(
                 f"Opened read-only: {project.read_only_reason}; changes cannot be saved.", 15000
             )
@@ -198,7 +209,8 @@ class MainWindow(QMainWindow):
     # -- dialogs ---------------------------------------------------------------------
 
     def show_settings(self) -> None:
-        SettingsDialog(self.workspace.settings, self).exec()
+        if SettingsDialog(self.workspace.settings, self).exec():
+            self.workspace.save_settings()  # every view showing the name follows at once
 
     def show_about(self) -> None:
         AboutDialog(self.workspace.settings, self).exec()

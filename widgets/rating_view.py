@@ -40,6 +40,7 @@ class RatingView(QWidget):
         super().__init__(parent)
         self.workspace = workspace
         self.item: ratings.RatingItem | None = None
+        self._default_rater = ""
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Rater"))
@@ -133,7 +134,11 @@ class RatingView(QWidget):
         self.sample.addItems(sample_names(project))
         if current_sample:
             self.sample.setCurrentText(current_sample)
-        name = self.rater_name() or self.workspace.user_name
+        # The box follows the name in Settings until the rater types another one.
+        name = self.rater_name()
+        if not name or name == self._default_rater:
+            name = self.workspace.user_name
+        self._default_rater = self.workspace.user_name
         raters = rater_names(project)
         self.rater.clear()
         self.rater.addItems(raters)
@@ -219,8 +224,11 @@ class RatingView(QWidget):
     def _save_note(self) -> None:
         if self.item is None or self.project is None:
             return
-        ratings.save_scores(self.project, self.item.assignment_id, self.rater_name(), {},
-                            self.note.text().strip())
+        try:
+            ratings.save_scores(self.project, self.item.assignment_id, self.rater_name(), {},
+                                self.note.text().strip())
+        except StudioError as error:  # a busy or read-only project, another rater's item
+            self._show_message(str(error))
 
     def finish(self, status: str) -> None:
         if self.item is None or self.project is None:

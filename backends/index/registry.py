@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from backends.index.approximate import IVFIndex
 from backends.index.base import VectorIndex, read_meta
 from backends.index.flat import FlatIndex
+from backends.index.ivf import IVFIndex
 from backends.index.torch_gpu import TorchIndex
 
 INDEXES: dict[str, type[VectorIndex]] = {

@@ -54,7 +54,7 @@ class OpenClipModel(EmbeddingModel):
         name: str,
         device: str,
     ) -> None:
-        self._model = model.eval()
+        self._model: Any = model.eval()  # open_clip's CLIP; its encoders are typed loosely
         self._preprocess = preprocess
         self._tokenizer = tokenizer
         self.name = name

@@ -6,13 +6,15 @@ accepted attributes, counted only on images where someone reviewed at least one 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from studio.attributes.records import ATTRIBUTE_TYPES, AttributeState, Label
 from studio.store import Project
 
 _LABEL_SELECT = (
-    "SELECT l.image_id, v.name, v.type, l.source, l.status, l.confidence, l.model, v.id "
+    "SELECT l.image_id, v.name AS attribute, v.type, l.source, l.status, l.confidence, "
+    "l.model, v.id AS attribute_id "
     "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
 )
 
@@ -23,10 +25,11 @@ def _in(column: str, values: Sequence[str] | None) -> tuple[str, list[str]]:
     return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
 
 
-def _label(row: Sequence[object]) -> Label:
+def _label(row: Mapping[str, Any]) -> Label:
     return Label(
-        image_id=str(row[0]), attribute=str(row[1]), type=row[2], source=row[3],  # type: ignore[arg-type]
-        status=row[4], confidence=row[5], model=str(row[6]), attribute_id=int(row[7]),  # type: ignore[arg-type]
+        image_id=row["image_id"], attribute=row["attribute"], type=row["type"],
+        source=row["source"], status=row["status"], confidence=row["confidence"],
+        model=row["model"] or "", attribute_id=int(row["attribute_id"]),
     )
 
 
@@ -39,17 +42,17 @@ def labels_of_image(
     """Every label row of an image, optionally only some statuses or sources."""
     status_sql, status_args = _in("l.status", statuses)
     source_sql, source_args = _in("l.source", sources)
-    rows = project.db.execute(
+    rows = project.db.query(
         _LABEL_SELECT + "WHERE l.image_id = ?" + status_sql + source_sql
         + " ORDER BY v.type, v.name, l.source, l.model",
         [image_id, *status_args, *source_args],
-    ).fetchall()
+    )
     return [_label(row) for row in rows]
 
 
 def all_labels(project: Project) -> Iterable[Label]:
     """Every label of the project, image by image (for export)."""
-    for row in project.db.execute(
+    for row in project.db.query(
         _LABEL_SELECT + "ORDER BY l.image_id, v.type, v.name, l.source, l.model"
     ):
         yield _label(row)
@@ -68,7 +71,7 @@ def attribute_states(project: Project, image_id: str) -> list[AttributeState]:
                 attribute_id=attribute_id,
                 attribute=labels[0].attribute,
                 type=labels[0].type,
-                status=decided[0] if decided else "suggested",  # type: ignore[arg-type]
+                status=decided[0] if decided else "suggested",
                 evidence=tuple((lb.source, lb.model, lb.confidence) for lb in labels),
             )
         )

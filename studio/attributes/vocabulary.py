@@ -10,7 +10,8 @@ not tell which one a word in a description means.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from studio.attributes.forms import match_key, variant_keys
 from studio.attributes.records import ATTRIBUTE_TYPES, VocabularyEntry
@@ -88,25 +89,26 @@ def clash(entry: VocabularyEntry, owners: Owners) -> str | None:
 # -- reading -------------------------------------------------------------------------
 
 
-def _from_row(row: Sequence[object]) -> VocabularyEntry:
+def _from_row(row: Mapping[str, Any]) -> VocabularyEntry:
     return VocabularyEntry(
-        name=str(row[1]), type=str(row[2]), synonyms=tuple(json.loads(str(row[3]))), id=int(row[0])  # type: ignore[arg-type]
+        name=row["name"], type=row["type"], synonyms=tuple(json.loads(row["synonyms"])),
+        id=int(row["id"]),
     )
 
 
 def load_vocabulary(project: Project) -> list[VocabularyEntry]:
     """All attributes, grouped by type then by name."""
-    rows = project.db.execute(
+    rows = project.db.query(
         "SELECT id, name, type, synonyms FROM attribute_vocab ORDER BY type, name"
-    ).fetchall()
+    )
     return [_from_row(row) for row in rows]
 
 
 def find_entry(project: Project, name: str) -> VocabularyEntry | None:
-    row = project.db.execute(
+    rows = list(project.db.query(
         "SELECT id, name, type, synonyms FROM attribute_vocab WHERE name = ?", [clean_name(name)]
-    ).fetchone()
-    return None if row is None else _from_row(row)
+    ))
+    return _from_row(rows[0]) if rows else None
 
 
 def get_entry(project: Project, name: str) -> VocabularyEntry:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,6 +28,7 @@ import numpy as np
 from studio.errors import StudioError
 from studio.index_service import DEFAULT_MODEL, STATE_FILE, index_folder
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.constraints import Constraint
 from studio.sessions.setup import SessionContext, load_session_context
 from studio.sessions.strategies import (
     DEFAULT_STRATEGY,
@@ -266,13 +268,17 @@ class CaptionRanker:
             gallery.columns[facet] = (column, codes)
         return gallery.columns[facet]
 
-    def facet_bonus(self, gallery: _Gallery, constraints: dict[str, str]) -> np.ndarray:
+    def facet_bonus(
+        self, gallery: _Gallery, constraints: Mapping[str, str | Constraint]
+    ) -> np.ndarray:
         """``strategies.constraint_bonus`` on integer-coded columns (the same rule: +w per
         satisfied constraint, -w per contradicted one, 0 where unknown), without comparing
         Python objects row by row: at 100,000 images that is the difference between a
         fraction of a millisecond and tens of milliseconds per keystroke."""
         bonus = np.zeros(len(gallery.positions), dtype=np.float64)
         for facet, wanted in constraints.items():
+            if not isinstance(wanted, str):
+                continue  # only plain values come from one caption's facets
             column, codes = self._column(gallery, facet)
             match = column == codes.get(wanted, -2)
             bonus += RERANK_WEIGHT * match
@@ -315,7 +321,7 @@ class CaptionRanker:
         scores = np.einsum("ij,j->i", gallery.matrix, query.vector.astype(np.float32))
         scores = scores.astype(np.float64)
         if query.constraints:
-            scores += self.facet_bonus(gallery, dict(query.constraints))
+            scores += self.facet_bonus(gallery, query.constraints)
         size = len(scores)
         if not pair.keep_reference:
             row = gallery.row_of.get(self._position(pair.reference_id), -1)

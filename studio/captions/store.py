@@ -11,36 +11,41 @@ and checked inside the ``BEGIN IMMEDIATE`` transaction that writes, so several a
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from studio.captions.records import LIVE_STATUSES, MAX_CAPTION_CHARS, Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.store import Project
-from studio.store.database import utc_now
+from studio.store.database import inserted_id, utc_now
 
 _SELECT = """
-    SELECT c.id, c.pair_id, c.position, c.text, a.name, c.status, c.flagged,
-           c.reject_reason, r.name, c.created_at, c.updated_at, c.reviewed_at
+    SELECT c.id, c.pair_id, c.position, c.text, a.name AS author, c.status, c.flagged,
+           c.reject_reason, r.name AS reviewer, c.created_at, c.updated_at, c.reviewed_at
     FROM captions c
     LEFT JOIN people a ON a.id = c.author_id
     LEFT JOIN people r ON r.id = c.reviewer_id
 """
 
 
-def _caption(row) -> Caption:
-    return Caption(*row[:6], bool(row[6]), *row[7:])
+def _caption(row: dict[str, Any]) -> Caption:
+    return Caption(
+        id=row["id"], pair_id=row["pair_id"], position=row["position"], text=row["text"],
+        author=row["author"], status=row["status"], flagged=bool(row["flagged"]),
+        reject_reason=row["reject_reason"], reviewer=row["reviewer"],
+        created_at=row["created_at"], updated_at=row["updated_at"],
+        reviewed_at=row["reviewed_at"],
+    )
 
 
 def get_caption(project: Project, caption_id: int) -> Caption:
-    row = project.db.execute(_SELECT + " WHERE c.id = ?", [caption_id]).fetchone()
-    if row is None:
+    rows = list(project.db.query(_SELECT + " WHERE c.id = ?", [caption_id]))
+    if not rows:
         raise StudioError(f"Caption {caption_id} does not exist (was its pair deleted?).")
-    return _caption(row)
+    return _caption(rows[0])
 
 
 def captions_for_pair(project: Project, pair_id: int) -> list[Caption]:
-    rows = project.db.execute(
-        _SELECT + " WHERE c.pair_id = ? ORDER BY c.position, c.id", [pair_id]
-    ).fetchall()
+    rows = project.db.query(_SELECT + " WHERE c.pair_id = ? ORDER BY c.position, c.id", [pair_id])
     return [_caption(row) for row in rows]
 
 
@@ -89,7 +94,7 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
     """
     check_length(text)
     now = utc_now()
-    with project.db.atomic():
+    with project.writing("captions"):
         current = own_caption(project, pair_id, author)
         if current is not None and current.status == "submitted":
             if text == current.text:
@@ -104,7 +109,7 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
                 "updated_at) VALUES (?, ?, ?, ?, 'draft', ?, ?)",
                 [pair_id, _next_position(project, pair_id), text, person.id, now, now],
             )
-            caption_id = int(cursor.lastrowid or 0)
+            caption_id = inserted_id(cursor)
         else:
             caption_id = current.id
             project.db.execute(
@@ -128,7 +133,7 @@ def submit_caption(
     if not text:
         raise StudioError("The caption is empty; type how the wanted item differs.")
     check_length(text)
-    with project.db.atomic():
+    with project.writing("captions"):
         current = own_caption(project, pair_id, author)
         if current is not None and current.status == "submitted":
             before = current.audit_state()
@@ -163,7 +168,7 @@ def submit_caption(
 def edit_caption(project: Project, caption_id: int, actor: str, text: str) -> Caption:
     """Change a caption's text, keeping the old text in the audit log."""
     check_length(text)
-    with project.db.atomic():  # read the state the audit row records inside the lock
+    with project.writing("captions"):  # read the state the audit row records inside the lock
         current = get_caption(project, caption_id)
         with project.change(
             actor, "edit", "caption", caption_id, before=current.audit_state()
@@ -179,7 +184,7 @@ def edit_caption(project: Project, caption_id: int, actor: str, text: str) -> Ca
 
 def undo_save(project: Project, caption_id: int, actor: str, before: dict) -> Caption:
     """Put a caption back as it was before the author's last save (text and status)."""
-    with project.db.atomic():
+    with project.writing("captions"):
         current = get_caption(project, caption_id)
         if current.reviewed_at is not None:
             raise StudioError("This caption was reviewed since; it can no longer be undone.")
@@ -209,7 +214,7 @@ def review_caption(
     reason = reason.strip()
     if decision == "reject" and not reason:
         raise StudioError("Say why the caption is rejected; the author will see the reason.")
-    with project.db.atomic():
+    with project.writing("captions"):
         current = get_caption(project, caption_id)
         if current.author == reviewer:
             raise StudioError("You cannot review your own caption.")

@@ -82,27 +82,36 @@ def _device(args: argparse.Namespace) -> str | None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from studio.index_service import build_index, load_project_model
+    from studio.sessions.preparation import prepare_retrieval
+    from studio.settings import Settings
 
     if args.batch_size < 1:
         raise StudioError("--batch-size must be at least 1.")
-    model = load_project_model(_model_name(args), _device(args))
     try:
         with open_project(args) as project, TerminalProgress("Indexing") as progress:
-            report = build_index(
+            # The same rule as the Retrieval pane: attributes from text first when the
+            # project has none (sessions read facets from them), then the index.
+            prepared = prepare_retrieval(
                 project,
-                model,
-                args.kind,
-                device=_device(args),
+                _model_name(args),
+                _device(args),
+                actor=Settings.load().user_name or "cli",
+                kind=args.kind,
                 rebuild=args.rebuild,
                 batch_size=args.batch_size,
                 progress=progress,
             )
     except ValueError as error:  # an unknown index kind
         raise StudioError(str(error)) from error
+    report = prepared.index
     if args.json:
-        print(json.dumps(report.to_dict(), sort_keys=True))
+        print(json.dumps(prepared.to_dict(), sort_keys=True))
         return 0
+    if prepared.extracted is not None:
+        print(
+            f"The project had no attribute labels: read {prepared.extracted.get('labels', 0)} "
+            f"from the product text of {prepared.extracted.get('labelled_images', 0)} images."
+        )
     print(
         f"Indexed {report.indexed} images with '{report.model}' ({report.kind}): "
         f"{report.embedded} embedded, {report.cached} from the cache, {report.added} added, "

@@ -13,6 +13,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Sequence
+from types import ModuleType
 
 from studio import __version__
 from studio.cli import (
@@ -37,7 +38,7 @@ from studio.jobs import JobCancelled
 PROCESS_START = time.perf_counter()
 
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
-COMMAND_MODULES = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
 COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
 

@@ -148,6 +148,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.png:
         save_plot(args.png, [summary])
     print(_table(summary))
+    from studio.simulation.run_list import dialog_shortfall
+
+    shortfall = dialog_shortfall(summary)
+    if shortfall:
+        print(shortfall)
     return 0
 
 

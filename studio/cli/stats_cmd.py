@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_stats(args: argparse.Namespace) -> int:
     from studio.captions.ranks import per_annotator
-    from studio.stats import annotator_throughput, pair_counts_by_category_split
+    from studio.project_stats import annotator_throughput, pair_counts_by_category_split
 
     with open_project(args) as project:
         groups = pair_counts_by_category_split(project)

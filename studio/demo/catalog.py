@@ -240,13 +240,13 @@ def _describe(category: str, attrs: dict[str, str], rng: random.Random) -> tuple
         "short": "short sleeves",
         "long": "long sleeves",
     }[sleeve]
-    neck_np = {
+    neck_choices = {
         "crew": pick(("a crew neck", "a round crew-neck", "a crewneck")),
         "v-neck": pick(("a v-neck", "a deep v-neck")),
         "scoop": pick(("a scoop neck", "a wide scoop neckline")),
         "collar": pick(("a button collar", "a pointed collar", "a classic collar")),
     }
-    neck_np = neck_np[attrs["neckline"]]
+    neck_np = neck_choices[attrs["neckline"]]
     fit_np = {
         "slim": pick(("a slim fit", "a slim, fitted silhouette", "a slim-fit cut")),
         "regular": pick(("a regular fit", "a regular-fit cut")),

@@ -226,7 +226,8 @@ def multi_positive_loss(logits: Any, positives: Any) -> Any:
 
 
 def param_groups(model: Any, weight_decay: float) -> list[dict[str, Any]]:
-    decay, no_decay = [], []
+    decay: list[Any] = []
+    no_decay: list[Any] = []
     for name, param in model.named_parameters():
         skip = param.ndim < 2 or "embedding" in name or "logit_scale" in name or "bn" in name
         (no_decay if skip else decay).append(param)

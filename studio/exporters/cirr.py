@@ -34,7 +34,7 @@ def export_cirr(
     cancel = cancel or CancelToken()
     out = prepare_folder(out)
     pairs = [pair for pair in iter_pairs(project, source) if pair.captions]
-    used = {_original_pairid(pair) for pair in pairs} - {None}
+    used = {number for pair in pairs if (number := _original_pairid(pair)) is not None}
     next_id = max(used, default=-1) + 1
     entries: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for pair in pairs:

@@ -32,6 +32,10 @@ class ExportedPair:
     captions: list[dict[str, Any]] = field(default_factory=list)
 
 
+_CAPTION_COLUMNS = ("position", "text", "status", "author", "reviewer", "created_at",
+                    "updated_at", "reviewed_at", "reject_reason")
+
+
 def iter_pairs(
     project: Project, source: str | None = None, statuses: tuple[str, ...] = EXPORTED_STATUSES
 ) -> Iterator[ExportedPair]:
@@ -41,8 +45,8 @@ def iter_pairs(
     sql = f"""
         SELECT p.id, p.reference_id, p.target_id, p.category, p.split, p.source,
                p.external_key, p.method, p.score, p.extra,
-               c.position, c.text, c.status, a.name, r.name, c.created_at, c.updated_at,
-               c.reviewed_at, c.reject_reason, c.flagged
+               c.position, c.text, c.status, a.name AS author, r.name AS reviewer,
+               c.created_at, c.updated_at, c.reviewed_at, c.reject_reason, c.flagged
         FROM pairs p
         LEFT JOIN captions c ON c.pair_id = p.id AND c.status IN ({marks})
         LEFT JOIN people a ON a.id = c.author_id
@@ -52,24 +56,21 @@ def iter_pairs(
     """
     params: list[Any] = [*statuses, *([source] if source else [])]
     current: ExportedPair | None = None
-    for row in project.db.execute(sql, params):
-        if current is None or current.id != row[0]:
+    for row in project.db.query(sql, params):
+        if current is None or current.id != row["id"]:
             if current is not None:
                 yield current
-            current = ExportedPair(*row[:9], extra=json.loads(row[9] or "{}"))
-        if row[10] is not None:
+            current = ExportedPair(
+                id=row["id"], reference_id=row["reference_id"], target_id=row["target_id"],
+                category=row["category"], split=row["split"], source=row["source"],
+                external_key=row["external_key"], method=row["method"], score=row["score"],
+                extra=json.loads(row["extra"] or "{}"),
+            )
+        if row["position"] is not None:
             current.captions.append(
                 {
-                    "position": row[10],
-                    "text": row[11],
-                    "status": row[12],
-                    "author": row[13],
-                    "reviewer": row[14],
-                    "created_at": row[15],
-                    "updated_at": row[16],
-                    "reviewed_at": row[17],
-                    "reject_reason": row[18],
-                    "flagged": bool(row[19]),
+                    **{key: row[key] for key in _CAPTION_COLUMNS},
+                    "flagged": bool(row["flagged"]),
                 }
             )
     if current is not None:

@@ -285,7 +285,7 @@ def _images_wanted(
             if image_id not in known:
                 wanted.setdefault(image_id, group)
     for pair in pairs:
-        for image_id in (pair.reference_id, pair.target_id):
+        for image_id in (pair.reference_id, pair.target_id or ""):
             if image_id and image_id not in known:
                 wanted.setdefault(image_id, (pair.category, pair.split))
     return wanted

@@ -93,7 +93,7 @@ def read_folder(
         image_record(project, image_id, path, facts[image_id], SOURCE, **rows.get(image_id, {}))
         for image_id, path in new.items()
     ]
-    gallery = Counter()
+    gallery: Counter[tuple[str, str]] = Counter()
     for image_id in files:
         meta = rows.get(image_id, {})
         gallery[(meta.get("category", ""), meta.get("split", ""))] += 1

@@ -184,7 +184,7 @@ def apply_plan(
             rows = [
                 {**image.to_row(), "added_at": now} for image in plan.images[start : start + BATCH]
             ]
-            db["images"].insert_all(rows, pk="id", ignore=True)
+            db.table("images").insert_all(rows, pk="id", ignore=True)
             done += len(rows)
             progress(done, total, "images")
         for (category, split), members in plan.memberships.items():

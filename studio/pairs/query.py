@@ -88,7 +88,8 @@ class PairRow:
 
 def pair_ids(project: Project, where: PairFilter, policy: CaptionPolicy) -> list[int]:
     """Ids of the pairs matching ``where``, in creation order."""
-    clauses, params = ["1 = 1"], {"quota": policy.per_pair}
+    clauses = ["1 = 1"]
+    params: dict[str, object] = {"quota": policy.per_pair}
     join_captions = where.status is not None
     if where.category is not None:
         clauses.append("p.category = :category")
@@ -138,22 +139,23 @@ def pair_rows(project: Project, ids: list[int]) -> dict[int, PairRow]:
     marks = ",".join("?" * len(ids))
     sql = f"""
         SELECT p.id, p.category, p.split, p.reference_id, p.target_id,
-               coalesce(ri.title, ''), coalesce(ti.title, ''), p.method, p.score, p.source,
+               coalesce(ri.title, '') AS reference_title,
+               coalesce(ti.title, '') AS target_title, p.method, p.score, p.source,
                (SELECT count(*) FROM captions c WHERE c.pair_id = p.id
-                    AND c.status IN ('submitted', 'accepted')),
+                    AND c.status IN ('submitted', 'accepted')) AS live,
                (SELECT count(*) FROM captions c WHERE c.pair_id = p.id
-                    AND c.status = 'submitted'),
+                    AND c.status = 'submitted') AS pending,
                (SELECT count(*) FROM captions c WHERE c.pair_id = p.id
-                    AND c.status = 'rejected'),
+                    AND c.status = 'rejected') AS rejected,
                coalesce((SELECT group_concat(DISTINCT a.name) FROM captions c
                     JOIN people a ON a.id = c.author_id
-                    WHERE c.pair_id = p.id AND c.status != 'draft'), '')
+                    WHERE c.pair_id = p.id AND c.status != 'draft'), '') AS authors
         FROM pairs p
         LEFT JOIN images ri ON ri.id = p.reference_id
         LEFT JOIN images ti ON ti.id = p.target_id
         WHERE p.id IN ({marks})
     """
-    return {row[0]: PairRow(*row) for row in project.db.execute(sql, ids)}
+    return {row["id"]: PairRow(**row) for row in project.db.query(sql, ids)}
 
 
 def filter_choices(project: Project) -> dict[str, list[Any]]:

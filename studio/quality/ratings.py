@@ -59,16 +59,17 @@ class Progress:
 
 def _assignment(project: Project, assignment_id: int, rater: str) -> tuple[int, int, int, str]:
     """(transaction id, turn index, order key, status), refusing another rater's item."""
-    row = project.db.execute(
-        "SELECT a.transaction_id, a.turn_index, a.order_key, a.status, p.name "
+    rows = list(project.db.query(
+        "SELECT a.transaction_id, a.turn_index, a.order_key, a.status, p.name AS rater "
         "FROM rating_assignments a JOIN people p ON p.id = a.rater_id WHERE a.id = ?",
         [assignment_id],
-    ).fetchone()
-    if row is None:
+    ))
+    if not rows:
         raise StudioError(f"There is no rating assignment {assignment_id}.")
-    if row[4] != rater:
+    row = rows[0]
+    if row["rater"] != rater:
         raise StudioError("This item belongs to another rater's queue.")
-    return int(row[0]), int(row[1]), int(row[2]), row[3]
+    return int(row["transaction_id"]), int(row["turn_index"]), int(row["order_key"]), row["status"]
 
 
 def rater_progress(project: Project, sample: str, rater: str) -> Progress:

@@ -119,18 +119,19 @@ def finished_ratings(project: Project, sample: str | None = None
     """(dataset, item, rater id, scores) of every rating marked done."""
     columns = ", ".join(f"r.{k}" for k in CRITERION_KEYS)
     where = "a.status = 'done'" + (" AND a.sample = ?" if sample else "")
-    rows = project.db.execute(
+    rows = project.db.query(
         f"SELECT t.dataset, a.transaction_id, a.turn_index, a.rater_id, {columns} "
         "FROM rating_assignments a JOIN ratings r ON r.assignment_id = a.id "
         f"JOIN transactions t ON t.id = a.transaction_id WHERE {where} ORDER BY a.id",
         [sample] if sample else [],
-    ).fetchall()
-    return [
-        (row[0], (int(row[1]), int(row[2])), int(row[3]),
-         dict(zip(CRITERION_KEYS, row[4:], strict=True)))
-        for row in rows
-        if all(v is not None for v in row[4:])
-    ]
+    )
+    found: list[tuple[str, Item, int, dict[str, int]]] = []
+    for row in rows:
+        scores = {key: row[key] for key in CRITERION_KEYS}
+        if all(v is not None for v in scores.values()):
+            item = (int(row["transaction_id"]), int(row["turn_index"]))
+            found.append((row["dataset"], item, int(row["rater_id"]), scores))
+    return found
 
 
 def item_scores(ratings: list[tuple[str, Item, int, dict[str, int]]]

@@ -23,7 +23,6 @@ from studio.errors import StudioError
 from studio.index_service import Hit
 from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests, describe
 from studio.sessions.questioner import Candidate, Question, Questioner
-from studio.sessions.references import parse_turn_text, resolve_turn
 from studio.sessions.strategies import (
     Query,
     Strategy,
@@ -31,6 +30,7 @@ from studio.sessions.strategies import (
     constraint_bonus,
     constraint_column,
 )
+from studio.sessions.turn_references import FACET_WORDS, parse_turn_text, resolve_turn
 
 if TYPE_CHECKING:
     from studio.index_service import ProjectIndex
@@ -40,16 +40,6 @@ Mode = Literal["composed", "chat"]
 TextFacetReader = Callable[[str], dict[str, str]]
 RequestReader = Callable[[str], list[Request]]
 
-# Words people use for a facet in "keep the … of turn 1".
-FACET_WORDS = {
-    "color": "color", "colour": "color", "shade": "color",
-    "pattern": "pattern", "print": "pattern", "texture": "pattern",
-    "sleeve": "sleeve", "sleeves": "sleeve",
-    "neckline": "neckline", "neck": "neckline", "collar": "neckline",
-    "length": "length", "hem": "length",
-    "fit": "fit", "cut": "fit", "silhouette": "fit",
-    "graphic": "graphic", "logo": "graphic", "text": "graphic",
-}
 
 
 @dataclass

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -56,11 +55,13 @@ def answer_distribution(candidates: Sequence[Candidate], facet: str) -> dict[str
         return {}
     top = max(c.score for c in candidates)
     weights = [math.exp((c.score - top) * 20.0) for c in candidates]
-    total: Counter[str] = Counter()
+    total: dict[str, float] = {}
     for candidate, weight in zip(candidates, weights, strict=True):
-        total[candidate.facets.get(facet, "unknown")] += weight
+        answer = candidate.facets.get(facet, "unknown")
+        total[answer] = total.get(answer, 0.0) + weight
     norm = sum(total.values())
-    return {answer: w / norm for answer, w in total.most_common()}
+    ranked = sorted(total.items(), key=lambda item: -item[1])  # stable: ties keep first seen
+    return {answer: w / norm for answer, w in ranked}
 
 
 def entropy(distribution: Mapping[str, float]) -> float:

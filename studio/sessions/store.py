@@ -15,7 +15,7 @@ from typing import Any
 from studio.errors import StudioError
 from studio.sessions.engine import RetrievalSession, SessionTurn
 from studio.store import Project
-from studio.store.database import utc_now
+from studio.store.database import inserted_id, utc_now
 from studio.transactions.records import Transaction
 from studio.transactions.sources import PlainTurn, from_session_turns
 
@@ -51,7 +51,7 @@ class SessionRecorder:
                 [session.mode, session.strategy.name, model, session.target_id,
                  person.id if person else None, title, utc_now()],
             )
-            self.session_id = int(cursor.lastrowid)
+            self.session_id = inserted_id(cursor)
             record["entity_id"] = self.session_id
             record["after"] = {"mode": session.mode, "strategy": session.strategy.name,
                                "model": model}

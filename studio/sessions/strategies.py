@@ -290,7 +290,7 @@ def _equals_any(column: np.ndarray, values: Sequence[str]) -> np.ndarray:
 
 def rerank(
     ids: Sequence[str],
-    scores: np.ndarray,
+    scores: Sequence[float] | np.ndarray,
     facets_of: Mapping[str, Mapping[str, str]],
     constraints: Mapping[str, str | Constraint],
     weight: float = RERANK_WEIGHT,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.store import Project
-from studio.store.database import utc_now
+from studio.store.database import inserted_id, utc_now
 
 CSV_COLUMNS = ("label", "turn", "R@1", "R@5", "R@10", "R@20", "R@50", "percentile",
                "percentile_low", "percentile_high", "hits@10", "mean_rank", "queries")
@@ -29,7 +29,7 @@ def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, 
         )
         record["entity_id"] = cursor.lastrowid
         record["after"] = {"kind": kind, "label": summary.get("label", kind)}
-    return int(cursor.lastrowid)
+    return inserted_id(cursor)
 
 
 def list_runs(project: Project, kind: str | None = None) -> list[dict[str, Any]]:

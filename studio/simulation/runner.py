@@ -164,7 +164,7 @@ def run_simulation(
         result.texts.append(texts)
         result.gallery_sizes.append(context.project.count_images(category=category) - 1)
         result.queries.append({"target": target, "start": start, "ranks": ranks})
-        progress(number, len(dialogs), f"{config.label}: dialog {number} of {len(dialogs)}")
+        progress(number, len(dialogs), f"dialog {number} of {len(dialogs)}")  # the job names the run
     result.seconds = time.perf_counter() - started
     return result
 

@@ -29,12 +29,11 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from studio.sessions.references import ORDINALS
+from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
 from studio.simulation import phrasing
 
 Facets = Mapping[str, str]
 
-ORDINAL_WORD = {n: w for w, n in ORDINALS.items() if w.isalpha() and n > 0}
 # Facets with an order, for comparative phrases: (values in order, word for "more").
 ORDERED = {
     "length": (("cropped", "mini", "regular length", "knee-length", "midi", "longline",
@@ -227,16 +226,14 @@ class RetrospectiveUser(AttributeDifferenceUser):
             best = min(misses, key=lambda i: (misses[i], -i), default=None)
             if best is not None and misses[best] < len(differences(target, current)):
                 rest = self.describe(target, history[best], all_values, opener=False)
-                return f"I still prefer the item from the {ORDINAL_WORD.get(best, best)} turn, and it {rest}"
+                return phrase_turn(ParsedTurn(f"it {rest}", rollback_to=best))
             for i in earlier:
                 kept = [f for f in differences(target, current) if history[i].get(f) == target[f]]
                 if kept:
                     facet = self.random.choice(kept)
-                    word = "colour" if facet == "color" else facet
                     rest = self.describe(target, {**current, facet: target[facet]}, all_values,
                                          opener=False)
-                    return (f"keep the {word} of the {ORDINAL_WORD.get(i, i)} turn and it "
-                            f"{rest}")
+                    return phrase_turn(ParsedTurn(f"it {rest}", keeps=(Keep(facet, i),)))
         return self.describe(target, current, all_values)
 
 

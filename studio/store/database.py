@@ -165,6 +165,13 @@ def _read_only_uri(path: Path) -> str:
     return uri + ("?mode=ro" if folder_writable or pending else "?immutable=1")
 
 
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made (SQLite always sets it after a row insert)."""
+    if cursor.lastrowid is None:
+        raise RuntimeError("The statement inserted no row.")
+    return int(cursor.lastrowid)
+
+
 def schema_version(db: sqlite_utils.Database) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 

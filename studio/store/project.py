@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import ImagePathError, ProjectError, ProjectReadOnlyError
+from studio.project_events import KINDS, ProjectEvents, kinds_for
 from studio.store.database import (
     StudioDatabase,
     check_header,
@@ -52,6 +53,7 @@ class Project:
         # Why the project cannot be written (None: it can); set by ``open``.
         self.read_only_reason: str | None = None
         self._journal = "WAL"
+        self.events = ProjectEvents()
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -122,6 +124,9 @@ class Project:
         return project
 
     def close(self) -> None:
+        """Tell listeners the project is closing (they flush what they hold), then close."""
+        if self._connections:
+            self.events.closing.emit()
         with self._lock:
             for db in self._connections:
                 db.close()
@@ -233,17 +238,68 @@ class Project:
         return None if row is None else row[0]
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [key, value],
-        )
+        with self.writing("settings"):
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
 
     @property
     def schema_version(self) -> int:
         return schema_version(self.db)
 
     # -- changes ---------------------------------------------------------------------
+
+    @contextmanager
+    def writing(self, *kinds: str) -> Iterator[StudioDatabase]:
+        """A write transaction that announces ``kinds`` once the outermost one commits.
+
+        Nested writes (a savepoint inside an open transaction) only add their kinds; the
+        listeners hear about them after the outer transaction commits, never before, and
+        not at all if it rolls back. (A busy or read-only project raises its
+        ``ProjectError`` from ``StudioDatabase``.)
+        """
+        for kind in kinds:
+            if kind not in KINDS:
+                raise ValueError(f"Unknown project event kind {kind!r}.")
+        pending = self._pending_kinds()
+        outermost = not self.db.conn.in_transaction
+        try:
+            with self.db.atomic():
+                yield self.db
+        except BaseException:
+            if outermost:
+                pending.clear()
+            raise
+        pending.update(kinds)
+        if outermost:
+            self._announce()
+
+    def announce(self, *kinds: str) -> None:
+        """For a writer on the raw connection (team merge): tell listeners what it changed.
+
+        Call it after that writer's commit; inside an open transaction the kinds wait for
+        the commit like any other write's.
+        """
+        self._pending_kinds().update(kind for kind in kinds if kind in KINDS)
+        if not self.db.conn.in_transaction:
+            self._announce()
+
+    def _pending_kinds(self) -> set[str]:
+        pending: set[str] | None = getattr(self._local, "pending_kinds", None)
+        if pending is None:
+            pending = set()
+            self._local.pending_kinds = pending
+        return pending
+
+    def _announce(self) -> None:
+        """Emit every kind written on this thread since the last commit, in KINDS order."""
+        pending = self._pending_kinds()
+        kinds = [kind for kind in KINDS if kind in pending]
+        pending.clear()
+        for kind in kinds:
+            self.events.emit(kind)
 
     @contextmanager
     def change(
@@ -253,14 +309,16 @@ class Project:
         entity: str,
         entity_id: object = None,
         before: Any = None,
+        kinds: tuple[str, ...] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """One user action: a transaction and an audit row recording before and after.
 
         The body fills ``record["after"]`` (and may refine ``record["entity_id"]``); if it
-        raises, nothing is written, the audit row included.
+        raises, nothing is written, the audit row included. After the commit the project
+        announces the kinds of data the entity belongs to (``studio.project_events``).
         """
         record: dict[str, Any] = {"entity_id": entity_id, "after": None}
-        with self.db.atomic():
+        with self.writing(*(kinds if kinds is not None else kinds_for(entity))):
             yield record
             self.db.execute(
                 "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
@@ -291,17 +349,23 @@ class Project:
             raise ProjectError("A person needs a name.")
         if role not in ROLES:
             raise ProjectError(f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
-        self.db.execute(
-            "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (name) DO NOTHING",
-            [name, role, utc_now()],
-        )
-        row = self.db.execute("SELECT id, name, role FROM people WHERE name = ?", [name]).fetchone()
-        return Person(id=row[0], name=row[1], role=row[2])
+        known = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
+        if known:
+            return Person.from_row(known[0])  # nothing to write (works read-only too)
+        with self.writing():
+            cursor = self.db.execute(
+                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                [name, role, utc_now()],
+            )
+            if cursor.rowcount:
+                self._pending_kinds().add("people")
+        rows = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
+        return Person.from_row(rows[0])
 
     def people(self) -> list[Person]:
-        rows = self.db.execute("SELECT id, name, role FROM people ORDER BY name").fetchall()
-        return [Person(id=r[0], name=r[1], role=r[2]) for r in rows]
+        rows = self.db.query("SELECT id, name, role FROM people ORDER BY name")
+        return [Person.from_row(row) for row in rows]
 
     # -- images ----------------------------------------------------------------------
 
@@ -312,9 +376,9 @@ class Project:
         """
         now = utc_now()
         rows = [{**image.to_row(), "added_at": now} for image in images]
-        with self.db.atomic():
+        with self.writing("images"):
             before = self.count_images()
-            self.db["images"].insert_all(
+            self.db.table("images").insert_all(
                 rows, pk="id", batch_size=500, replace=replace, ignore=not replace
             )
             return self.count_images() - before

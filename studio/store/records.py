@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 Role = Literal["annotator", "reviewer", "rater", "researcher", "admin"]
 ROLES: tuple[str, ...] = get_args(Role)
@@ -56,3 +57,7 @@ class Person:
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise ValueError(f"role {self.role!r} is not one of {', '.join(ROLES)}")
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Person:
+        return cls(id=int(row["id"]), name=str(row["name"]), role=row["role"])

@@ -34,6 +34,7 @@ from typing import Any
 
 from studio.errors import ProjectError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.project_events import KINDS as EVENT_KINDS
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.team.records import GLOBAL_KEY, KINDS, Field, Kind, Record, content_hash, read
@@ -240,6 +241,7 @@ def _merge_one(
             merger.merge(list(read(package, kind)))
         _record_merge(conn, report, meta, path, actor)
         conn.execute("COMMIT")
+        project.announce(*EVENT_KINDS)  # a merge may bring back any kind of record
     except sqlite3.DatabaseError as error:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

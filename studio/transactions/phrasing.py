@@ -2,19 +2,19 @@
 
 An ordinary turn says what the target has that the reference lacks ("is blue with long
 sleeves"); a *rollback* returns to an earlier turn's item ("I still prefer the item from
-the second turn, but it is red"); a *combination* keeps one attribute of an earlier turn
-("keep the colour of the first turn and has a v-neck"). These are drafts: an annotator
-accepts or edits every one before it counts.
+the second turn, and it is red"); a *combination* keeps one attribute of an earlier turn
+("keep the colour of the first turn, and has a v-neck"). The turn-reference part of those
+phrases comes from ``studio.sessions.turn_references``, the grammar the session engine
+reads them with. These are drafts: an annotator accepts or edits every one before it
+counts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
 from studio.transactions.attribute_data import Difference
-
-ORDINAL_WORDS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth",
-                 "seventh", "eighth", "ninth", "tenth")
 
 #: catalog slot → value → ("is" | "has", phrase). Unlisted values read "is <value>".
 _CATALOG_PHRASES: dict[str, dict[str, tuple[str, str]]] = {
@@ -57,18 +57,8 @@ _CATALOG_PHRASES: dict[str, dict[str, tuple[str, str]]] = {
     },
 }
 
-#: what to call a slot in "keep the … of the first turn".
-SLOT_NOUNS = {"color": "colour", "sleeve": "sleeves", "graphic": "print"}
 #: label types whose words read as parts an item has rather than what it is.
 _HAS_TYPES = {"part", "fabric"}
-
-
-def ordinal(position: int) -> str:
-    return ORDINAL_WORDS[position] if position < len(ORDINAL_WORDS) else f"{position}th"
-
-
-def slot_noun(slot: str) -> str:
-    return SLOT_NOUNS.get(slot, slot)
 
 
 def _clause(diff: Difference, types: dict[str, str]) -> tuple[str, str]:
@@ -105,18 +95,15 @@ def describe(diffs: Sequence[Difference], types: dict[str, str] | None = None) -
     return " ".join(pieces) if pieces else "looks the same"
 
 
-def turn_name(position: int) -> str:
-    """Image ``position`` of a transaction as a person names it: the target of that turn."""
-    return f"the {ordinal(position)} turn"
-
-
 def rollback_text(position: int, diffs: Sequence[Difference], types: dict[str, str] | None = None
                   ) -> str:
-    return f"I still prefer the item from {turn_name(position)}, but it {describe(diffs, types)}"
+    """Back to the target of turn ``position`` (image ``position`` of the transaction)."""
+    return phrase_turn(ParsedTurn(f"it {describe(diffs, types)}", rollback_to=position))
 
 
 def combination_text(
     position: int, slot: str, diffs: Sequence[Difference], types: dict[str, str] | None = None
 ) -> str:
-    text = f"keep the {slot_noun(slot)} of {turn_name(position)}"
-    return f"{text} and {describe(diffs, types)}" if diffs else text
+    """Keep ``slot`` as the target of turn ``position`` had it, and change ``diffs``."""
+    rest = describe(diffs, types) if diffs else ""
+    return phrase_turn(ParsedTurn(rest, keeps=(Keep(slot, position),)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from studio.errors import StudioError
 from studio.store import Project
-from studio.store.database import utc_now
+from studio.store.database import inserted_id, utc_now
 from studio.transactions.records import TURN_STATUSES, Transaction, Turn
 
 
@@ -65,7 +65,7 @@ def _insert(project: Project, transaction: Transaction) -> int:
         "VALUES (?, ?, ?, ?, ?)",
         [transaction.dataset, transaction.external_key, category, transaction.origin, utc_now()],
     )
-    tid = int(cursor.lastrowid)
+    tid = inserted_id(cursor)
     db.conn.executemany(
         "INSERT INTO transaction_images (transaction_id, position, image_id, caption) "
         "VALUES (?, ?, ?, ?)",
@@ -154,12 +154,18 @@ class DatasetCount:
 
 def dataset_counts(project: Project) -> dict[str, DatasetCount]:
     """Per dataset, in name order: transactions, turns, and turns still drafts."""
-    rows = project.db.execute(
-        "SELECT t.dataset, count(DISTINCT t.id), count(u.turn_index), "
-        "coalesce(sum(u.status = 'draft'), 0) FROM transactions t "
+    rows = project.db.query(
+        "SELECT t.dataset, count(DISTINCT t.id) AS transactions, count(u.turn_index) AS turns, "
+        "coalesce(sum(u.status = 'draft'), 0) AS draft_turns FROM transactions t "
         "LEFT JOIN transaction_turns u ON u.transaction_id = t.id GROUP BY 1 ORDER BY 1"
-    ).fetchall()
-    return {row[0]: DatasetCount(int(row[1]), int(row[2]), int(row[3])) for row in rows}
+    )
+    return {
+        row["dataset"]: DatasetCount(
+            transactions=int(row["transactions"]), turns=int(row["turns"]),
+            draft_turns=int(row["draft_turns"]),
+        )
+        for row in rows
+    }
 
 
 def edit_turn(

@@ -126,6 +126,6 @@ def test_a_project_without_an_index_builds_one_then_searches(
     assert pane.session is None and "no index" in pane.loader_text.text()
     event_loop_qt.run_until_complete(pane.build_index())
     run_until(event_loop_qt, lambda: pane.session is not None)
-    assert pane.context.facets  # attributes were extracted from the product text
+    assert pane.controller.context.facets  # attributes were extracted from the product text
     type_turn(pane, qtbot, event_loop_qt, "is blue")
     assert pane.results.count() == 10

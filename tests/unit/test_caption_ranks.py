@@ -27,7 +27,7 @@ from studio.captions.ranks import (
     stale_count,
     stored_rank,
 )
-from studio.captions.session import ReviewSession
+from studio.captions.writing_and_review import ReviewSession
 from studio.cli.main import main
 from studio.demo.catalog import TEXT_PHRASES, read_catalog
 from studio.jobs import CancelToken, JobCancelled

@@ -12,12 +12,12 @@ from studio.captions import store
 from studio.captions.flags import caption_flags, colours, text_flags
 from studio.captions.queue import next_to_write, remaining_for
 from studio.captions.records import CaptionPolicy
-from studio.captions.session import ReviewSession, WritingSession
+from studio.captions.writing_and_review import ReviewSession, WritingSession
 from studio.errors import StudioError
 from studio.exporters import export_jsonl
 from studio.pairs.mining import mine_pairs
 from studio.pairs.query import PairFilter, pair_ids, pair_rows
-from studio.stats import (
+from studio.project_stats import (
     annotator_throughput,
     caption_length_distribution,
     captions_per_hour,

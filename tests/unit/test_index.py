@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from backends.index import available_indexes, create_index, load_index
-from backends.index.approximate import IVFIndex
+from backends.index.ivf import IVFIndex
 
 DIM = 32
 

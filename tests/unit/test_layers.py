@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,45 @@ def test_only_the_gui_launcher_reaches_into_widgets() -> None:
         if '"widgets.' in p.read_text(encoding="utf-8")
     ]
     assert mentions == ["studio/cli/gui_launch.py"]
+
+
+SQL = re.compile(
+    r"\b(SELECT\s.+\sFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+    r"CREATE\s+(TABLE|INDEX|VIEW)|PRAGMA\s+\w+)\b",
+    re.DOTALL,  # upper-case keywords, as our SQL is written; prose says "select … from"
+)
+DATABASE_MODULES = {"sqlite3", "sqlite_utils", "apsw"}
+
+
+def sql_in(path: Path) -> list[str]:
+    """String literals that read as SQL, and attribute uses of a project's connection."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.search(node.value):
+            found.append(f"line {node.lineno}: {node.value[:40]!r}")
+        elif isinstance(node, ast.Attribute) and node.attr in {"db", "conn"}:
+            found.append(f"line {node.lineno}: .{node.attr}")
+    return found
+
+
+def test_widgets_hold_no_sql_and_no_database_module() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imported_roots(path) & DATABASE_MODULES)
+        + sql_in(path)
+        for path in sources("widgets")
+        if imported_roots(path) & DATABASE_MODULES or sql_in(path)
+    }
+    assert offenders == {}
+
+
+def test_the_sql_checker_sees_queries_and_connections(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import sqlite3\n"
+        "def f(project):\n"
+        "    return project.db.execute('SELECT count(*) FROM pairs').fetchone()\n"
+    )
+    assert "sqlite3" in imported_roots(module)
+    assert len(sql_in(module)) == 2
+    module.write_text("TEXT = 'Select the images from the folder'\n")
+    assert sql_in(module) == []

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from studio.sessions.references import parse_turn_text
+from studio.sessions.turn_references import parse_turn_text
 from studio.simulation.users import (
     AttributeDifferenceUser,
     ChatAnswerer,

@@ -91,3 +91,15 @@ def test_fashioniq_protocol_on_captioned_pairs(context) -> None:
     dress = report["categories"]["dress"]
     assert dress["queries"] == 4 and dress["gallery"] == len(images)
     assert 0.0 <= dress["R@10"] <= dress["R@50"] == 100.0
+
+
+def test_simulate_says_when_a_run_has_fewer_dialogs_than_asked(
+    indexed_demo_dir: Path, capsys
+) -> None:
+    code = main(["simulate", "--project", str(indexed_demo_dir), "--turns", "1", "--n", "900",
+                 "--split", "all"])
+    assert code == 0
+    out = capsys.readouterr().out
+    ran = int(out.split(": ", 1)[1].split(" dialogs", 1)[0])
+    assert ran < 900
+    assert f"Ran {ran} dialogs, not 900" in out

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from studio.sessions.references import Keep, parse_turn_text, resolve_turn
+from studio.sessions.turn_references import (
+    FACET_WORDS,
+    FACETS,
+    Keep,
+    ParsedTurn,
+    keep_phrase,
+    parse_turn_text,
+    phrase_turn,
+    resolve_turn,
+    turn_reference,
+)
 
 
 @pytest.mark.parametrize(
@@ -65,3 +75,39 @@ def test_ordinary_captions_are_not_misread(text: str) -> None:
 def test_previous_turn_resolves_relative_to_the_current_turn() -> None:
     assert resolve_turn(-1, current_turn=4) == 3
     assert resolve_turn(2, current_turn=4) == 2
+
+
+TURNS = [*range(1, 13), -1]
+TEXTS = ["", "is red with longer sleeves", "it is darker"]
+
+
+@pytest.mark.parametrize("turn", TURNS)
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_written_rollback_reads_back_as_itself(turn: int, text: str) -> None:
+    written = ParsedTurn(text, rollback_to=turn)
+    assert parse_turn_text(phrase_turn(written)) == written
+
+
+@pytest.mark.parametrize("facet", FACETS)
+@pytest.mark.parametrize("turn", TURNS)
+def test_a_written_keep_reads_back_as_itself(facet: str, turn: int) -> None:
+    for text in TEXTS:
+        written = ParsedTurn(text, keeps=(Keep(facet, turn),))
+        assert parse_turn_text(phrase_turn(written)) == written
+        both = ParsedTurn(text, rollback_to=3, keeps=(Keep(facet, turn), Keep("color", 2)))
+        assert parse_turn_text(phrase_turn(both)) == both
+
+
+def test_the_phrases_read_as_a_shopper_writes() -> None:
+    assert phrase_turn(ParsedTurn("is red", rollback_to=2)) == (
+        "I still prefer the item from the second turn, and is red"
+    )
+    assert keep_phrase([Keep("color", 1), Keep("sleeve", -1)]) == (
+        "keep the colour of the first turn and the sleeves of the previous turn"
+    )
+    assert turn_reference(14) == "turn 14"
+
+
+def test_every_facet_word_names_its_facet() -> None:
+    for word, facet in FACET_WORDS.items():
+        assert parse_turn_text(f"keep the {word} of turn 1").keeps == (Keep(facet, 1),)

@@ -31,6 +31,7 @@ from widgets.bulk_review import BulkReview
 from widgets.image_review import SingleImageReview
 from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow
 from widgets.thumbnail_cache import ThumbnailCache
 from widgets.vocabulary_dialog import VocabularyDialog
 
@@ -81,6 +82,11 @@ class AttributesPane(Pane):
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self._stack.addWidget(content)
+        # Label writes come from this pane (its own keys and jobs, which redraw the view
+        # themselves); the counts follow every one. New images or words redraw all.
+        follow(self, workspace, ("labels",), self._update_summary)
+        follow(self, workspace, ("vocabulary",), self.refresh)
+        follow(self, workspace, ("images",), lambda: self.show_project(workspace.project))
 
     # -- project ---------------------------------------------------------------------
 
@@ -178,6 +184,5 @@ class AttributesPane(Pane):
         if self.workspace.project is None:
             return None
         dialog = VocabularyDialog(self.workspace, self)
-        dialog.vocabulary_changed.connect(self.refresh)
         dialog.open()
         return dialog

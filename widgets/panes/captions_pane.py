@@ -1,7 +1,7 @@
 """Captions: write relative captions for pairs, or review other people's, keyboard first.
 
 The pane shows the pair side by side, the writer or the reviewer under it, and each
-annotator's progress. It binds to Qt-free sessions (``studio.captions.session``) for
+annotator's progress. It binds to Qt-free sessions (``studio.captions.writing_and_review``) for
 the person in Settings (``workspace.user_name``); they write everything as it happens.
 """
 
@@ -26,8 +26,8 @@ from qasync import asyncSlot
 
 from studio.captions.ranking import rank_settings, save_rank_settings
 from studio.captions.records import CaptionPolicy
-from studio.captions.session import ReviewSession, WritingSession
 from studio.captions.store import load_policy, save_policy
+from studio.captions.writing_and_review import ReviewSession, WritingSession
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
@@ -41,6 +41,7 @@ from widgets.caption_writer import CaptionWriter
 from widgets.job_runner import JobRunner
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow, follow_closing
 from widgets.rank_worker import RankWorker
 from widgets.shortcuts import add_shortcuts
 from widgets.thumbnail_cache import ThumbnailCache
@@ -75,6 +76,9 @@ class CaptionsPane(Pane):
             )
         )
         self._stack.addWidget(self._build())
+        follow_closing(self, workspace, self._on_closing)
+        follow(self, workspace, ("settings",), self._on_settings)
+        follow(self, workspace, ("pairs", "captions", "people"), self._on_work_changed)
 
     def _build(self) -> QWidget:
         content = QWidget()
@@ -206,10 +210,36 @@ class CaptionsPane(Pane):
 
     # -- project -----------------------------------------------------------------------
 
+    def _on_closing(self) -> None:
+        """Keep what was typed: write it into the project being left, while it is open."""
+        self.writer.flush()
+        self.writer.bind(None)
+        self.reviewer.bind(None)
+        self.writing = self.review = None
+
+    def _on_settings(self) -> None:
+        """The name (Settings) or the caption policy (another pane, the CLI) changed."""
+        if self.project is None:
+            return
+        if self.workspace.user_name != self.user:
+            self.writer.flush()
+            self._start_sessions()
+            return
+        policy = load_policy(self.project)
+        if self.writing is not None and policy != self.writing.policy:
+            self._show_policy(policy)
+            self.writing.policy = policy
+            self.refresh_progress()
+
+    def _on_work_changed(self) -> None:
+        """New pairs, or captions written elsewhere: an idle session finds its next item."""
+        if self.writing is not None and self.writing.current is None:
+            self.writing.start()
+        if self.review is not None and self.review.current is None:
+            self.review.start()
+        self.refresh_progress()
+
     def show_project(self, project: Project | None) -> None:
-        self.writer.flush()  # into the project being left, before anything else
-        if self.project is not None and self.project is not project:
-            self.project.close()  # the flush reopened a connection to the closed project
         self.project = project
         self.rank_worker.forget()
         if project is None:
@@ -228,18 +258,21 @@ class CaptionsPane(Pane):
         self.user = self.workspace.user_name
         self.user_label.setText(f"Working as <b>{self.user}</b> (change in File → Settings)")
         policy = load_policy(project)
-        self.per_pair.blockSignals(True)
-        self.distinct.blockSignals(True)
-        self.per_pair.setValue(policy.per_pair)
-        self.distinct.setChecked(policy.distinct_authors)
-        self.per_pair.blockSignals(False)
-        self.distinct.blockSignals(False)
+        self._show_policy(policy)
         self.writing = WritingSession(project, self.user, policy)
         self.review = ReviewSession(project, self.user)
         self.review.order = self.rank_line.order.currentData()
         self.writer.bind(self.writing)
         self.reviewer.bind(self.review)
         self.set_mode(self.modes.checkedId())
+
+    def _show_policy(self, policy: CaptionPolicy) -> None:
+        self.per_pair.blockSignals(True)
+        self.distinct.blockSignals(True)
+        self.per_pair.setValue(policy.per_pair)
+        self.distinct.setChecked(policy.distinct_authors)
+        self.per_pair.blockSignals(False)
+        self.distinct.blockSignals(False)
 
     def set_mode(self, mode: int) -> None:
         """0: write, 1: review."""
@@ -255,7 +288,12 @@ class CaptionsPane(Pane):
         if self.project is None:
             return
         policy = CaptionPolicy(self.per_pair.value(), self.distinct.isChecked())
-        save_policy(self.project, policy, self.user)
+        try:
+            save_policy(self.project, policy, self.user)
+        except StudioError as error:  # a busy or read-only project: show what holds
+            self.writer.state.setText(str(error))
+            self._show_policy(load_policy(self.project))
+            return
         if self.writing is not None:
             self.writing.policy = policy
         self.refresh_progress()
@@ -276,11 +314,6 @@ class CaptionsPane(Pane):
         self.progress.refresh(self.project, self.user, remaining, mode)
 
     # -- visibility --------------------------------------------------------------------
-
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        super().showEvent(event)
-        if self.project is not None and self.workspace.user_name != self.user:
-            self._start_sessions()  # the name changed in Settings
 
     def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
         self.writer.flush()

@@ -21,12 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.stats import image_counts_by_category_split
+from studio.project_events import KINDS
+from studio.project_stats import image_counts_by_category_split
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow
 from widgets.rank_distribution import RankDistribution
 from widgets.team_progress import TeamProgress
 
@@ -90,6 +92,17 @@ class DashboardPane(Pane):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
         self._stack.addWidget(scroll)
+        # Counts and charts follow every write; the suggestion-quality chart (a few queries
+        # and a redraw) only the writes that change it.
+        follow(self, workspace, KINDS, self._on_project_written)
+        follow(self, workspace, ("labels", "vocabulary"),
+               lambda: self.attribute_quality.refresh(workspace.project))
+        follow(self, workspace, ("captions", "people"),
+               lambda: workspace.project and self.rank_distribution.refresh(workspace.project))
+
+    def _on_project_written(self) -> None:
+        if self.workspace.project is not None:
+            self.refresh(self.workspace.project, chart=False)
 
     def show_project(self, project: Project | None) -> None:
         if project is None:
@@ -98,15 +111,16 @@ class DashboardPane(Pane):
         self.refresh(project)
         self._stack.setCurrentIndex(1)
 
-    def refresh(self, project: Project) -> None:
+    def refresh(self, project: Project, chart: bool = True) -> None:
         self.heading.setText(f"{project.name} — {project.path}")
         for key, value in project.table_counts().items():
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
-        self.attribute_quality.refresh(project)
         self.charts.refresh(project)
+        if chart:
+            self.attribute_quality.refresh(project)
+            self.rank_distribution.refresh(project)
         self.team_progress.refresh(project)
-        self.rank_distribution.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
         self.split_table.setRowCount(len(counts))

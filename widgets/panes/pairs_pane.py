@@ -42,6 +42,7 @@ from widgets.mine_dialog import MineDialog
 from widgets.pair_model import PairTableModel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow
 from widgets.thumbnail_cache import ThumbnailCache
 
 IMPORTERS = {"fashioniq": import_fashioniq, "cirr": import_cirr, "folder": import_folder}
@@ -75,6 +76,7 @@ class PairsPane(Pane):
         self._stack.addWidget(self._build())
         self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.apply_filters)
+        follow(self, workspace, ("images", "pairs", "captions", "people", "settings"), self.reload)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -278,11 +280,6 @@ class PairsPane(Pane):
         if not self.captions.count():
             self.captions.addItem("No captions yet.")
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        super().showEvent(event)
-        if self.workspace.project is not None and self.model.project is not None:
-            self.apply_filters()  # captions may have changed in the Captions pane
-
     # -- jobs --------------------------------------------------------------------------
 
     def mine_dialog(self) -> None:
@@ -333,7 +330,6 @@ class PairsPane(Pane):
             self.show_error("Cannot mine pairs", str(error))
             return None
         self.message.setText(f"Added {report.added} {method} pairs.")
-        self.reload()
         return report
 
     def import_dialog(self, kind: str) -> None:
@@ -386,7 +382,6 @@ class PairsPane(Pane):
             f"{report.pairs_added} pairs, {report.captions_added} captions"
             f"{missing}{skipped}."
         )
-        self.reload()
         return report
 
     def _offer_skip(

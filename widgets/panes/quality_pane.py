@@ -12,6 +12,7 @@ from studio.store import Project
 from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow
 from widgets.quality_report_view import QualityReportView
 from widgets.rating_view import RatingView
 from widgets.transactions_view import TransactionsView
@@ -37,8 +38,12 @@ class QualityPane(Pane):
         self.tabs.addTab(self.report, "Report")
         self.tabs.addTab(self.transactions, "Transactions")
         self.tabs.currentChanged.connect(self._tab_changed)
-        self.transactions.changed.connect(self.rating.refresh)
         self._stack.addWidget(self.tabs)
+        self._report_stale = True
+        follow(self, workspace, ("ratings", "transactions", "people", "settings"),
+               self.rating.refresh)
+        follow(self, workspace, ("transactions", "ratings"), self.transactions.refresh)
+        follow(self, workspace, ("ratings", "transactions", "images"), self._report_changed)
 
     def show_project(self, project: Project | None) -> None:
         self.rating.item = None
@@ -47,13 +52,16 @@ class QualityPane(Pane):
             return
         self.rating.refresh()
         self.transactions.refresh()
+        self._report_changed()
         self._stack.setCurrentIndex(1)
 
-    def _tab_changed(self, index: int) -> None:
-        widget = self.tabs.widget(index)
-        if widget is self.report:
+    def _report_changed(self) -> None:
+        """The report costs a few queries and a chart: build it now only if it is in view."""
+        self._report_stale = True
+        if self.tabs.currentWidget() is self.report and self.workspace.project is not None:
+            self._report_stale = False
             self.report.refresh()
-        elif widget is self.transactions:
-            self.transactions.refresh()
-        elif widget is self.rating:
-            self.rating.refresh()
+
+    def _tab_changed(self, _index: int) -> None:
+        if self._report_stale:
+            self._report_changed()

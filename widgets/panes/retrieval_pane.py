@@ -1,12 +1,13 @@
 """Retrieval: composed multi-turn and chat sessions against the project's index.
 
-Loading the model and index, and every turn, run as jobs on the window's runner, so the
-window never freezes. Each turn is recorded as it happens (studio.sessions.store).
+A view over ``studio.sessions.controller.RetrievalController``, which holds every rule
+(target and reference choice, the gallery, turns, phrases, recording, export). Loading
+the model and index, building it, and every turn run as jobs on the window's runner, so
+the window never freezes.
 """
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QStackedLayout,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -33,23 +35,32 @@ from qasync import asyncSlot
 
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
-from studio.sessions.engine import FACET_WORDS, RetrievalSession, SessionTurn
-from studio.sessions.questioner import InformationGainQuestioner, Question
-from studio.sessions.references import ORDINALS
-from studio.sessions.store import SessionRecorder, session_transaction
+from studio.sessions.controller import (
+    ALL_CATEGORIES,
+    COMPOSED_PROMPT,
+    REFERENCE_CATEGORY,
+    RetrievalController,
+    SessionOptions,
+)
+from studio.sessions.engine import RetrievalSession, SessionTurn
+from studio.sessions.questioner import Question
 from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES, strategy_names
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.experiments_view import ExperimentsView
 from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
+from widgets.project_signals import follow
 from widgets.result_grid import ResultGrid
 from widgets.session_timeline import SessionTimeline
 from widgets.thumbnail_cache import ThumbnailCache
 
-ORDINAL_WORDS = {n: w for w, n in ORDINALS.items() if w.isalpha() and n > 0}
-FACETS_TO_KEEP = sorted(set(FACET_WORDS.values()))
-REFERENCE_SIZE = 220
+REFERENCE_SIZE = 180
+TARGET_SIZE = 96
+FIRST_TURN_HINT = ("No results yet. Type how the item you want differs from the reference "
+                   "and press Enter; pick a result (Alt+1 … Alt+9) to carry it forward.")
+FIRST_CHAT_HINT = ("No results yet. Describe what you look for and press Enter; the "
+                   "system then asks about what would narrow the results down.")
 
 
 class RetrievalPane(Pane):
@@ -59,12 +70,7 @@ class RetrievalPane(Pane):
     def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
         super().__init__(workspace, parent)
         self.runner = runner
-        self.context = None  # studio.sessions.setup.SessionContext, loaded on first use
-        self.session: RetrievalSession | None = None
-        self.recorder: SessionRecorder | None = None
-        self.question: Question | None = None
-        self.pending_reference: str | None = None  # the next turn's reference, if chosen
-        self.questioner = InformationGainQuestioner(())
+        self.controller: RetrievalController | None = None
         self.thumbnails = ThumbnailCache(parent=self)
         tabs = QTabWidget()
         QVBoxLayout(self).addWidget(tabs)
@@ -79,6 +85,23 @@ class RetrievalPane(Pane):
         self._stack.addWidget(self._build_loader())
         self._stack.addWidget(self._build_session_view())
         self._shortcuts()
+        # The loader says whether an index exists; new images or another model change that.
+        follow(self, workspace, ("images", "labels", "vocabulary", "settings"),
+               self._project_data_changed)
+
+    # -- what the controller holds (read by tests and dialogs) ------------------------
+
+    @property
+    def session(self) -> RetrievalSession | None:
+        return self.controller.session if self.controller else None
+
+    @property
+    def question(self) -> Question | None:
+        return self.controller.question if self.controller else None
+
+    @property
+    def pending_reference(self) -> str | None:
+        return self.controller.reference if self.controller else None
 
     # -- layout ----------------------------------------------------------------------
 
@@ -126,6 +149,10 @@ class RetrievalPane(Pane):
         self.top_k.setRange(1, 50)
         self.top_k.setValue(10)
         self.top_k.setToolTip("How many results to show (up to 50)")
+        self.gallery = QComboBox()
+        self.gallery.setToolTip("Which images are searched. By default the reference's "
+                                "category, as the simulations search")
+        self.gallery.currentIndexChanged.connect(self._gallery_changed)
         self.secret_target = QCheckBox("Secret target")
         self.secret_target.setChecked(True)
         self.secret_target.setToolTip("Pick a hidden target from the gallery and show its rank "
@@ -134,18 +161,11 @@ class RetrievalPane(Pane):
         self.new_button.setToolTip("Start over with a new random target (Ctrl+Shift+N)")
         self.new_button.clicked.connect(self.new_session)
         for label, widget in (("Mode", self.mode), ("Strategy", self.strategy),
-                              ("Show", self.top_k)):
+                              ("Show", self.top_k), ("Gallery", self.gallery)):
             bar.addWidget(QLabel(label))
             bar.addWidget(widget)
         bar.addWidget(self.secret_target)
         bar.addStretch(1)
-        self.target_label = QLabel("")
-        self.target_label.setObjectName("paneHeading")
-        bar.addWidget(self.target_label)
-        self.reveal = QCheckBox("Reveal")
-        self.reveal.setToolTip("Mark the secret target in the results")
-        self.reveal.toggled.connect(self._reshow_last_turn)
-        bar.addWidget(self.reveal)
         bar.addWidget(self.new_button)
         layout.addLayout(bar)
 
@@ -164,7 +184,7 @@ class RetrievalPane(Pane):
         left_layout.addWidget(self.reference_caption)
         pick_row = QHBoxLayout()
         self.random_reference = QPushButton("Random")
-        self.random_reference.setToolTip("Start from a random gallery image")
+        self.random_reference.setToolTip("Start from a random image of the target's category")
         self.random_reference.clicked.connect(self.pick_random_reference)
         self.file_reference = QPushButton("File…")
         self.file_reference.setToolTip("Start from an image file (or drop one on the pane)")
@@ -176,12 +196,14 @@ class RetrievalPane(Pane):
         pick_row.addWidget(self.gallery_reference)
         pick_row.addWidget(self.file_reference)
         left_layout.addLayout(pick_row)
+        left_layout.addWidget(self._build_target_box())
         left_layout.addWidget(QLabel("Timeline"))
         self.timeline = SessionTimeline()
         left_layout.addWidget(self.timeline, 1)
         self.export_button = QPushButton("Save as transaction")
         self.export_button.setToolTip("Store this session as a FashionMT-style transaction "
-                                      "(dataset 'sessions') for rating in the Quality pane")
+                                      "(dataset 'sessions') for rating in the Quality pane; "
+                                      "available once a composed turn has run")
         self.export_button.clicked.connect(self.save_transaction)
         left_layout.addWidget(self.export_button)
         self.recorded_button = QPushButton("Recorded sessions…")
@@ -194,12 +216,14 @@ class RetrievalPane(Pane):
         right_layout = QVBoxLayout(right)
         self.question_label = QLabel("")
         self.question_label.setObjectName("paneHeading")
+        self.question_label.setWordWrap(True)
         right_layout.addWidget(self.question_label)
         self.chips_row = QHBoxLayout()
         right_layout.addLayout(self.chips_row)
+        # The prompt sits above the field, so the field keeps its width at 1024 px.
+        self.prompt = QLabel(COMPOSED_PROMPT)
+        right_layout.addWidget(self.prompt)
         text_row = QHBoxLayout()
-        self.prompt = QLabel("Unlike the provided image, the one I want …")
-        text_row.addWidget(self.prompt)
         self.text = QLineEdit()
         self.text.setPlaceholderText("is red with longer sleeves   (Enter to search)")
         self.text.returnPressed.connect(self.run_turn)
@@ -215,16 +239,53 @@ class RetrievalPane(Pane):
         text_row.addWidget(self.combine_button)
         right_layout.addLayout(text_row)
         self.status = QLabel("")
+        self.status.setWordWrap(True)
         right_layout.addWidget(self.status)
         self.results = ResultGrid(self.thumbnails, self._path_of)
         self.results.chosen.connect(self.choose_result)
-        right_layout.addWidget(self.results, 1)
+        self.first_turn_hint = QLabel(FIRST_TURN_HINT)
+        self.first_turn_hint.setObjectName("emptyStateDetail")
+        self.first_turn_hint.setWordWrap(True)
+        self.first_turn_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.result_stack = QStackedWidget()
+        self.result_stack.addWidget(self.first_turn_hint)
+        self.result_stack.addWidget(self.results)
+        right_layout.addWidget(self.result_stack, 1)
         splitter.addWidget(right)
         splitter.setSizes([300, 900])
         layout.addWidget(splitter, 1)
         self.mode.currentIndexChanged.connect(lambda _i: self.new_session())
         self.setAcceptDrops(True)
         return page
+
+    def _build_target_box(self) -> QWidget:
+        """The secret target's rank, and (revealed) its thumbnail, wherever it ranks."""
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 4, 0, 4)
+        row = QHBoxLayout()
+        self.target_label = QLabel("")
+        self.target_label.setObjectName("paneHeading")
+        self.target_label.setWordWrap(True)
+        row.addWidget(self.target_label, 1)
+        self.reveal = QCheckBox("Reveal")
+        self.reveal.setToolTip("Show the secret target, its rank and mark it in the results")
+        self.reveal.toggled.connect(self._show_target)
+        row.addWidget(self.reveal)
+        layout.addLayout(row)
+        self.target_view = QLabel()
+        self.target_view.setFixedSize(TARGET_SIZE, TARGET_SIZE)
+        self.target_view.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.target_view.setStyleSheet("background: #f3f4f6; border: 2px solid #34a853;")
+        self.target_text = QLabel("")
+        self.target_text.setWordWrap(True)
+        reveal_row = QHBoxLayout()
+        reveal_row.addWidget(self.target_view)
+        reveal_row.addWidget(self.target_text, 1)
+        layout.addLayout(reveal_row)
+        self.target_view.hide()
+        self.target_text.hide()
+        return box
 
     def _shortcuts(self) -> None:
         for number in range(1, 10):
@@ -237,12 +298,34 @@ class RetrievalPane(Pane):
     # -- project and context ---------------------------------------------------------
 
     def show_project(self, project: Project | None) -> None:
-        self.context = None
-        self.session = None
+        self.controller = None
         self._stack.setCurrentIndex(0 if project is None else 1)
+        if project is not None:
+            self._describe_index(project)
+
+    def _describe_index(self, project: Project) -> None:
+        """The loader's empty state says whether an index exists for the active model."""
+        from studio.sessions.preparation import index_summary
+
+        model = self.workspace.settings.model
+        summary = index_summary(project, model)
+        self.loader_text.setText(
+            f"{summary} Load it to start searching." if summary else
+            f"This project has no index for '{model}' yet: Build index… embeds its images "
+            "(and reads attributes from the product text if it has none)."
+        )
+        self.load_button.setEnabled(summary is not None)
+        self.load_button.setDefault(summary is not None)
+
+    def _project_data_changed(self) -> None:
+        project = self.workspace.project
+        if project is None or not self.build_button.isEnabled():
+            return  # the build in progress says what it does
+        if self.controller is None and self._stack.currentIndex() == 1:
+            self._describe_index(project)
 
     @asyncSlot()
-    async def load_context(self) -> None:
+    async def load_context(self, message: str = "") -> None:
         from studio.sessions.setup import load_session_context
 
         project = self.workspace.project
@@ -250,7 +333,7 @@ class RetrievalPane(Pane):
             return
         settings = self.workspace.settings
         try:
-            self.context = await self.runner.run(
+            context = await self.runner.run(
                 "Loading model and index", load_session_context, project, settings.model,
                 None if settings.device == "auto" else settings.device,
             )
@@ -259,103 +342,127 @@ class RetrievalPane(Pane):
         except StudioError as error:
             self.loader_text.setText(str(error))
             return
-        self.questioner = InformationGainQuestioner(self.context.facet_map.names)
-        for name in strategy_names(self.context.combiner_source())[len(STRATEGIES):]:
+        self.controller = RetrievalController(context, self.workspace.user_name)
+        self._fill_gallery_choices()
+        for name in strategy_names(context.combiner_source())[len(STRATEGIES):]:
             if self.strategy.findData(name) < 0:  # combiners trained for this model
                 self.strategy.addItem(name, name)
         self._stack.setCurrentIndex(2)
         self.new_session()
+        if message:
+            self.status.setText(message)
 
     @asyncSlot()
     async def build_index(self) -> None:
-        from studio.index_service import build_index, load_project_model
+        from studio.sessions.preparation import prepare_retrieval
 
         project = self.workspace.project
         if project is None:
             return
         settings = self.workspace.settings
-
-        actor = self.workspace.user_name
-
-        def job(*, progress, cancel):
-            from studio.attributes.extract import extract_from_text
-
-            if not project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone():
-                # Sessions read facets from attribute labels; product text gives them free.
-                extract_from_text(project, actor, progress=progress, cancel=cancel)
-            model = load_project_model(settings.model, None if settings.device == "auto"
-                                       else settings.device)
-            return build_index(project, model, progress=progress, cancel=cancel)
-
+        self.build_button.setEnabled(False)
         try:
-            report = await self.runner.run("Building the index", job)
+            prepared = await self.runner.run(
+                "Building the index", prepare_retrieval, project, settings.model,
+                None if settings.device == "auto" else settings.device,
+                actor=self.workspace.user_name,
+            )
         except JobCancelled:
             self.loader_text.setText("Index build cancelled; what was embedded is kept.")
             return
         except StudioError as error:
             self.loader_text.setText(str(error))
             return
-        self.loader_text.setText(f"Index ready: {report.indexed:,} images. Loading …")
-        self.load_context()
+        finally:
+            self.build_button.setEnabled(True)
+        summary = prepared.summary()
+        self.loader_text.setText(f"{summary} Loading …")
+        window = self.window()
+        if hasattr(window, "statusBar"):
+            window.statusBar().showMessage(summary, 15000)
+        await self.load_context(summary)
 
     # -- sessions --------------------------------------------------------------------
 
-    def new_session(self) -> None:
-        if self.context is None or self.workspace.project is None:
-            return
-        gallery = [image.id for image in self.workspace.project.iter_images()
-                   if not image.missing]
-        target = random.choice(gallery) if self.secret_target.isChecked() and gallery else None
-        self.session = self.context.new_session(
-            self.strategy.currentData(), mode="chat" if self.is_chat else "composed",
-            target_id=target, k=self.top_k.value(),
+    def _options(self) -> SessionOptions:
+        return SessionOptions(
+            mode="chat" if self.mode.currentIndex() == 1 else "composed",
+            strategy=self.strategy.currentData(), k=self.top_k.value(),
+            secret_target=self.secret_target.isChecked(),
+            gallery=self.gallery.currentData() or REFERENCE_CATEGORY,
         )
-        self.recorder = SessionRecorder(self.workspace.project, self.workspace.user_name)
-        self.recorder.start(self.session, self.context.model_name)
-        self.question = None
+
+    def _fill_gallery_choices(self) -> None:
+        self.gallery.blockSignals(True)
+        self.gallery.clear()
+        self.gallery.addItem("Reference's category", REFERENCE_CATEGORY)
+        self.gallery.addItem("All images", ALL_CATEGORIES)
+        for category in self.controller.categories() if self.controller else []:
+            self.gallery.addItem(category, category)
+        self.gallery.blockSignals(False)
+
+    def new_session(self) -> None:
+        controller = self.controller
+        if controller is None:
+            return
+        try:
+            controller.start(self._options())
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        self.text.clear()  # a composed text means nothing to a chat, and back
+        self.prompt.setText(controller.prompt)
         self.results.clear()
         self.timeline.clear()
-        self._set_reference(None)
+        self.first_turn_hint.setText(FIRST_CHAT_HINT if controller.is_chat else FIRST_TURN_HINT)
+        self.result_stack.setCurrentWidget(self.first_turn_hint)
         self._show_question(None)
-        self.target_label.setText("Target: hidden" if target else "")
-        chat = self.is_chat
-        self.prompt.setText("Describe what you look for:" if chat
-                            else "Unlike the provided image, the one I want …")
+        self.status.setText(controller.gallery_text() + ".")
+        chat = controller.is_chat
         for widget in (self.random_reference, self.gallery_reference, self.file_reference,
-                       self.rollback_button,
-                       self.combine_button, self.export_button):
+                       self.rollback_button, self.combine_button):
             widget.setEnabled(not chat)
-        if not chat:
-            self.pick_random_reference()
+        self._show_reference()
+        self._show_target()
         self.text.setFocus()
 
     @property
     def is_chat(self) -> bool:
-        return self.mode.currentIndex() == 1
+        return self.controller is not None and self.controller.is_chat
+
+    def _gallery_changed(self, _index: int) -> None:
+        if self.controller is None or self.gallery.currentData() is None:
+            return
+        try:
+            self.controller.set_gallery(self.gallery.currentData())
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        self.status.setText(self.controller.gallery_text() + " from the next turn on.")
 
     def pick_random_reference(self) -> None:
-        project = self.workspace.project
-        if project is None:
-            return
-        target = self.session.target_id if self.session else None
-        record = project.image(target) if target else None
-        # Start from the secret target's category, as a shopper would.
-        images = [image.id for image in project.iter_images(record.category if record else None)
-                  if not image.missing and image.id != target]
-        if images:
-            self._set_reference(random.choice(images))
+        if self.controller is not None:
+            self.controller.random_reference()
+            self._show_reference()
 
     def pick_gallery_reference(self) -> None:
-        project = self.workspace.project
-        if project is None:
+        if self.controller is None:
             return
-        ids = [image.id for image in project.iter_images() if not image.missing]
+        ids = self.controller.image_ids()
         image_id, ok = QInputDialog.getItem(self, "Reference from the gallery", "Image id:",
                                             ids, 0, True)
-        if ok and project.image(image_id.strip()) is not None:
-            self._set_reference(image_id.strip())
-        elif ok:
-            QMessageBox.warning(self, "Unknown image", f"No image '{image_id}' in this project.")
+        if ok:
+            self._try_reference(image_id.strip())
+
+    def _try_reference(self, reference: str | Path) -> None:
+        if self.controller is None:
+            return
+        try:
+            self.controller.set_reference(reference)
+        except StudioError as error:
+            QMessageBox.warning(self, "Unknown image", str(error))
+            return
+        self._show_reference()
 
     def show_recorded(self) -> None:
         from widgets.recorded_sessions_dialog import RecordedSessionsDialog
@@ -367,7 +474,7 @@ class RetrievalPane(Pane):
         path, _ = QFileDialog.getOpenFileName(self, "Reference image", "",
                                               "Images (*.jpg *.jpeg *.png *.webp *.bmp)")
         if path:
-            self._set_reference(path)
+            self._try_reference(Path(path))
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt name)
         if event.mimeData().hasUrls():
@@ -376,15 +483,17 @@ class RetrievalPane(Pane):
     def dropEvent(self, event) -> None:  # noqa: N802 (Qt name)
         urls = event.mimeData().urls()
         if urls and urls[0].isLocalFile():
-            self._set_reference(urls[0].toLocalFile())
+            self._try_reference(Path(urls[0].toLocalFile()))
 
     def choose_result(self, image_id: str) -> None:
-        if self.session is None or not self.session.turns:
+        if self.controller is None or not self.controller.turns:
             return
-        self.session.choose(image_id)
-        if self.recorder is not None:
-            self.recorder.record(self.session.turns[-1])
-        self._set_reference(image_id)
+        try:
+            self.controller.choose(image_id)
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
+        self._show_reference()
         self.status.setText(f"{image_id} is the reference of the next turn.")
         self.text.setFocus()
 
@@ -395,60 +504,65 @@ class RetrievalPane(Pane):
 
     @asyncSlot()
     async def run_turn(self) -> None:
-        if self.session is None:
+        controller = self.controller
+        if controller is None:
             return
-        text = self.text.text().strip()
-        session = self.session
-        if self.is_chat:
-            question = self.question
-
-            def job(*, progress, cancel):
-                return session.chat_turn(text, question)
-        else:
-            reference = self.pending_reference
-
-            def job(*, progress, cancel):
-                return session.composed_turn(text, reference_id=reference)
-
+        text = self.text.text()
         try:
-            turn = await self.runner.run("Searching", job)
+            turn = await self.runner.run("Searching", _turn_job(controller, text))
         except JobCancelled:
             return
         except StudioError as error:
             QMessageBox.warning(self, "Cannot run this turn", str(error))
             return
-        if self.recorder is not None:
-            self.recorder.record(turn)
+        if controller is not self.controller:
+            return  # another project or model was loaded meanwhile
         self.text.clear()
         self._show_turn(turn)
-        if self.is_chat:
-            self._show_question(session.next_question(self.questioner))
+        if controller.is_chat:
+            self._show_question(controller.question)
 
     def _show_turn(self, turn: SessionTurn) -> None:
-        session = self.session
+        controller = self.controller
+        if controller is None:
+            return
+        revealed = controller.target_id if self.reveal.isChecked() else None
         self.results.show_hits([(h.id, h.score) for h in turn.results[: self.top_k.value()]],
-                               session.target_id if self.target_revealed else None)
-        self.timeline.show_turns(session.turns)
-        if turn.target_rank is not None:
-            previous = [t.target_rank for t in session.turns[:-1] if t.target_rank]
-            change = f" (was {previous[-1]})" if previous else ""
-            self.target_label.setText(f"Target rank: {turn.target_rank}{change}")
+                               revealed)
+        self.result_stack.setCurrentWidget(self.results)
+        self.timeline.show_turns(controller.turns)
         self.status.setText(
-            f"Turn {turn.index} ({turn.kind}) in {turn.timings.get('total_ms', 0):.0f} ms"
+            f"Turn {turn.index} ({turn.kind}) in {turn.timings.get('total_ms', 0):.0f} ms · "
+            f"{controller.gallery_text()}"
         )
-        if not self.is_chat:
-            self._set_reference(turn.reference_id, keep_pending=False)
+        self._show_reference()
+        self._show_target()
 
-    @property
-    def target_revealed(self) -> bool:
-        return self.reveal.isChecked()
-
-    def _reshow_last_turn(self) -> None:
-        if self.session is not None and self.session.turns:
-            self._show_turn(self.session.turns[-1])
+    def _show_target(self, *_args: object) -> None:
+        controller = self.controller
+        self.target_label.setText(controller.rank_text() if controller else "")
+        self.reveal.setEnabled(controller is not None and controller.target_id is not None)
+        view = controller.revealed_target() if controller else None
+        shown = view is not None and self.reveal.isChecked()
+        self.target_view.setVisible(shown)
+        self.target_text.setVisible(shown)
+        if not shown or view is None:
+            return
+        self.target_text.setText(view.text())
+        path = self._path_of(view.image_id)
+        pixmap = QPixmap(str(path)) if path else QPixmap()
+        if pixmap.isNull():
+            self.target_view.setText(view.image_id)
+        else:
+            self.target_view.setPixmap(pixmap.scaled(
+                TARGET_SIZE, TARGET_SIZE, Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation))
+        if controller is not None and controller.last_turn is not None:
+            turn = controller.last_turn
+            self.results.show_hits(
+                [(h.id, h.score) for h in turn.results[: self.top_k.value()]], view.image_id)
 
     def _show_question(self, question: Question | None) -> None:
-        self.question = question
         while self.chips_row.count():
             item = self.chips_row.takeAt(0)
             if item.widget() is not None:
@@ -471,31 +585,25 @@ class RetrievalPane(Pane):
 
     def _rollback_menu(self) -> QMenu:
         menu = QMenu(self)
-        turns = self.session.turns if self.session else []
-        for turn in turns:
-            word = ORDINAL_WORDS.get(turn.index, str(turn.index))
-            action = QAction(f"Turn {turn.index}: {turn.text[:40]}", menu)
-            action.triggered.connect(
-                lambda _=False, w=word: self._prefix(f"I still prefer the item from the {w} turn, and")
-            )
+        choices = self.controller.rollback_choices() if self.controller else []
+        for label, phrase in choices:
+            action = QAction(label, menu)
+            action.triggered.connect(lambda _=False, p=phrase: self._prefix(p))
             menu.addAction(action)
-        if not turns:
+        if not choices:
             menu.addAction("No earlier turns yet").setEnabled(False)
         return menu
 
     def _combine_menu(self) -> QMenu:
         menu = QMenu(self)
-        turns = self.session.turns if self.session else []
-        for turn in turns:
-            word = ORDINAL_WORDS.get(turn.index, str(turn.index))
-            sub = menu.addMenu(f"From turn {turn.index}")
-            for facet in FACETS_TO_KEEP:
-                action = QAction(f"keep the {facet}", sub)
-                action.triggered.connect(
-                    lambda _=False, f=facet, w=word: self._prefix(f"keep the {f} of the {w} turn and")
-                )
+        choices = self.controller.keep_choices() if self.controller else []
+        for index, facets in choices:
+            sub = menu.addMenu(f"From turn {index}")
+            for label, phrase in facets:
+                action = QAction(label, sub)
+                action.triggered.connect(lambda _=False, p=phrase: self._prefix(p))
                 sub.addAction(action)
-        if not turns:
+        if not choices:
             menu.addAction("No earlier turns yet").setEnabled(False)
         return menu
 
@@ -503,17 +611,19 @@ class RetrievalPane(Pane):
         menu.popup(self.text.mapToGlobal(self.text.rect().bottomLeft()))
 
     def _prefix(self, phrase: str) -> None:
-        current = self.text.text().strip()
-        self.text.setText(f"{phrase} {current}".strip() + " ")
+        self.text.setText(RetrievalController.with_phrase(phrase, self.text.text()))
         self.text.setFocus()
 
     # -- reference and export --------------------------------------------------------
 
-    def _set_reference(self, reference: str | None, keep_pending: bool = True) -> None:
-        self.pending_reference = reference if keep_pending else None
+    def _show_reference(self) -> None:
+        controller = self.controller
+        reference = controller.reference if controller else None
+        self.export_button.setEnabled(controller is not None and
+                                      controller.can_save_transaction())
         if reference is None:
-            self.reference_view.setText("No reference yet")
             self.reference_view.setPixmap(QPixmap())
+            self.reference_view.setText("No reference" if self.is_chat else "No reference yet")
             self.reference_caption.setText("")
             return
         path = self._path_of(reference) or Path(reference)
@@ -532,16 +642,21 @@ class RetrievalPane(Pane):
         return project.image_file(record) if record else None
 
     def save_transaction(self) -> None:
-        from studio.transactions.store import save_transactions
-
-        project = self.workspace.project
-        if project is None or self.recorder is None or self.recorder.session_id is None:
+        if self.controller is None:
             return
         try:
-            transaction = session_transaction(project, self.recorder.session_id)
-            new, present = save_transactions(project, [transaction], self.workspace.user_name,
-                                             "save session as transaction")
-        except (StudioError, ValueError) as error:
+            outcome = self.controller.save_transaction()
+        except StudioError as error:
             QMessageBox.warning(self, "Cannot save this session", str(error))
             return
-        self.status.setText("Saved as a transaction." if new else "Already saved.")
+        self.status.setText("Saved as a transaction (Quality → Transactions)."
+                            if outcome == "saved" else "Already saved.")
+
+
+def _turn_job(controller: RetrievalController, text: str):
+    """The turn as a job: the controller searches and records off the UI thread."""
+
+    def job(*, progress, cancel):
+        return controller.run_turn(text)
+
+    return job

@@ -1,4 +1,12 @@
-"""Recognise rollback and combination in typed turn text (FashionMT-style templates).
+"""Turn references: the rollback and keep phrase grammar, written and read in one place.
+
+Everything that writes a turn that refers back (the Retrieval pane's menus, the
+transaction builder's drafts, the simulated users) uses :func:`rollback_phrase`,
+:func:`keep_phrase` and :func:`phrase_turn`; everything that reads one uses
+:func:`parse_turn_text`. A test checks ``parse_turn_text(phrase_turn(x)) == x`` for every
+turn reference and facet, so the two halves cannot drift apart.
+
+Reading: recognise rollback and combination in typed turn text (FashionMT-style templates).
 
 A *rollback* makes an earlier turn's image the reference again ("go back to turn 2",
 "I still prefer the item from the second turn, and …", "Compared to this one I prefer the
@@ -21,6 +29,21 @@ ORDINALS = {
     "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6, "7th": 7, "8th": 8,
     "9th": 9, "10th": 10, "last": -1, "previous": -1,
 }
+# Words people use for a facet in "keep the … of turn 1", and the facet each names.
+FACET_WORDS = {
+    "color": "color", "colour": "color", "shade": "color",
+    "pattern": "pattern", "print": "pattern", "texture": "pattern",
+    "sleeve": "sleeve", "sleeves": "sleeve",
+    "neckline": "neckline", "neck": "neckline", "collar": "neckline",
+    "length": "length", "hem": "length",
+    "fit": "fit", "cut": "fit", "silhouette": "fit",
+    "graphic": "graphic", "logo": "graphic", "text": "graphic",
+}
+FACETS: tuple[str, ...] = tuple(sorted(set(FACET_WORDS.values())))
+# How a facet is written in a keep phrase (the word a shopper would use).
+FACET_NOUNS = {"color": "colour", "sleeve": "sleeves"}
+# Ordinal words the phrases use (1 … 10); later turns are written "turn 11".
+ORDINAL_WORDS = {n: w for w, n in ORDINALS.items() if w.isalpha() and n > 0}
 _ORDINAL = r"(?:" + "|".join(sorted(map(re.escape, ORDINALS), key=len, reverse=True)) + r")"
 # "turn 2", "the second turn", "the 2nd round", "step 3"
 _TURN_REF = (
@@ -106,13 +129,61 @@ def resolve_turn(reference: int, current_turn: int) -> int:
 
 
 def _normalise_attribute(words: str) -> str:
-    words = words.strip().lower()
-    return {"colour": "color"}.get(words, words)
+    """The facet a word names ("colour" → "color", "sleeves" → "sleeve"), else the words."""
+    words = " ".join(words.strip().lower().split())
+    return FACET_WORDS.get(words, words)
 
 
 def _tidy(text: str) -> str:
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"\s+([,.;])", r"\1", text)
-    text = re.sub(r"^[\s,;.]*(?:and|but|,)\s+", "", text, flags=re.IGNORECASE)
+    # Separators and connectives left where phrases were removed (", and, and is red").
+    text = re.sub(r"^(?:[\s,;.]|\b(?:and|but)\b)+", "", text, flags=re.IGNORECASE)
     text = re.sub(r"^[\s,;.]+|[\s,;]+$", "", text)
     return text.strip()
+
+
+# -- writing -------------------------------------------------------------------------
+
+
+def turn_reference(turn: int) -> str:
+    """How a phrase names turn ``turn`` (1-based; -1 = the previous turn)."""
+    if turn == -1:
+        return "the previous turn"
+    if turn < 1:
+        raise ValueError(f"Turn numbers start at 1 (or -1 for the previous turn), got {turn}.")
+    word = ORDINAL_WORDS.get(turn)
+    return f"the {word} turn" if word else f"turn {turn}"
+
+
+def facet_noun(facet: str) -> str:
+    """The word a keep phrase uses for ``facet`` ("color" → "colour")."""
+    return FACET_NOUNS.get(facet, facet)
+
+
+def rollback_phrase(turn: int) -> str:
+    """"I still prefer the item from the second turn" (FashionMT's rollback template)."""
+    return f"I still prefer the item from {turn_reference(turn)}"
+
+
+def keep_phrase(keeps: tuple[Keep, ...] | list[Keep]) -> str:
+    """"keep the colour of the first turn and the sleeves of the second turn"."""
+    if not keeps:
+        raise ValueError("A keep phrase needs at least one kept facet.")
+    parts = [f"the {facet_noun(k.attribute)} of {turn_reference(k.turn)}" for k in keeps]
+    return "keep " + " and ".join(parts)
+
+
+def phrase_turn(turn: ParsedTurn) -> str:
+    """The text of a turn: rollback, then kept facets, then the modification text.
+
+    ``parse_turn_text(phrase_turn(t)) == t`` for every rollback, facet and turn number.
+    """
+    parts = []
+    if turn.rollback_to is not None:
+        parts.append(rollback_phrase(turn.rollback_to))
+    if turn.keeps:
+        parts.append(keep_phrase(turn.keeps))
+    if turn.text:
+        parts.append(turn.text)
+    return ", and ".join(parts)

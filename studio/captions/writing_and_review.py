@@ -83,9 +83,12 @@ class WritingSession:
 
     def step(self, forward: bool) -> int | None:
         """Previous or next pair among those this person wrote or may write."""
-        if self.current is None and (forward or self.last is None):
+        if self.current is not None:
+            here = self.current
+        elif forward or self.last is None:
             return self.start()
-        here = self.current if self.current is not None else self.last + 1
+        else:
+            here = self.last + 1
         neighbour = queue.step_writing(self.project, self.author, self.policy, here, forward)
         return self.go_to(neighbour) if neighbour is not None else self.current
 

@@ -1,0 +1,97 @@
+"""Getting a project ready for retrieval sessions: attribute labels, then the index.
+
+Sessions read each image's facets (colour, sleeves …) from its attribute labels, so a
+project without any gets them from its product text first; then the images are embedded
+and the index built. The Retrieval pane's *Build index…* and ``cir-studio index build``
+both call :func:`prepare_retrieval`, so the rule lives in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.index_service import DEFAULT_KIND, BuildReport, build_index, index_status
+from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.store import Project
+
+
+def has_attribute_labels(project: Project) -> bool:
+    return project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone() is not None
+
+
+@dataclass
+class PreparedRetrieval:
+    """What preparing did: the index build, and the labels read from text (if any)."""
+
+    index: BuildReport
+    extracted: dict[str, int] | None = field(default=None)
+
+    def summary(self) -> str:
+        """One line for a status bar or a terminal."""
+        report = self.index
+        line = (
+            f"Index ready: {report.indexed:,} images with '{report.model}' ({report.kind}); "
+            f"{report.embedded:,} embedded, {report.cached:,} from the cache, "
+            f"{len(report.skipped):,} skipped, in {report.seconds:.1f} s."
+        )
+        if self.extracted is not None:
+            line += (
+                f" First read {self.extracted.get('labels', 0):,} attribute labels on "
+                f"{self.extracted.get('labelled_images', 0):,} images from their product text."
+            )
+        return line
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.index.to_dict(), "extracted": self.extracted}
+
+
+def prepare_retrieval(
+    project: Project,
+    model_name: str,
+    device: str | None = None,
+    *,
+    actor: str,
+    kind: str = DEFAULT_KIND,
+    rebuild: bool = False,
+    batch_size: int = 64,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> PreparedRetrieval:
+    """Extract attributes from text when the project has none, then build the index."""
+    from backends.index import index_class
+    from studio.attributes.extract import extract_from_text
+    from studio.index_service import load_project_model
+
+    index_class(kind)  # an unknown kind fails before any work
+    extracted = None
+    if not has_attribute_labels(project):
+        extracted = extract_from_text(project, actor, progress=progress, cancel=cancel)
+    model = load_project_model(model_name, device)
+    report = build_index(
+        project,
+        model,
+        kind,
+        device=device,
+        rebuild=rebuild,
+        batch_size=batch_size,
+        progress=progress,
+        cancel=cancel,
+    )
+    return PreparedRetrieval(report, extracted)
+
+
+def index_summary(project: Project, model_name: str) -> str | None:
+    """ "An index of 60 images for 'demo' exists (flat, updated …)", or None without one."""
+    status = index_status(project, model_name)
+    if not status.get("built"):
+        return None
+    pending = status.get("to_add", 0) + status.get("to_remove", 0) + status.get("changed", 0)
+    stale = (
+        f" {pending:,} images changed since; Build index… brings it up to date." if pending else ""
+    )
+    return (
+        f"An index of {status['indexed']:,} images for '{model_name}' exists "
+        f"({status['kind']}, updated {str(status['updated_at'])[:16].replace('T', ' ')})."
+        f"{stale}"
+    )
