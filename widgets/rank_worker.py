@@ -56,6 +56,10 @@ class RankWorker(QObject):
         self._ranker_key: tuple[Any, ...] | None = None
         self._pairs: dict[tuple[str, int], PairQuery] = {}
         self._closed = False
+        if parent is not None:
+            # Stop the worker thread while this object still exists: a result emitted on a
+            # half-destroyed QObject from another thread can crash Qt.
+            parent.destroyed.connect(self.shutdown)
 
     # -- requests (UI thread) ----------------------------------------------------------
 
@@ -88,7 +92,9 @@ class RankWorker(QObject):
         if not self._closed:
             self._executor.submit(self._drop)
 
-    def shutdown(self) -> None:
+    def shutdown(self, *_destroyed: object) -> None:
+        if self._closed:
+            return
         self.supersede()
         self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)
