@@ -120,6 +120,7 @@ def _labels_per_type(axes, data: DashboardData) -> None:
             label=STATUS_NAMES[status],
         )
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
+    axes.set_ylim(0, max(bottom) * 1.1)  # the tallest bar stays inside the frame
     axes.set_xticks(range(len(types)), types, fontsize=7, rotation=30)
     axes.tick_params(axis="y", labelsize=8)
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0)
