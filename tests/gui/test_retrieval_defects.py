@@ -196,3 +196,23 @@ def test_runs_are_listed_with_date_strategy_user_and_result_over_a_turn_table(
     headings = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
     assert headings[:3] == ["Run", "Turn", "R@1"] and "Mean rank" in headings
     assert [view.table.item(r, 1).text() for r in range(2)] == ["1", "2"]
+
+
+def test_session_bar_shows_whole_choices_at_1024x700(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+):
+    from widgets.panes.retrieval_pane import RetrievalPane
+
+    # The pane alone at the width a 1024 px window leaves it (less the navigation).
+    pane = RetrievalPane(window.workspace, window.runner)
+    qtbot.addWidget(pane)
+    pane.resize(1024 - 170, 700 - 60)
+    pane.show()
+    window.workspace.open_project(indexed_demo_dir)
+    event_loop_qt.run_until_complete(pane.load_context())
+    QApplication.processEvents()
+    assert pane.minimumSizeHint().width() <= 1024 - 170
+    for combo in (pane.mode, pane.strategy, pane.gallery):
+        needed = combo.fontMetrics().horizontalAdvance(combo.currentText())
+        assert combo.width() >= combo.sizeHint().width(), combo.currentText()
+        assert combo.width() > needed, combo.currentText()

@@ -48,6 +48,7 @@ from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES, strategy_na
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.experiments_view import ExperimentsView
+from widgets.flow_layout import FlowLayout
 from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
@@ -134,7 +135,6 @@ class RetrievalPane(Pane):
     def _build_session_view(self) -> QWidget:
         page = QWidget()
         layout = QVBoxLayout(page)
-        bar = QHBoxLayout()
         self.mode = QComboBox()
         self.mode.addItems(["Composed", "Chat"])
         self.mode.setToolTip("Composed: reference image + text per turn. Chat: the system asks "
@@ -160,12 +160,19 @@ class RetrievalPane(Pane):
         self.new_button = QPushButton("New session")
         self.new_button.setToolTip("Start over with a new random target (Ctrl+Shift+N)")
         self.new_button.clicked.connect(self.new_session)
+        # The gallery combo shows its whole choice; the bar wraps to a second row in a
+        # narrow window instead of cutting texts (each label stays with its control).
+        self.gallery.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        bar = FlowLayout()
         for label, widget in (("Mode", self.mode), ("Strategy", self.strategy),
                               ("Show", self.top_k), ("Gallery", self.gallery)):
-            bar.addWidget(QLabel(label))
-            bar.addWidget(widget)
+            group = QWidget()
+            group_layout = QHBoxLayout(group)
+            group_layout.setContentsMargins(0, 0, 0, 0)
+            group_layout.addWidget(QLabel(label))
+            group_layout.addWidget(widget)
+            bar.addWidget(group)
         bar.addWidget(self.secret_target)
-        bar.addStretch(1)
         bar.addWidget(self.new_button)
         layout.addLayout(bar)
 
