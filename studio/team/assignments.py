@@ -50,6 +50,20 @@ def _pick(candidates: list[str], load: dict[str, int], k: int) -> list[str]:
     return chosen
 
 
+def _give(
+    chosen: list[str],
+    people: dict[str, int],
+    given: dict[str, int],
+    rows: list[tuple[int, str, str]],
+    item: str,
+    batch: str,
+) -> None:
+    """Record ``item`` for each chosen person: one assignment row and one more in ``given``."""
+    for name in chosen:
+        given[name] += 1
+        rows.append((people[name], item, batch))
+
+
 def _insert(project: Project, kind: str, rows: list[tuple[int, str, str]], actor: str) -> int:
     if not rows:
         return 0
@@ -97,6 +111,7 @@ def assign_captions(
         ):
             holders[item].add(name)
         rows: list[tuple[int, str, str]] = []
+        batch = f"category:{category}" if category else ""
         for pair_id, uid in project.db.execute(
             f"SELECT p.id, p.uid FROM pairs p WHERE {where} ORDER BY p.id", params
         ).fetchall():
@@ -112,9 +127,7 @@ def assign_captions(
                 and n not in holders[uid]
                 and (per_person is None or given[n] < per_person)
             ]
-            for name in _pick(free, load, need):
-                given[name] += 1
-                rows.append((people[name], uid, category and f"category:{category}" or ""))
+            _give(_pick(free, load, need), people, given, rows, uid, batch)
         _insert(project, "caption", rows, actor)
         record["after"] = given
     return given
@@ -151,13 +164,12 @@ def assign_reviews(
             params.append(category)
         for uid, author in project.db.execute(sql + " ORDER BY p.id", params):
             pairs[uid].add(author or "")
-        rows = []
+        rows: list[tuple[int, str, str]] = []
+        batch = f"category:{category}" if category else ""
         for uid, authors in pairs.items():
             need = per_pair - len(held[uid])
             free = [n for n in people if n not in authors and n not in held[uid]]
-            for name in _pick(free, load, max(0, need)):
-                given[name] += 1
-                rows.append((people[name], uid, category and f"category:{category}" or ""))
+            _give(_pick(free, load, max(0, need)), people, given, rows, uid, batch)
         _insert(project, "review", rows, actor)
         record["after"] = given
     return given
@@ -198,13 +210,11 @@ def assign_attributes(
         if not images:
             raise StudioError(f"No labelled images match {batch}; suggest attributes first.")
         given = {name: 0 for name in people}
-        rows = []
+        rows: list[tuple[int, str, str]] = []
         for image_id in images:
             if image_id in held:
                 continue
-            for name in _pick(list(people), load, 1):
-                given[name] += 1
-                rows.append((people[name], image_id, batch))
+            _give(_pick(list(people), load, 1), people, given, rows, image_id, batch)
         _insert(project, "attributes", rows, actor)
         record["after"] = given
     return given
