@@ -174,7 +174,13 @@ class Project:
     def image_folders(self) -> list[Path]:
         """Where this project's image files may lie: the image root, and every folder an
         import registered (a dataset's image folder outside the root)."""
-        key = (self.get_meta("image_root") or "", self.get_meta("image_folders") or "[]")
+        # One query per call (this runs for every image path a view or job asks for).
+        rows = dict(
+            self.db.execute(
+                "SELECT key, value FROM meta WHERE key IN ('image_root', 'image_folders')"
+            ).fetchall()
+        )
+        key = (rows.get("image_root") or "", rows.get("image_folders") or "[]")
         cached = getattr(self._local, "folders", None)
         if cached is not None and cached[0] == key:
             return list(cached[1])
