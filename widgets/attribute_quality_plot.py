@@ -7,12 +7,13 @@ draw, not with the window, so start-up stays fast.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from studio.attributes.quality import QualityReport, suggestion_quality
 from studio.attributes.query import label_models
 from studio.attributes.records import ATTRIBUTE_TYPES
 from studio.store import Project
+from widgets.chart_canvas import make_canvas, note_layout
 
 EMPTY = ("No reviewed model suggestions yet: run “Suggest with model” in Attributes and "
          "accept or reject some labels to see their precision and recall here.")
@@ -21,12 +22,7 @@ EMPTY = ("No reviewed model suggestions yet: run “Suggest with model” in Att
 class AttributeQualityPlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.note = QLabel(EMPTY)
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #6b7280;")
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addWidget(self.note)
+        self.note, self._layout = note_layout(self, EMPTY)
         self.canvas = None
         self.reports: dict[str, QualityReport] = {}
         self._project: Project | None = None
@@ -50,13 +46,8 @@ class AttributeQualityPlot(QWidget):
         self._draw()
 
     def _draw(self) -> None:
-        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-        from matplotlib.figure import Figure
-
         if self.canvas is None:
-            self.canvas = FigureCanvasQTAgg(Figure(figsize=(7, 2.6), layout="constrained"))
-            self.canvas.setMinimumHeight(220)
-            self._layout.addWidget(self.canvas)
+            self.canvas = make_canvas(self._layout, (7, 2.6), 220)
         figure = self.canvas.figure
         figure.clear()
         types = [t for t in ATTRIBUTE_TYPES

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from studio.dashboard_data import DashboardData, dashboard_data
 from studio.store import Project
+from widgets.chart_canvas import make_canvas
 
 LAST_DAYS = 14  # captions per day: the last two weeks with work
 STATUS_COLOURS = {"accepted": "#059669", "rejected": "#dc2626"}
@@ -48,13 +49,8 @@ class DashboardCharts(QWidget):
         }
 
     def _draw(self) -> None:
-        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-        from matplotlib.figure import Figure
-
         if self.canvas is None:
-            self.canvas = FigureCanvasQTAgg(Figure(figsize=(10, 2.7), layout="constrained"))
-            self.canvas.setMinimumHeight(230)
-            self._layout.addWidget(self.canvas)
+            self.canvas = make_canvas(self._layout, (10, 2.7), 230)
         figure = self.canvas.figure
         figure.clear()
         captions, labels, ratings = figure.subplots(1, 3)

@@ -8,11 +8,12 @@ named, with how to recompute them. matplotlib is imported on the first draw.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from studio.captions.ranking import rank_settings
 from studio.captions.ranks import rank_summary, ranks_by_annotator, stale_count
 from studio.store import Project
+from widgets.chart_canvas import make_canvas, note_layout
 
 EMPTY = (
     "No caption ranks yet: ranks are kept when captions are submitted with an index built, "
@@ -23,12 +24,7 @@ EMPTY = (
 class RankDistribution(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.note = QLabel(EMPTY)
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #6b7280;")
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addWidget(self.note)
+        self.note, self._layout = note_layout(self, EMPTY)
         self.canvas = None
         self.ranks: dict[str, list[int | None]] = {}
         self.summaries: dict[str, dict] = {}
@@ -60,13 +56,8 @@ class RankDistribution(QWidget):
         self._draw()
 
     def _draw(self) -> None:
-        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-        from matplotlib.figure import Figure
-
         if self.canvas is None:
-            self.canvas = FigureCanvasQTAgg(Figure(figsize=(7, 2.4), layout="constrained"))
-            self.canvas.setMinimumHeight(200)
-            self._layout.addWidget(self.canvas)
+            self.canvas = make_canvas(self._layout, (7, 2.4), 200)
         self.canvas.show()
         figure = self.canvas.figure
         figure.clear()

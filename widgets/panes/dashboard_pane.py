@@ -8,6 +8,7 @@ precision and recall, and the team's work packages. The page scrolls when the wi
 
 from __future__ import annotations
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -43,6 +44,10 @@ TABLE_LABELS = {
     "ratings": "Ratings",
     "audit_log": "Recorded edits",
 }
+
+
+# The writes that change the activity charts (captions per day, labels per type, ratings).
+CHART_KINDS = ("captions", "labels", "ratings", "people")
 
 
 class DashboardPane(Pane):
@@ -92,9 +97,11 @@ class DashboardPane(Pane):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
         self._stack.addWidget(scroll)
-        # Counts and charts follow every write; the suggestion-quality chart (a few queries
-        # and a redraw) only the writes that change it.
+        # Counts follow every write; the charts (a few queries and a redraw) only the writes
+        # that change them, and the activity charts only while shown (else on next show).
+        self._charts_dirty = False
         follow(self, workspace, KINDS, self._on_project_written)
+        follow(self, workspace, CHART_KINDS, self._on_charts_written)
         follow(self, workspace, ("labels", "vocabulary"),
                lambda: self.attribute_quality.refresh(workspace.project))
         follow(self, workspace, ("captions", "people"),
@@ -103,6 +110,21 @@ class DashboardPane(Pane):
     def _on_project_written(self) -> None:
         if self.workspace.project is not None:
             self.refresh(self.workspace.project, chart=False)
+
+    def _on_charts_written(self) -> None:
+        if self.workspace.project is None:
+            return
+        if self.isVisible():
+            self._charts_dirty = False
+            self.charts.refresh(self.workspace.project)
+        else:
+            self._charts_dirty = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._charts_dirty and self.workspace.project is not None:
+            self._charts_dirty = False
+            self.charts.refresh(self.workspace.project)
 
     def show_project(self, project: Project | None) -> None:
         if project is None:
@@ -116,8 +138,9 @@ class DashboardPane(Pane):
         for key, value in project.table_counts().items():
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
-        self.charts.refresh(project)
         if chart:
+            self._charts_dirty = False
+            self.charts.refresh(project)
             self.attribute_quality.refresh(project)
             self.rank_distribution.refresh(project)
         self.team_progress.refresh(project)
