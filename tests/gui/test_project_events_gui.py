@@ -174,3 +174,21 @@ def test_a_read_only_project_keeps_the_policy_and_says_why(window, pairs_demo) -
     captions.per_pair.setValue(before + 1)
     assert "read-only" in captions.writer.state.text()
     assert captions.per_pair.value() == before  # the control shows what the project holds
+
+
+def test_captions_written_elsewhere_reach_the_dashboard_chart_when_it_shows(
+    window, pairs_demo, qtbot
+) -> None:
+    window.workspace.settings.user_name = "ana"
+    window.open_project(pairs_demo)
+    dashboard, captions = pane_of(window, DashboardPane), pane_of(window, CaptionsPane)
+    window.show_pane(window.panes.index(captions))
+    captions.writer.editor.setFocus()
+    qtbot.keyClicks(captions.writer.editor, "is red with longer sleeves")
+    qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
+    qtbot.waitUntil(lambda: dashboard.count_labels["captions"].text() == "1")
+    window.show_pane(window.panes.index(dashboard))
+    qtbot.waitUntil(
+        lambda: dashboard.charts.data is not None
+        and sum(dashboard.charts.data.captions_per_day.get("ana", {}).values()) == 1
+    )
