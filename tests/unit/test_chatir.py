@@ -166,7 +166,9 @@ def test_a_search_space_of_ten_finds_every_target_at_round_zero(tmp_path: Path) 
     project = import_and_index(tmp_path)
     out = tmp_path / "r.json"
     assert main(["evaluate", "chatir", "--project", str(project), "--json", str(out)]) == 0
-    for row in json.loads(out.read_text())["datasets"].values():
+    datasets = json.loads(out.read_text())["datasets"]
+    assert set(datasets) == {"Human_BLIP2", "ChatGPT_BLIP2"}
+    for row in datasets.values():
         assert row["hits_at_10"] == [100.0] * 11
 
 
