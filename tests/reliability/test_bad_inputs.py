@@ -194,9 +194,14 @@ def test_a_fashioniq_id_that_is_a_path_is_refused(tmp_path: Path, bad_id: str) -
         [{"candidate": bad_id, "target": "b", "captions": ["x", "y"]}],
         ["b", bad_id],
     )
-    with Project.create(tmp_path / "p") as project, pytest.raises(ImportValidationError) as e:
-        import_fashioniq(project, root)
-    assert "without slashes" in str(e.value) or "image id" in str(e.value)
+    with Project.create(tmp_path / "p") as project:
+        with pytest.raises(ImportValidationError) as e:
+            import_fashioniq(project, root)
+        # Nothing from the refused set reached the project.
+        assert project.db.execute("SELECT COUNT(*) FROM images").fetchone()[0] == 0
+        assert project.db.execute("SELECT COUNT(*) FROM pairs").fetchone()[0] == 0
+    message = str(e.value)
+    assert "without slashes" in message and f"found {bad_id!r}" in message
 
 
 def test_a_megabyte_caption_is_refused_in_imports_and_when_typed(tmp_path: Path) -> None:

@@ -77,27 +77,22 @@ def test_a_bad_dialogue_file_is_refused_naming_file_and_entry(tmp_path: Path) ->
         assert project.table_counts()["retrieval_sessions"] == 0
 
 
+def import_and_index(tmp_path: Path) -> Path:
+    """Import ``tmp_path/chatir`` with images from ``tmp_path/img`` and build a demo index."""
+    project = tmp_path / "p"
+    chatir, images = str(tmp_path / "chatir"), str(tmp_path / "img")
+    args = ["import", "chatir", chatir, "--project", str(project), "--images", images]
+    assert main(args) == 0
+    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
+    return project
+
+
 @pytest.fixture
 def evaluated(tmp_path: Path) -> tuple[Path, Path]:
     space = [f"unlabeled2017/{i:012d}.jpg" for i in range(40)]
     draw_placeholders(tmp_path / "img", space[:36])  # four files missing, one of them a target
     write_chatir(tmp_path / "chatir", space, [space[0], space[5], space[9], space[38]])
-    project = tmp_path / "p"
-    assert (
-        main(
-            [
-                "import",
-                "chatir",
-                str(tmp_path / "chatir"),
-                "--project",
-                str(project),
-                "--images",
-                str(tmp_path / "img"),
-            ]
-        )
-        == 0
-    )
-    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
+    project = import_and_index(tmp_path)
     return project, tmp_path
 
 
@@ -168,25 +163,12 @@ def test_a_search_space_of_ten_finds_every_target_at_round_zero(tmp_path: Path) 
     space = [f"unlabeled2017/{i:012d}.jpg" for i in range(10)]
     draw_placeholders(tmp_path / "img", space)
     write_chatir(tmp_path / "chatir", space, space[:4])
-    project = tmp_path / "p"
-    assert (
-        main(
-            [
-                "import",
-                "chatir",
-                str(tmp_path / "chatir"),
-                "--project",
-                str(project),
-                "--images",
-                str(tmp_path / "img"),
-            ]
-        )
-        == 0
-    )
-    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
+    project = import_and_index(tmp_path)
     out = tmp_path / "r.json"
     assert main(["evaluate", "chatir", "--project", str(project), "--json", str(out)]) == 0
-    for row in json.loads(out.read_text())["datasets"].values():
+    datasets = json.loads(out.read_text())["datasets"]
+    assert set(datasets) == {"Human_BLIP2", "ChatGPT_BLIP2"}
+    for row in datasets.values():
         assert row["hits_at_10"] == [100.0] * 11
 
 
