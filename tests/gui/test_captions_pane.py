@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,57 @@ def test_review_accepts_edits_and_rejects_by_keyboard(window, pairs_demo, qtbot)
     assert "Rejected by rev: contradicts the images" in reviewer.state.text()
     pane.refresh_progress()
     assert "1 caption waiting for review" in pane.progress.summary.text()
+
+
+def drawn_colours(panel) -> int:
+    """How many distinct colours the picture area shows on screen (a blank box shows 1-2)."""
+    image = panel.grab().toImage()
+    step = max(1, min(image.width(), image.height()) // 40)
+    return len(
+        {
+            image.pixel(x, y)
+            for x in range(0, image.width(), step)
+            for y in range(0, image.height(), step)
+        }
+    )
+
+
+def wait_for_pictures(qtbot, pane) -> None:
+    qtbot.waitUntil(
+        lambda: drawn_colours(pane.view.reference.picture) > 8
+        and drawn_colours(pane.view.target.picture) > 8,
+        timeout=5000,
+    )
+
+
+def test_pictures_stay_on_screen_after_autosave_save_and_switching(
+    window, pairs_demo, qtbot, tmp_path
+) -> None:
+    """D1/D13: the writer's pair stays drawn (pixels, not just a pixmap object)."""
+    pane = open_as(window, pairs_demo, "ana")
+    writer = pane.writer
+    wait_for_pictures(qtbot, pane)
+    first_title = pane.view.reference.title.text()
+    assert first_title
+    type_caption(qtbot, writer.editor, "is plaid")
+    qtbot.waitUntil(lambda: "saved" in writer.state.text().lower(), timeout=3000)
+    qtbot.wait(100)
+    assert pane.view.reference.title.text() == first_title
+    wait_for_pictures(qtbot, pane)
+    for text in ("is red", "has longer sleeves", "is shorter"):
+        qtbot.keyClick(writer.editor, Qt.Key.Key_Return, CTRL)
+        assert pane.view.reference.title.text()
+        wait_for_pictures(qtbot, pane)
+        type_caption(qtbot, writer.editor, text)
+        qtbot.waitUntil(lambda: "saved" in writer.state.text().lower(), timeout=3000)
+        wait_for_pictures(qtbot, pane)
+    # Another project and back: the pair is drawn again.
+    other = tmp_path / "other"
+    shutil.copytree(pairs_demo, other)
+    assert window.open_project(other)
+    window.show_pane(1)
+    wait_for_pictures(qtbot, pane)
+    assert window.open_project(pairs_demo)
+    window.show_pane(1)
+    assert pane.view.reference.title.text()
+    wait_for_pictures(qtbot, pane)

@@ -121,8 +121,13 @@ class CaptionsPane(Pane):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.panels)
         layout.addWidget(self.progress)
-        for panel in (self.writer, self.reviewer):
-            panel.pair_changed.connect(self._show_pair)
+        # The pair view is shared: only the panel on screen may draw into it. (The hidden
+        # reviewer restarting after a captions event emitted "no pair" and blanked the
+        # writer's pictures after every autosave.)
+        self.writer.pair_changed.connect(lambda pair_id: self._show_pair(pair_id, self.writer))
+        self.reviewer.pair_changed.connect(
+            lambda pair_id: self._show_pair(pair_id, self.reviewer)
+        )
         self.writer.saved.connect(self._progress_timer.start)
         self.reviewer.reviewed.connect(self._progress_timer.start)
         self._build_ranks()
@@ -298,7 +303,9 @@ class CaptionsPane(Pane):
             self.writing.policy = policy
         self.refresh_progress()
 
-    def _show_pair(self, pair_id: int | None) -> None:
+    def _show_pair(self, pair_id: int | None, panel: QWidget) -> None:
+        if self.panels.currentWidget() is not panel:
+            return
         images = pair_images(self.project, pair_id) if self.project and pair_id else None
         if images is None:
             self.view.clear()
