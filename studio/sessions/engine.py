@@ -59,6 +59,7 @@ class SessionTurn:
     target_rank: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
     chosen_id: str | None = None
+    note: str = ""  # what the ranking could not fully use (measures still being made)
 
 
 class RetrievalSession:
@@ -233,6 +234,11 @@ class RetrievalSession:
         searched = time.perf_counter()
         columns = {f: self._column(f, c)[positions] for f, c in query.constraints.items()}
         turn.wants = describe(query.constraints)
+        if self.measures is not None and any(
+            isinstance(c, Constraint) and c.comparative and f in MEASURED
+            for f, c in query.constraints.items()
+        ):
+            turn.note = self.measures.note()  # "darker" saw only the measured part
         adjusted = scores.astype(np.float64) + constraint_bonus(columns, query.constraints)
         order = np.argsort(-adjusted, kind="stable")
         positions, adjusted = positions[order], adjusted[order]

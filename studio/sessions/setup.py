@@ -80,7 +80,8 @@ def load_session_context(
     facet_map = FacetMap.for_vocabulary(entries)
     facets = project_facets(project, facet_map)
     reader = CaptionReader.for_vocabulary(entries, facet_map.facet_of)
-    measures = ImageMeasures(project)  # lightness/colourfulness, measured once per image
-    measures.ensure(lambda _done, _total, message="": progress(2, 3, message), cancel)
+    # Lightness/colourfulness as far as the index build measured them (read on first use;
+    # measuring is gallery-wide work and never runs while a session opens).
+    measures = ImageMeasures(project)
     progress(3, 3, "Ready")
     return SessionContext(project, model_name, index, facet_map, facets, reader, measures)
