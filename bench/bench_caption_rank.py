@@ -113,10 +113,12 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     from studio.settings import Settings
     from studio.workspace import Workspace
     from widgets.panes.captions_pane import CaptionsPane
+    from widgets.services import Services
 
     app = QApplication.instance() or QApplication([])  # noqa: F841 (keeps it alive)
     workspace = Workspace(Settings(user_name="bench"))
-    pane = CaptionsPane(workspace)
+    services = Services(workspace)
+    pane = CaptionsPane(services)
     pane.resize(1280, 800)
     pane.show()
     workspace.open_project(folder)
@@ -186,8 +188,7 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     typing_s = time.perf_counter() - typing_started
     gaps = [(b - a) * 1000 - 2 for a, b in zip(ticks, ticks[1:], strict=False)]
     sizes = view.result.gallery_size if view.result else 0
-    workspace.close_project()
-    pane.rank_worker.shutdown()
+    services.shutdown()
     return {
         "latencies": latencies,
         "cpu": cpu,

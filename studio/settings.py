@@ -62,6 +62,11 @@ class Settings:
         temporary.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(temporary, folder / "settings.json")
 
+    @property
+    def model_device(self) -> str | None:
+        """The device as model loaders take it: None (they choose) for "auto"."""
+        return None if not self.device or self.device == "auto" else self.device
+
     def remember_project(self, path: Path) -> None:
         text = str(Path(path).resolve())
         self.recent_projects = [text] + [p for p in self.recent_projects if p != text]

@@ -203,7 +203,7 @@ class ExperimentsView(QWidget):
         if project is None:
             return
         settings = self.workspace.settings
-        device = None if settings.device == "auto" else settings.device
+        device = settings.model_device
         config = RunConfig(strategy=self.strategy.currentText(),
                            simulator=self.simulator.currentText(), n=self.dialogs.value(),
                            turns=self.turns.value(), model=settings.model)

@@ -26,13 +26,11 @@ from studio.attributes.query import label_counts
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store import Project
-from studio.workspace import Workspace
 from widgets.bulk_review import BulkReview
 from widgets.image_review import SingleImageReview
-from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
-from widgets.thumbnail_cache import ThumbnailCache
+from widgets.services import Services
 from widgets.vocabulary_dialog import VocabularyDialog
 
 ALL_CATEGORIES = "All categories"
@@ -42,9 +40,9 @@ class AttributesPane(Pane):
     title = "Attributes"
     tooltip = "Attribute labels from product text and model suggestions, reviewed fast"
 
-    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
-        super().__init__(workspace, parent)
-        self.runner = runner
+    def __init__(self, services: Services, parent: QWidget | None = None):
+        super().__init__(services, parent)
+        workspace = self.workspace
         self._stack = QStackedLayout(self)
         self._stack.addWidget(
             empty_state("No project open", "Open a project to label and review attributes.")
@@ -71,7 +69,6 @@ class AttributesPane(Pane):
         bar.addWidget(self.category)
         bar.addWidget(self.summary, 1, Qt.AlignmentFlag.AlignRight)
         layout.addLayout(bar)
-        self.thumbnails = ThumbnailCache(parent=self)
         self.single = SingleImageReview(workspace, self.thumbnails)
         self.bulk = BulkReview(workspace, self.thumbnails)
         self.single.labels_changed.connect(lambda _: self._update_summary())

@@ -8,6 +8,7 @@ the person in Settings (``workspace.user_name``); they write everything as it ha
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
@@ -32,19 +33,17 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
 from studio.store import Project
-from studio.workspace import Workspace
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
 from widgets.caption_writer import CaptionWriter
-from widgets.job_runner import JobRunner
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
 from widgets.rank_worker import RankWorker
+from widgets.services import Services
 from widgets.shortcuts import add_shortcuts
-from widgets.thumbnail_cache import ThumbnailCache
 
 PROGRESS_DELAY_MS = 500
 
@@ -53,16 +52,9 @@ class CaptionsPane(Pane):
     title = "Captions"
     tooltip = "Write relative captions keyboard-first with autosave and undo; review them"
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        runner: JobRunner | None = None,
-        thumbnails: ThumbnailCache | None = None,
-        parent: QWidget | None = None,
-    ):
-        super().__init__(workspace, parent)
-        self.runner = runner
-        self.thumbnails = thumbnails or ThumbnailCache(parent=self)
+    def __init__(self, services: Services, parent: QWidget | None = None):
+        super().__init__(services, parent)
+        workspace = self.workspace
         self.project: Project | None = None
         self.user = ""
         self.writing: WritingSession | None = None
@@ -111,6 +103,7 @@ class CaptionsPane(Pane):
         self.view = PairView(self.thumbnails)
         self.view.install_zoom_keys(content)
         self.writer = CaptionWriter()
+        self.writer.submit_save = partial(self.scope.submit, self.services.io)
         self.reviewer = CaptionReviewer()
         self.panels = QStackedWidget()
         self.panels.addWidget(self.writer)
@@ -137,7 +130,7 @@ class CaptionsPane(Pane):
 
     def _build_ranks(self) -> None:
         """The live rank under the writer's editor; the stored rank beside the reviewer's."""
-        self.rank_worker = RankWorker(parent=self)
+        self.rank_worker = RankWorker(self.services, parent=self)
         self.rank_view = CaptionRankView(
             self.workspace, self.thumbnails, self.rank_worker, self.runner
         )
@@ -175,12 +168,8 @@ class CaptionsPane(Pane):
 
         self.rank_line.rank_all.setEnabled(False)
         try:
-            device = self.workspace.settings.device
             report = await self.runner.run(
-                "Ranking captions",
-                rank_captions,
-                project,
-                device=None if device == "auto" else device,
+                "Ranking captions", rank_captions, project, device=self.services.device
             )
         except JobCancelled:
             self.rank_line.note.setText("Ranking cancelled; the stored ranks are unchanged.")
