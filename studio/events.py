@@ -51,7 +51,7 @@ class _Ref:
 class Event:
     """One kind of change; listeners are called in connection order with the payload."""
 
-    error_hook: ErrorHook = staticmethod(_log_error)  # type: ignore[assignment]
+    error_hook: ErrorHook = staticmethod(_log_error)
 
     def __init__(self) -> None:
         self._listeners: list[_Ref] = []

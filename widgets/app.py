@@ -87,7 +87,15 @@ def run_until_closed(app, loop, window) -> int:
     with loop:
         loop.run_until_complete(closed.wait())
         loop.run_until_complete(drain(loop))
-    window.services.shutdown()
+    services = window.services
+    services.shutdown()
+    if services.gpu.busy() or services.io.busy():
+        # A worker that cannot be interrupted (a model still loading) did not stop within
+        # the bound. Everything was flushed and the project closed: end now rather than
+        # keep the person waiting for a thread whose result nobody will see.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 

@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Stop and quit?",
-            f"{what} {'is' if len(running) == 1 else 'are'} running: stop "
+            f"{what} {'is' if len(running) == 1 else 'are'} still running: stop "
             f"{'it' if len(running) == 1 else 'them'} and quit?\n\n"
             "What was finished so far is kept.",
             parent=self,

@@ -33,6 +33,7 @@ from widgets.error_reporter import ErrorReporter
 from widgets.job_runner import JobRunner
 from widgets.project_signals import install as install_dispatcher
 from widgets.thumbnail_cache import ThumbnailCache
+from widgets.ui_gc import UiThreadCollector
 
 SHUTDOWN_WAIT_S = 5.0
 IO_WORKERS = 2
@@ -163,6 +164,7 @@ class Services(QObject):
         self.workspace = workspace
         install_dispatcher(workspace)  # project events reach views on the UI thread
         self.relay = UiRelay(self)
+        self.collector = UiThreadCollector(self)  # no Qt object is freed on a worker thread
         self.window_for_notices: Callable[[], Any] = lambda: None  # the shell sets it
         self.gpu = Lane("gpu", 1)
         self.io = Lane("io", IO_WORKERS)
@@ -212,4 +214,6 @@ class Services(QObject):
         self.io.close()
         self.workspace.close_project()
         self.errors.uninstall_hooks()
+        if stopped:
+            self.collector.stop()  # no worker left that could collect Qt objects
         return stopped

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 
@@ -25,6 +26,7 @@ def no_worker_left_running(qapp):
 
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     qapp.processEvents()
+    gc.collect()  # here, on the UI thread: Qt objects in cycles are freed where they live
     deadline = time.monotonic() + WORKERS_STOP_S
     while True:
         alive = [t.name for t in threading.enumerate() if t.name.startswith(WORKER_PREFIX)]

@@ -104,6 +104,7 @@ class CaptionsPane(Pane):
         self.view.install_zoom_keys(content)
         self.writer = CaptionWriter()
         self.writer.submit_save = partial(self.scope.submit, self.services.io)
+        self.services.flushing.connect(self.writer.flush)  # at shutdown, before the close
         self.reviewer = CaptionReviewer()
         self.panels = QStackedWidget()
         self.panels.addWidget(self.writer)
