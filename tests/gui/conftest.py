@@ -73,7 +73,9 @@ def window(qtbot, services, event_loop_qt):
     from widgets.main_window import MainWindow
 
     win = MainWindow(services)
-    qtbot.addWidget(win)
+    # pytest-qt closes the window before fixtures end: shut the services down first, so a
+    # job a test left running is cancelled instead of asking "stop it and quit?".
+    qtbot.addWidget(win, before_close_func=lambda _w: services.shutdown())
     win.show()
     yield win
     services.shutdown()
