@@ -62,6 +62,16 @@ class SessionTurn:
     note: str = ""  # what the ranking could not fully use (measures still being made)
 
 
+@dataclass
+class PlannedTurn:
+    """A turn searched but not yet part of its session (``RetrievalSession.commit``)."""
+
+    turn: SessionTurn
+    turn_input: TurnInput
+    asked_facet: str | None = None
+    session: RetrievalSession | None = None  # the session it was planned for
+
+
 class RetrievalSession:
     def __init__(
         self,
@@ -137,6 +147,24 @@ class RetrievalSession:
 
     def composed_turn(self, text: str, reference_id: str | None = None) -> SessionTurn:
         """One composed turn: (reference, modification text) → ranked results."""
+        return self.commit(self.plan_composed_turn(text, reference_id))
+
+    def commit(self, planned: PlannedTurn) -> SessionTurn:
+        """Make a planned turn part of the session (the only step that changes it).
+
+        The Retrieval pane plans on a worker and commits on the UI thread, so the session
+        never changes under the view; a plan made before another commit is refused.
+        """
+        if planned.session is not self or planned.turn.index != len(self.turns) + 1:
+            raise StudioError("The session moved on while this turn was searching; run it again.")
+        if planned.asked_facet is not None:
+            self.asked_facets.append(planned.asked_facet)
+        self._inputs.append(planned.turn_input)
+        self.turns.append(planned.turn)
+        return planned.turn
+
+    def plan_composed_turn(self, text: str, reference_id: str | None = None) -> PlannedTurn:
+        """The turn's results, without changing the session (see ``commit``)."""
         started = time.perf_counter()
         number = len(self.turns) + 1
         parsed = parse_turn_text(text)
@@ -171,17 +199,19 @@ class RetrievalSession:
         turn = SessionTurn(number, kind, reference, text, asked=asked, kept=kept,
                            requests=requests, constraints=constraints)
         self._retrieve(turn, query, exclude=[reference] if reference else [])
-        self._inputs.append(turn_input)
         turn.timings.update(
             encode_ms=_ms(encode_started, encoded), total_ms=_ms(started, time.perf_counter())
         )
-        self.turns.append(turn)
-        return turn
+        return PlannedTurn(turn, turn_input, None, self)
 
     # -- chat ------------------------------------------------------------------------
 
     def chat_turn(self, text: str, question: Question | None = None) -> SessionTurn:
         """Round 0 is the description; later rounds answer ``question``."""
+        return self.commit(self.plan_chat_turn(text, question))
+
+    def plan_chat_turn(self, text: str, question: Question | None = None) -> PlannedTurn:
+        """A chat round's results, without changing the session (see ``commit``)."""
         started = time.perf_counter()
         number = len(self.turns) + 1
         answer_text = text.strip()
@@ -189,11 +219,10 @@ class RetrievalSession:
             raise StudioError("Type a description or an answer.")
         requests = self.read_requests(answer_text)
         constraints = constraints_from_requests(requests, {}, lambda _m: None, "the reference")
-        if question is not None:
-            self.asked_facets.append(question.facet)
-            if question.facet not in constraints and answer_text.lower() in question.options:
-                requests = [*requests, Request(question.facet, "is", answer_text.lower())]
-                constraints[question.facet] = Constraint(question.facet, (answer_text.lower(),))
+        answer = answer_text.lower()
+        if question is not None and question.facet not in constraints and answer in question.options:
+            requests = [*requests, Request(question.facet, "is", answer)]
+            constraints[question.facet] = Constraint(question.facet, (answer,))
         asked = _first_values(requests)
         affirmative = self._affirmative(answer_text) or answer_text
         phrase = affirmative if question is None else f"{affirmative} {question.facet}"
@@ -207,10 +236,8 @@ class RetrievalSession:
             answer=None if question is None else answer_text,
         )
         self._retrieve(turn, query, exclude=[])
-        self._inputs.append(turn_input)
         turn.timings["total_ms"] = _ms(started, time.perf_counter())
-        self.turns.append(turn)
-        return turn
+        return PlannedTurn(turn, turn_input, None if question is None else question.facet, self)
 
     def next_question(self, questioner: Questioner, top: int = 20) -> Question | None:
         """What the system asks after the latest round, about its current top results."""

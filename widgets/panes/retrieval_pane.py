@@ -547,7 +547,7 @@ class RetrievalPane(Pane):
             return  # one turn at a time: the session changes only between turns
         self._set_turn_running(True)
         try:
-            turn = await self.runner.run("Searching", _turn_job(controller, text))
+            planned = await self.runner.run("Searching", _turn_job(controller, text))
         except JobCancelled:
             return
         except StudioError as error:
@@ -558,6 +558,11 @@ class RetrievalPane(Pane):
                 self._set_turn_running(False)
         if controller is not self.controller:
             return  # another project or model was loaded meanwhile
+        try:  # the search ran on the model lane; the session changes here, on the UI thread
+            turn = controller.apply_turn(planned)
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
         self.text.clear()
         self._show_turn(turn)
         if controller.is_chat:
@@ -703,9 +708,9 @@ class RetrievalPane(Pane):
 
 
 def _turn_job(controller: RetrievalController, text: str):
-    """The turn as a job: the controller searches and records off the UI thread."""
+    """The turn's search as a job: it reads the session and changes nothing."""
 
     def job(*, progress, cancel):
-        return controller.run_turn(text)
+        return controller.plan_turn(text)
 
     return job
