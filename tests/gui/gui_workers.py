@@ -6,6 +6,9 @@
   shows it, starts the job; at its first progress the window is closed, the question
   "… is running: stop it and quit?" is answered *Stop and quit*, and the process ends
   the way the studio ends (``run_until_closed``). Prints ``asked: …`` and ``closing``.
+- ``close-during-rank`` / ``close-during-thumbnails``: the window closes while a live
+  rank is asked for (the model still loading) or while the Pairs table's thumbnails
+  decode; neither is a job, so nothing is asked.
 - ``type-then-kill``: types into the Captions pane without a pause for ``SECONDS``, prints
   the text typed, and kills itself (SIGKILL) at once, with no event processed after it.
 """
@@ -67,6 +70,18 @@ def close_during(kind: str, project: str) -> int:
             QTimer.singleShot(0, answer)
             QTimer.singleShot(0, window.close)
 
+    if kind == "rank":  # a live rank on the model lane: no job, so no question
+        window.show_pane(1)
+        captions = window.panes[1]
+        captions.rank_view.fired.connect(close_now)
+        captions.writer.editor.setFocus()
+        QTimer.singleShot(0, lambda: captions.writer.editor.insert("is red with long sleeves"))
+        QTimer.singleShot(0, captions.rank_view.fire)
+        return run_until_closed(app, loop, window)
+    if kind == "thumbnails":  # the pairs table asks for dozens of thumbnails at once
+        window.show_pane(0)
+        QTimer.singleShot(0, close_now)
+        return run_until_closed(app, loop, window)
     window.runner.progressed.connect(close_now)
     if kind == "index":
         window.show_pane(3)

@@ -66,6 +66,17 @@ def test_closing_during_a_job_asks_stops_it_and_exits_cleanly(
         assert opened.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+@pytest.mark.parametrize("kind", ["rank", "thumbnails"])
+def test_closing_during_a_rank_or_thumbnails_exits_cleanly(kind: str, indexed_demo_dir: Path) -> None:
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 30)
+    code, out, err = finish_after_close(run_worker(f"close-during-{kind}", indexed_demo_dir))
+    assert code == 0, err[-3000:]
+    assert "asked:" not in out
+    printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
+    assert printed == [], err[-3000:]
+
+
 def test_text_typed_without_a_pause_survives_a_kill(demo_project_dir: Path) -> None:
     with Project.open(demo_project_dir) as project:
         mine_pairs(project, "tfidf", 4)

@@ -81,3 +81,35 @@ def test_closing_the_window_flushes_what_was_typed_before_the_project_closes(
     with Project.open(demo_project_dir) as project:
         texts = [r[0] for r in project.db.execute("SELECT text FROM captions")]
     assert texts == ["is darker"]
+
+
+def test_typing_never_waits_for_a_busy_project_and_nothing_is_lost(
+    window, demo_project_dir: Path, qtbot
+) -> None:
+    import sqlite3
+
+    from studio.captions.store import own_caption
+
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 4)
+        path = project.path
+    window.workspace.settings.user_name = "ana"
+    window.open_project(demo_project_dir)
+    window.show_pane(1)
+    writer = window.panes[1].writer
+    other = sqlite3.connect(path, isolation_level=None)  # another program writing
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        writer.editor.setFocus()
+        qtbot.keyClicks(writer.editor, "is darker")
+        writer.save_soon()  # the pause: the save waits for the lock on the IO lane …
+        qtbot.keyClicks(writer.editor, " with long sleeves")  # … while typing goes on
+        qtbot.waitUntil(lambda: "another program is writing" in writer.state.text(),
+                        timeout=20000)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=20000)
+    pair_id = window.workspace.project.db.execute("SELECT pair_id FROM captions").fetchone()[0]
+    draft = own_caption(window.workspace.project, pair_id, "ana")
+    assert draft.text == "is darker with long sleeves"
