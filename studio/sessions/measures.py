@@ -114,15 +114,20 @@ def read_cache(project: Project) -> dict[str, Measured]:
 
 
 def _append(project: Project, lines: list[str]) -> None:
+    """Add measured lines to the cache; a read-only folder keeps none (the cache only
+    saves time: such a project's measures are simply missing, and sessions say so)."""
     folder = cache_folder(project)
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / CACHE_FILE).open("a+b") as out:
-        if out.tell() > 0:
-            out.seek(out.tell() - 1)
-            if out.read(1) != b"\n":
-                lines = ["\n", *lines]  # a line cut short by a kill stays on its own
-        out.write("".join(lines).encode("utf-8"))
-        out.flush()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / CACHE_FILE).open("a+b") as out:
+            if out.tell() > 0:
+                out.seek(out.tell() - 1)
+                if out.read(1) != b"\n":
+                    lines = ["\n", *lines]  # a line cut short by a kill stays on its own
+            out.write("".join(lines).encode("utf-8"))
+            out.flush()
+    except OSError:
+        return
 
 
 @dataclass
