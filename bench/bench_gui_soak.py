@@ -45,7 +45,7 @@ def one_run(timeout: float) -> dict:
             code = None
             output = str(expired.stdout or "") + str(expired.stderr or "")
     seconds = time.perf_counter() - started
-    summary = re.findall(r"=+ (.*(?:passed|failed|error).*) in [\d.]+s", output)
+    summary = re.findall(r"(\d+ (?:passed|failed|error)[^\n]*?) in [\d.]+s", output)
     if code is None:
         outcome = "hang"
     elif code < 0 or code > 128 or "Fatal Python error" in output:
