@@ -172,7 +172,10 @@ def inserted_id(cursor: sqlite3.Cursor) -> int:
     return int(cursor.lastrowid)
 
 
-def schema_version(db: sqlite_utils.Database) -> int:
+def schema_version(db: Any) -> int:
+    """The schema version (PostgreSQL keeps it in a table; SQLite in ``user_version``)."""
+    if getattr(db, "engine", "sqlite") == "postgresql":
+        return int(db.schema_version())
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
