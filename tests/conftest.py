@@ -43,6 +43,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         has_cuda = torch.cuda.is_available()
     except ImportError:
         has_cuda = False
+    if cir_pg_engine.engine_is_postgresql():
+        sqlite_only = pytest.mark.skip(reason="tests SQLite's own file or pragmas")
+        for item in items:
+            if "sqlite_only" in item.keywords:
+                item.add_marker(sqlite_only)
     if has_cuda:
         return
     skip = pytest.mark.skip(reason="needs a CUDA device")

@@ -135,6 +135,9 @@ class PgConnection:
     def execute(self, sql: str, parameters: Any = None) -> PgCursor:
         return self._db.execute(sql, parameters)
 
+    def executemany(self, sql: str, rows: Iterable[Any]) -> PgCursor:
+        return self._db.executemany(sql, rows)
+
     def commit(self) -> None:
         if self.in_transaction:
             self._db.raw.execute("COMMIT")

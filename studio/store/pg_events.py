@@ -19,7 +19,7 @@ from typing import Any
 from studio.store.pg_database import EVENT_CHANNEL
 
 log = logging.getLogger(__name__)
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.05
 RETRY_SECONDS = 1.0
 
 

@@ -55,7 +55,7 @@ def create_postgresql(
             db.raw.execute("INSERT INTO cir_schema (version) VALUES (%s)", [LATEST_VERSION])
             meta = {
                 "name": name or local_path.parent.name,
-                "image_root": str(Path(root).expanduser().resolve()),
+                "image_root": project._portable_root(root),  # relative below the anchor
                 "local_path": str(local_path),
                 "created_at": utc_now(),
             }

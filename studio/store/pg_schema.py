@@ -70,19 +70,19 @@ def _identity_script() -> str:
         f"WHEN '{kind}' THEN ({_pg_lookup(sql)})" for kind, sql in team.AUDIT_ENTITIES.items()
     )
     for table in team.UID_TABLES:
+        # As SQLite's trigger: only a row that arrives without its identity gets one (a
+        # copied row keeps everything it had, an empty entity_uid included).
         extra = ""
         if table in team.CHANGED_AT:
             extra = f"NEW.changed_at := coalesce(NEW.changed_at, {now});"
         if table == "audit_log":
-            extra = (
-                "IF NEW.entity_uid IS NULL THEN "
-                f"NEW.entity_uid := CASE NEW.entity {cases} ELSE NULL END; END IF;"
-            )
+            extra = f"NEW.entity_uid := coalesce(NEW.entity_uid, CASE NEW.entity {cases} END);"
         parts.append(
             f"CREATE FUNCTION {table}_identity() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "IF NEW.uid IS NULL OR NEW.origin_copy IS NULL THEN "
             f"NEW.uid := coalesce(NEW.uid, {uid}); "
             f"NEW.origin_copy := coalesce(NEW.origin_copy, {origin}); {extra} "
-            "RETURN NEW; END $$;"
+            "END IF; RETURN NEW; END $$;"
         )
         parts.append(
             f"CREATE TRIGGER {table}_identity BEFORE INSERT ON {table} "

@@ -64,7 +64,7 @@ def new_database(admin_url: str, template: str | None = None) -> str:
     name = f"t_{os.getpid()}_{next(_counter)}_{secrets.token_hex(2)}"
     source = f"TEMPLATE {template}" if template else "TEMPLATE template0"
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} {source} STRATEGY FILE_COPY")
+        conn.execute(f"CREATE DATABASE {name} {source}")
     return with_database(admin_url, name)
 
 
