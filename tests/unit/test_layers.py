@@ -148,19 +148,12 @@ NOT_YET_MOVED = {
     # seamA, being moved now:
     "studio/chatir/importer.py",
     "studio/chatir/protocol.py",
-    "studio/quality/indicators.py",
-    "studio/quality/ratings.py",
-    "studio/quality/report.py",
-    "studio/quality/sampling.py",
     "studio/sessions/facets.py",
     "studio/sessions/preparation.py",
     "studio/sessions/store.py",
     "studio/simulation/outputs.py",
     "studio/training/data.py",
     "studio/training/simulated_captions.py",
-    "studio/transactions/attribute_data.py",
-    "studio/transactions/importer.py",
-    "studio/transactions/store.py",
 }
 
 

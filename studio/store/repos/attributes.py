@@ -202,6 +202,17 @@ def decisions(project: Project) -> list[tuple[str, int, str]]:
     return [(row[0], int(row[1]), row[2]) for row in rows]
 
 
+def accepted_or_text_labels(project: Project) -> list[tuple[str, str, str]]:
+    """(image id, attribute, type) of labels accepted by a person or read from text."""
+    rows = project.db.execute(
+        "SELECT a.image_id, v.name, v.type FROM image_attributes a "
+        "JOIN attribute_vocab v ON v.id = a.attribute_id "
+        "WHERE a.status = 'accepted' OR (a.status = 'suggested' AND a.source = 'text') "
+        "ORDER BY a.image_id, v.name"
+    ).fetchall()
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
 def label_models(project: Project) -> list[str]:
     """Models that have suggestions in the project, in name order."""
     rows = project.db.execute(
