@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from studio.team import schema as team
+from studio.store import team_schema as team
 
 # The helpers every PostgreSQL project has: SQLite's timestamp text, a 32-hex uid, and a
 # cast that (like SQLite's CAST) gives NULL rather than failing on text that is no number.

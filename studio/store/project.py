@@ -337,18 +337,6 @@ class Project:
         if outermost:
             self._announce()
 
-    def announce(self, *kinds: str) -> None:
-        """For a writer on the raw connection (team merge): tell listeners what it changed.
-
-        Call it after that writer's commit; inside an open transaction the kinds wait for
-        the commit like any other write's.
-        """
-        self._pending_kinds().update(kind for kind in kinds if kind in KINDS)
-        if not self.db.conn.in_transaction:
-            if self.url is not None:
-                self._notify(self._pending_kinds())
-            self._announce()
-
     def _notify(self, kinds: set[str]) -> None:
         """PostgreSQL: tell every other studio on this database what changed (NOTIFY)."""
         if kinds:
@@ -400,11 +388,20 @@ class Project:
 
         The body fills ``record["after"]`` (and may refine ``record["entity_id"]``); if it
         raises, nothing is written, the audit row included. After the commit the project
-        announces the kinds of data the entity belongs to (``studio.project_events``).
+        announces the kinds of data the entity belongs to (``studio.project_events``). A
+        body that found nothing to do (a team merge of a package already merged) sets
+        ``record["nothing_changed"] = True``: no audit row then, and no event.
         """
+        announced = kinds if kinds is not None else kinds_for(entity)
+        for kind in announced:
+            if kind not in KINDS:
+                raise ValueError(f"Unknown project event kind {kind!r}.")
         record: dict[str, Any] = {"entity_id": entity_id, "after": None}
-        with self.writing(*(kinds if kinds is not None else kinds_for(entity))):
+        with self.writing():
             yield record
+            if record.get("nothing_changed"):
+                return
+            self._pending_kinds().update(announced)
             self.db.execute(
                 "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -28,7 +28,7 @@ from studio.team.assignments import assign_captions, team_progress
 from studio.team.merge import merge_packages
 from studio.team.pack import pack
 from studio.team.records import KINDS, content_hash, dump, read
-from studio.team.schema import UID_TABLES
+from studio.store.team_schema import UID_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 PEOPLE = ("ann", "bob", "cy")
