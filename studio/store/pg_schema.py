@@ -19,13 +19,29 @@ import re
 
 from studio.store import team_schema as team
 
-# The helpers every PostgreSQL project has: SQLite's timestamp text, a 32-hex uid, and a
-# cast that (like SQLite's CAST) gives NULL rather than failing on text that is no number.
+# The helpers every PostgreSQL project has: SQLite's timestamp text, a 32-hex uid, a
+# cast that (like SQLite's CAST) gives NULL rather than failing on text that is no number,
+# and SQLite's group_concat and two-argument max/min, which the repositories use.
 PG_PRELUDE = r"""
 CREATE OR REPLACE FUNCTION cir_now() RETURNS text LANGUAGE sql VOLATILE AS
 $$ SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"') $$;
 CREATE OR REPLACE FUNCTION cir_uid() RETURNS text LANGUAGE sql VOLATILE AS
 $$ SELECT replace(gen_random_uuid()::text, '-', '') $$;
+CREATE OR REPLACE FUNCTION cir_concat(state text, value text, separator text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN value IS NULL THEN state
+    WHEN state IS NULL THEN value ELSE state || separator || value END $$;
+CREATE OR REPLACE FUNCTION cir_concat(state text, value text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT cir_concat(state, value, ',') $$;
+CREATE AGGREGATE group_concat(text) (SFUNC = cir_concat, STYPE = text);
+CREATE AGGREGATE group_concat(text, text) (SFUNC = cir_concat, STYPE = text);
+CREATE OR REPLACE FUNCTION max(a double precision, b double precision)
+RETURNS double precision LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
+CREATE OR REPLACE FUNCTION min(a double precision, b double precision)
+RETURNS double precision LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
+CREATE OR REPLACE FUNCTION max(a bigint, b bigint)
+RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
+CREATE OR REPLACE FUNCTION min(a bigint, b bigint)
+RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
 CREATE OR REPLACE FUNCTION cir_int(value text) RETURNS bigint LANGUAGE sql IMMUTABLE AS
 $$ SELECT CASE WHEN value ~ '^\s*-?[0-9]{1,18}\s*$' THEN value::bigint END $$;
 """

@@ -6,8 +6,12 @@ so a literal ``%`` must be doubled. The rewrite walks the text once and leaves s
 literals, quoted identifiers and comments alone, so a ``?`` inside ``'why?'`` stays text.
 
 A few SQLite spellings that have one obvious PostgreSQL meaning are rewritten too, so
-statements not yet moved behind a repository still run: ``INSERT OR IGNORE`` (becomes
-``ON CONFLICT DO NOTHING``) and ``LIKE`` (SQLite's is case-insensitive for ASCII: ``ILIKE``).
+statements marked ``# dialect: sqlite`` still run: ``INSERT OR IGNORE`` (becomes ``ON
+CONFLICT DO NOTHING``), ``LIKE`` (SQLite's is case-insensitive for ASCII: ``ILIKE``), the
+null-safe ``IS [NOT]`` between two values (``IS [NOT] DISTINCT FROM``) and ``rowid``
+(``ctid``: insertion order until a row is updated — good enough for a tie-breaker).
+``group_concat`` and two-argument ``max``/``min`` exist as functions in every PostgreSQL
+project (``pg_schema.PG_PRELUDE``).
 Everything else SQLite-only fails loudly on PostgreSQL; it belongs in a repository.
 """
 
@@ -68,12 +72,40 @@ def translate(sql: str, named: bool = False) -> str:
             match = _WORD.match(sql, i)
             assert match is not None
             word = match.group(0)
-            out.append("ILIKE" if word.upper() == "LIKE" else word)
             i = match.end()
+            upper = word.upper()
+            if upper == "IS":
+                i = _null_safe(sql, i, out)
+            elif upper == "ROWID":
+                out.append("ctid")  # physical order: insertion order until a row is updated
+            else:
+                out.append("ILIKE" if upper == "LIKE" else word)
         else:
             out.append(ch)
             i += 1
     return _rewrite_insert_or_ignore("".join(out))
+
+
+_IS_KEEP = {"NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT"}
+
+
+def _null_safe(sql: str, i: int, out: list[str]) -> int:
+    """SQLite's ``a IS b`` / ``a IS NOT b`` (null-safe comparison of any two values) is
+    PostgreSQL's ``IS [NOT] DISTINCT FROM``; ``IS NULL`` and friends stay as they are."""
+    rest = _WORD.match(sql, len(sql) - len(sql[i:].lstrip()))
+    negated = rest is not None and rest.group(0).upper() == "NOT"
+    after = rest
+    if negated and rest is not None:
+        after = _WORD.match(sql, len(sql) - len(sql[rest.end() :].lstrip()))
+    following = after.group(0).upper() if after is not None else ""
+    if following in _IS_KEEP:
+        out.append("IS")
+        return i
+    if negated and rest is not None:
+        out.append("IS DISTINCT FROM")
+        return rest.end()
+    out.append("IS NOT DISTINCT FROM")
+    return i
 
 
 def _rewrite_insert_or_ignore(sql: str) -> str:

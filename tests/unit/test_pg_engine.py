@@ -126,3 +126,29 @@ def test_caption_event_reaches_another_project_object(postgresql_url: str, tmp_p
     assert mine.count("captions") == 1  # its own NOTIFY is not heard twice
     reader.close()
     writer.close()
+
+
+def test_a_newer_schema_is_refused_untouched(postgresql_url: str, tmp_path: Path) -> None:
+    import psycopg
+
+    from studio.errors import SchemaTooNewError
+    from studio.store.migrations import LATEST_VERSION
+
+    Project.create(postgresql_url, local_path=tmp_path / "project.pg").close()
+    with psycopg.connect(postgresql_url, autocommit=True) as conn:
+        conn.execute("UPDATE cir_schema SET version = %s", [LATEST_VERSION + 1])
+    with pytest.raises(SchemaTooNewError, match="newer CIR Studio"):
+        Project.open(postgresql_url)
+
+
+def test_sqlite_spellings_the_repositories_keep_work(postgresql_url: str, tmp_path: Path) -> None:
+    """group_concat, two-argument max, null-safe IS NOT: marked SQLite lines still run."""
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        for name in ("b", "a"):
+            project.ensure_person(name)
+        db = project.db
+        names = db.execute("SELECT group_concat(name, '|') FROM people").fetchone()[0]
+        assert sorted(names.split("|")) == ["a", "b"]
+        assert db.execute("SELECT max(2.5, 1), max(1, 3)").fetchone() == (2.5, 3)
+        same = db.execute("SELECT count(*) FROM people WHERE role IS NOT ?", [None]).fetchone()
+        assert same == (2,)
