@@ -12,9 +12,11 @@ statement the newest data, so the project's rules (two captions per pair, one dr
 person and pair) are checked under the same lock on both engines. A writer that waits
 longer than ``lock_timeout`` gets the same ``ProjectBusyError`` as on SQLite.
 
-Inside a transaction each statement runs under a savepoint, so a failed statement
-(a unique violation a caller catches) undoes only itself, as in SQLite, instead of
-aborting the whole transaction. Integrity errors are raised as subclasses of
+A failed statement aborts PostgreSQL's whole transaction (SQLite undoes only the
+statement): a repository that catches an error and goes on runs that statement in a
+nested ``atomic()`` (a savepoint), as ``repos/team_merge._guarded`` does. (A savepoint
+around every statement would keep SQLite's behaviour everywhere but double the round
+trips of every write.) Integrity errors are raised as subclasses of
 ``sqlite3.IntegrityError`` so the one ``except`` the repositories write serves both.
 """
 
@@ -214,15 +216,9 @@ class PgDatabase:
         table = insert_target(statement)
         if table is not None and table in self._identities():
             statement = f"{statement.rstrip().rstrip(';')} RETURNING id"
-        guarded = self.conn.in_transaction and not _is_select(statement)
         try:
-            if guarded:
-                self.raw.execute("SAVEPOINT cir_statement")
             cursor = self.raw.execute(statement, parameters, prepare=False)
-            if guarded:
-                self.raw.execute("RELEASE SAVEPOINT cir_statement")
         except Exception as error:
-            self._undo_statement(guarded)
             raise self._mapped(error, sql) from error
         if table is not None and table in self._identities():
             rows = cursor.fetchall()
@@ -292,9 +288,10 @@ class PgDatabase:
 
     def begin_write(self) -> None:
         """BEGIN, then wait for this project's write lock (the ``BEGIN IMMEDIATE`` of PG)."""
-        try:
-            self.raw.execute("BEGIN")
-            got = self.raw.execute("SELECT pg_try_advisory_xact_lock(%s)", [WRITE_LOCK_KEY])
+        try:  # one round trip: BEGIN and the first try at the lock
+            got = self.raw.execute(f"BEGIN; SELECT pg_try_advisory_xact_lock({WRITE_LOCK_KEY})")
+            while got.description is None and got.nextset():
+                pass
             row = got.fetchone()
             if not (row and row[0]):
                 self.busy_waits += 1
@@ -335,11 +332,6 @@ class PgDatabase:
             self._identity_tables = {row[0] for row in rows}
         return self._identity_tables
 
-    def _undo_statement(self, guarded: bool) -> None:
-        if guarded:
-            self._quietly("ROLLBACK TO SAVEPOINT cir_statement")
-            self._quietly("RELEASE SAVEPOINT cir_statement")
-
     def _quietly(self, sql: str) -> None:
         with contextlib.suppress(Exception):
             self.raw.execute(sql)
@@ -349,10 +341,6 @@ class PgDatabase:
         if isinstance(mapped, ProjectError) and self.conn.in_transaction:
             self._savepoints = 0
         return mapped
-
-
-def _is_select(sql: str) -> bool:
-    return sql.lstrip()[:6].upper() == "SELECT"
 
 
 def connect(url: str, read_only_reason: str | None = None) -> PgDatabase:

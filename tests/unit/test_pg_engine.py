@@ -49,7 +49,8 @@ def test_create_refuses_a_non_empty_database(postgresql_url: str, tmp_path: Path
 
 
 def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Path) -> None:
-    """As in SQLite, a constraint error a caller catches leaves its transaction usable."""
+    """A constraint error caught around a nested ``atomic()`` (a savepoint) leaves the
+    transaction usable, on PostgreSQL as on SQLite."""
     import sqlite3
 
     with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
@@ -57,7 +58,7 @@ def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Pa
             project.db.execute(
                 "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["a", "admin", "t"]
             )
-            with pytest.raises(sqlite3.IntegrityError):
+            with pytest.raises(sqlite3.IntegrityError), project.db.atomic():
                 project.db.execute(
                     "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)",
                     ["a", "admin", "t"],
