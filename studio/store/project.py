@@ -177,8 +177,14 @@ class Project:
 
     @property
     def db(self) -> StudioDatabase:
-        """This thread's connection, opened on first use."""
+        """This thread's connection, opened on first use (PostgreSQL: again after the
+        server dropped it, so a restarted server costs one failed write, not the session)."""
         db = getattr(self._local, "db", None)
+        if db is not None and self.url is not None and db.raw.broken:
+            with self._lock:
+                self._connections.remove(db)
+            db.close()
+            db = None
         if db is None:
             if self.url is not None:
                 # PgDatabase answers the part of StudioDatabase's surface the store uses.

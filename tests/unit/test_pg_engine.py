@@ -153,3 +153,20 @@ def test_sqlite_spellings_the_repositories_keep_work(postgresql_url: str, tmp_pa
         assert db.execute("SELECT max(2.5, 1), max(1, 3)").fetchone() == (2.5, 3)
         same = db.execute("SELECT count(*) FROM people WHERE role IS NOT ?", [None]).fetchone()
         assert same == (2,)
+
+
+def test_a_dropped_connection_is_one_clear_error_then_reconnects(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    import psycopg
+
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        project.ensure_person("before")
+        pid = project.pg_db.raw.info.backend_pid
+        with psycopg.connect(postgresql_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+        with pytest.raises(ProjectError, match="Cannot reach the PostgreSQL project") as error:
+            project.ensure_person("lost")
+        assert "psycopg" not in str(error.value)
+        project.ensure_person("after")
+        assert {p.name for p in project.people()} == {"before", "after"}
