@@ -19,6 +19,7 @@ import itertools
 import os
 import secrets
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -98,9 +99,8 @@ def install() -> None:
             raise ProjectReadOnlyError(
                 f"Cannot create {target}: the folder {target.parent} is read-only."
             )
-        url = new_database(admin)
-        project = original_create(cls, url, name, image_root, local_path=target)
-        _write_link(target, url)
+        project = _create_from_template(cls, admin, original_create, target, name, image_root)
+        _write_link(target, project.url)
         return project
 
     def open_(cls, path):  # noqa: ANN001, ANN202
@@ -121,6 +121,55 @@ def install() -> None:
     Project.create = classmethod(create)  # type: ignore[method-assign, assignment]
     Project.open = classmethod(open_)  # type: ignore[method-assign, assignment]
     Project._test_engine_installed = True  # type: ignore[attr-defined]
+
+
+_TEMPLATE: dict[str, str] = {}
+_PER_PROJECT_META = ("name", "image_root", "local_path", "created_at")
+
+
+def _create_from_template(cls, admin, original_create, target, name, image_root):  # noqa: ANN001, ANN202
+    """``Project.create`` at ``target``, from a database that already has the schema.
+
+    Running every migration's DDL for each of hundreds of test projects is most of the
+    PostgreSQL run's time; a schema-only template made once by the real ``create`` (its
+    per-project meta rows removed) is copied instead, and the rows ``create`` writes
+    (name, image root, anchor, time, fresh project and origin ids) are written as it does.
+    """
+    import psycopg
+
+    from studio.store.database import utc_now
+
+    key = f"{admin}:{os.getpid()}"
+    if key not in _TEMPLATE:
+        url = new_database(admin)
+        scratch = Path(tempfile.mkdtemp(prefix="cir-pg-template-"))
+        original_create(cls, url, "template", None, local_path=scratch / "project.pg").close()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DELETE FROM meta WHERE key = ANY(%s)", [list(_PER_PROJECT_META)])
+        _TEMPLATE[key] = urlsplit(url).path.lstrip("/")
+    url = new_database(admin, template=_TEMPLATE[key])
+    project = cls(target, url=url)
+    root = Path(image_root) if image_root is not None else target.parent / "images"
+    meta = {
+        "name": name or target.parent.name,
+        "image_root": project._portable_root(root),
+        "local_path": str(target),
+        "created_at": utc_now(),
+    }
+    with psycopg.connect(url, autocommit=True) as conn:
+        for meta_key, value in meta.items():
+            conn.execute("INSERT INTO meta (key, value) VALUES (%s, %s)", [meta_key, value])
+        conn.execute(
+            "UPDATE meta SET value = cir_uid() WHERE key IN ('project_id', 'origin_id')"
+        )
+    project.close()
+    return _open_url(cls, url)
+
+
+def _open_url(cls, url):  # noqa: ANN001, ANN202
+    from studio.store.pg_project import open_postgresql
+
+    return open_postgresql(cls, url)
 
 
 def _write_link(target: Path, url: str) -> None:
