@@ -285,7 +285,9 @@ def main() -> int:
     body = (
         f"{args.seconds:g} s per case; each writer is a process writing captions (draft, "
         "then submit), label decisions and ratings in turn, every write one audited "
-        "transaction. PostgreSQL 16 (pgserver wheel) on this machine over a Unix socket. "
+        "transaction. PostgreSQL 16 (pgserver wheel) on this machine over a Unix socket, "
+        "with fsync off, as SQLite's WAL with synchronous=NORMAL: both keep every commit "
+        "through a killed process, neither through a power cut. "
         f"Load average (1 min) {load_before:.1f} before, {load_after[0]:.1f} after "
         "(`uptime`).\n\n" + table + "\n\n"
         "Busy waits: transactions that found another writer's lock and waited for it "

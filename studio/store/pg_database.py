@@ -217,7 +217,7 @@ class PgDatabase:
         if table is not None and table in self._identities():
             statement = f"{statement.rstrip().rstrip(';')} RETURNING id"
         try:
-            cursor = self.raw.execute(statement, parameters, prepare=False)
+            cursor = self.raw.execute(statement, parameters)
         except Exception as error:
             raise self._mapped(error, sql) from error
         if table is not None and table in self._identities():
