@@ -145,15 +145,6 @@ NOT_YET_MOVED = {
     "studio/team/records.py",
     "studio/team/rehearsal.py",
     "studio/team/schema.py",
-    # seamA, being moved now:
-    "studio/chatir/importer.py",
-    "studio/chatir/protocol.py",
-    "studio/sessions/facets.py",
-    "studio/sessions/preparation.py",
-    "studio/sessions/store.py",
-    "studio/simulation/outputs.py",
-    "studio/training/data.py",
-    "studio/training/simulated_captions.py",
 }
 
 

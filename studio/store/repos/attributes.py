@@ -213,6 +213,16 @@ def accepted_or_text_labels(project: Project) -> list[tuple[str, str, str]]:
     return [(row[0], row[1], row[2]) for row in rows]
 
 
+def unrejected_labels(project: Project) -> list[tuple[str, str, str, str, float]]:
+    """(image id, attribute, source, status, confidence or 0) of labels not rejected."""
+    rows = project.db.execute(
+        "SELECT l.image_id, v.name, l.source, l.status, coalesce(l.confidence, 0) "
+        "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
+        "WHERE l.status != 'rejected' ORDER BY l.image_id, v.name, l.source, l.model"
+    ).fetchall()
+    return [(r[0], r[1], r[2], r[3], float(r[4])) for r in rows]
+
+
 def label_models(project: Project) -> list[str]:
     """Models that have suggestions in the project, in name order."""
     rows = project.db.execute(

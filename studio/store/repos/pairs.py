@@ -181,6 +181,17 @@ def visible_images_by_group(
     return [tuple(row) for row in rows]
 
 
+def pairs_with_target(project: Project, split: str | None = None) -> list[tuple[int, str, str]]:
+    """(id, reference id, target id) of pairs that have a target (of ``split``), by id."""
+    rows = project.db.execute(
+        "SELECT id, reference_id, target_id FROM pairs WHERE target_id IS NOT NULL"
+        + (" AND split = ?" if split else "")
+        + " ORDER BY id",
+        [split] if split else [],
+    ).fetchall()
+    return [(int(r[0]), r[1], r[2]) for r in rows]
+
+
 def targets_of_method(project: Project, method: str) -> set[str]:
     rows = project.db.execute("SELECT target_id FROM pairs WHERE method = ?", [method])
     return {row[0] for row in rows}
