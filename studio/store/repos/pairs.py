@@ -60,6 +60,7 @@ def pair_ids(
     if search:
         like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         params["like"] = like
+        # dialect: sqlite (LIKE ignores ASCII case in SQLite; PostgreSQL needs ILIKE)
         match = [
             "p.reference_id LIKE :like ESCAPE '\\'",
             "p.target_id LIKE :like ESCAPE '\\'",
