@@ -25,11 +25,11 @@ from studio.captions.store import load_policy, review_caption
 from studio.errors import ProjectError, StudioError
 from studio.store import Project
 from studio.store.database import connect, migrate
+from studio.store.team_schema import UID_TABLES
 from studio.team.assignments import assign_captions, team_progress
 from studio.team.merge import merge_packages
 from studio.team.pack import pack
 from studio.team.records import KINDS, content_hash, dump, read
-from studio.store.team_schema import UID_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 PEOPLE = ("ann", "bob", "cy")
