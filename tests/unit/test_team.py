@@ -293,9 +293,12 @@ def test_a_merge_is_one_change_heard_after_its_commit(round_copy: Path) -> None:
         heard.clear()
         merge_packages(project, [packages(round_copy)["ann"]], "lead")
         assert heard == []
-        assert project.db.execute(
-            "SELECT count(*) FROM audit_log WHERE action = 'team.merge'"
-        ).fetchone()[0] == 1
+        assert (
+            project.db.execute(
+                "SELECT count(*) FROM audit_log WHERE action = 'team.merge'"
+            ).fetchone()[0]
+            == 1
+        )
 
 
 def test_packages_of_another_project_or_a_newer_schema_are_refused(
