@@ -32,8 +32,8 @@ Source = Union["Project", "PackageFile", sqlite3.Connection]
 def connection(source: Source) -> Any:
     """The connection behind a source (this thread's, for a project; ``sqlite3`` or the
     PostgreSQL engine's, which reads ``?`` parameters the same way)."""
-    if isinstance(source, sqlite3.Connection):
-        return source
+    if isinstance(source, sqlite3.Connection) or hasattr(source, "execute"):
+        return source  # already a connection
     from studio.store.package_file import PackageFile
 
     if isinstance(source, PackageFile):
