@@ -462,13 +462,16 @@ class Project:
 
         Returns how many rows were new, so importing the same files twice adds nothing.
         """
+        from studio.store.repos import images as images_repo
+
         now = utc_now()
         rows = [{**image.to_row(), "added_at": now} for image in images]
         with self.writing("images"):
             before = self.count_images()
-            self.db.table("images").insert_all(
-                rows, pk="id", batch_size=500, replace=replace, ignore=not replace
-            )
+            if replace:
+                images_repo.put_images(self, rows)
+            else:
+                images_repo.add_missing_images(self, rows)
             return self.count_images() - before
 
     def count_images(self, category: str | None = None, split: str | None = None) -> int:

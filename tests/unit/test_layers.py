@@ -125,36 +125,7 @@ def test_the_sql_checker_sees_queries_and_connections(tmp_path: Path) -> None:
 # deliverable 1, branch seamB). Remove a file here as its SQL moves; the lead empties the
 # set at merge. A file listed here that holds no SQL any more fails the test below, so the
 # set cannot go stale.
-NOT_YET_MOVED = {
-    "studio/cli/main.py",
-    "studio/dashboard_data.py",
-    "studio/demo/showcase.py",
-    "studio/embeddings.py",
-    "studio/exporters/cirr.py",
-    "studio/exporters/common.py",
-    "studio/exporters/fashioniq.py",
-    "studio/exporters/jsonl.py",
-    "studio/importers/cirr.py",
-    "studio/importers/fashioniq.py",
-    "studio/importers/folder.py",
-    "studio/importers/plan.py",
-    "studio/project_stats.py",
-    "studio/team/assignments.py",
-    "studio/team/merge.py",
-    "studio/team/pack.py",
-    "studio/team/records.py",
-    "studio/team/rehearsal.py",
-    "studio/team/schema.py",
-    # seamA, being moved now:
-    "studio/chatir/importer.py",
-    "studio/chatir/protocol.py",
-    "studio/sessions/facets.py",
-    "studio/sessions/preparation.py",
-    "studio/sessions/store.py",
-    "studio/simulation/outputs.py",
-    "studio/training/data.py",
-    "studio/training/simulated_captions.py",
-}
+NOT_YET_MOVED: set[str] = set()
 
 
 def database_use(path: Path) -> list[str]:

@@ -19,16 +19,17 @@ from pathlib import Path
 
 import pytest
 
+from studio import project_events
 from studio.captions.queue import next_to_write
 from studio.captions.store import load_policy, review_caption
 from studio.errors import ProjectError, StudioError
 from studio.store import Project
 from studio.store.database import connect, migrate
+from studio.store.team_schema import UID_TABLES
 from studio.team.assignments import assign_captions, team_progress
 from studio.team.merge import merge_packages
 from studio.team.pack import pack
 from studio.team.records import KINDS, content_hash, dump, read
-from studio.store.team_schema import UID_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 PEOPLE = ("ann", "bob", "cy")
@@ -262,6 +263,42 @@ def test_merging_twice_adds_nothing_and_progress_shows_what_came_back(round_copy
             assert after[name].outstanding.get("caption") == 0
             assert after[name].outstanding.get("rating") == 0
         assert project.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_merge_is_one_change_heard_after_its_commit(round_copy: Path) -> None:
+    """Each package merges as one project.change: one team.merge audit row, every kind of
+    event once, after the commit (a listener reading the project sees the merged data);
+    merging it again writes no audit row and announces nothing."""
+    with Project.open(round_copy / "project") as project:
+        heard: list[tuple[str, bool, int]] = []
+
+        def listener(kind: str) -> None:
+            merges = project.db.execute(
+                "SELECT count(*) FROM audit_log WHERE action = 'team.merge'"
+            ).fetchone()[0]
+            heard.append((kind, project.db.conn.in_transaction, merges))
+
+        project.events.changed.connect(listener)
+        [report] = merge_packages(project, [packages(round_copy)["ann"]], "lead")
+        assert report.changes
+        assert sorted(kind for kind, _, _ in heard) == sorted(project_events.KINDS)
+        assert all(not in_transaction and merges == 1 for _, in_transaction, merges in heard)
+        rows = project.db.execute(
+            "SELECT actor, entity, entity_id, after FROM audit_log WHERE action = 'team.merge'"
+        ).fetchall()
+        assert [(actor, entity, entity_id) for actor, entity, entity_id, _ in rows] == [
+            ("lead", "team_package", report.package_id)
+        ]
+        assert json.loads(rows[0][3])["changes"] == report.changes
+        heard.clear()
+        merge_packages(project, [packages(round_copy)["ann"]], "lead")
+        assert heard == []
+        assert (
+            project.db.execute(
+                "SELECT count(*) FROM audit_log WHERE action = 'team.merge'"
+            ).fetchone()[0]
+            == 1
+        )
 
 
 def test_packages_of_another_project_or_a_newer_schema_are_refused(

@@ -37,13 +37,26 @@ def first_galleries(project: Project, ids: Sequence[str]) -> list[tuple[str, tup
 def add_missing_images(project: Project, rows: Iterable[Mapping[str, Any]]) -> None:
     """Insert image rows (``ImageRecord.to_row()`` plus ``added_at``); an id already
     present keeps its row. Runs inside the caller's transaction."""
-    rows = list(rows)
+    _insert(project, list(rows), replace=False)
+
+
+def put_images(project: Project, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Insert image rows; an id already present gets the new values (its labels, gallery
+    memberships and pairs stay: the row is updated, never deleted and re-made)."""
+    _insert(project, list(rows), replace=True)
+
+
+def _insert(project: Project, rows: list[Mapping[str, Any]], *, replace: bool) -> None:
     if not rows:
         return
     columns = list(rows[0])
     quoted = ", ".join(f'"{column}"' for column in columns)
     marks = ", ".join("?" * len(columns))
+    action = "DO NOTHING"
+    if replace:
+        sets = ", ".join(f'"{c}" = excluded."{c}"' for c in columns if c not in ("id", "added_at"))
+        action = f"DO UPDATE SET {sets}"
     project.db.conn.executemany(
-        f"INSERT INTO images ({quoted}) VALUES ({marks}) ON CONFLICT (id) DO NOTHING",
+        f"INSERT INTO images ({quoted}) VALUES ({marks}) ON CONFLICT (id) {action}",
         [[row[column] for column in columns] for row in rows],
     )

@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 Source = Union["Project", "PackageFile", sqlite3.Connection]
 
 
-def connection(source: Source) -> sqlite3.Connection:
-    """The SQLite connection behind a source (this thread's, for a project)."""
-    if isinstance(source, sqlite3.Connection):
-        return source
+def connection(source: Source) -> Any:
+    """The connection behind a source (this thread's, for a project; ``sqlite3`` or the
+    PostgreSQL engine's, which reads ``?`` parameters the same way)."""
+    if isinstance(source, sqlite3.Connection) or hasattr(source, "execute"):
+        return source  # already a connection
     from studio.store.package_file import PackageFile
 
     if isinstance(source, PackageFile):
@@ -99,13 +100,9 @@ class Kind:
 
     def fields(self, source: Source) -> list[Field]:
         conn = connection(source)
-        parents = {  # dialect: sqlite (PRAGMA); PostgreSQL reads information_schema
-            row[3]: (row[2], row[4] or "id")
-            for row in conn.execute(f'PRAGMA foreign_key_list("{self.table}")')
-        }
+        parents = foreign_keys(conn, self.table)
         out = []
-        for row in conn.execute(f'PRAGMA table_info("{self.table}")'):
-            column = row[1]
+        for column, _ in table_columns(conn, self.table):
             if column in LOCAL or column in DERIVED.get(self.table, ()):
                 continue
             parent, to = parents.get(column, (None, "id"))
@@ -113,10 +110,63 @@ class Kind:
         return out
 
 
-_IMAGES = (  # dialect: sqlite (json_group_array; PostgreSQL: json_agg)
+# -- the schema, read per engine (fields follow the schema, so later columns merge too) --
+
+
+def _is_sqlite(conn: Any) -> bool:
+    return isinstance(conn, sqlite3.Connection)
+
+
+def table_columns(conn: Any, table: str) -> list[tuple[str, int]]:
+    """(column, its place in the primary key or 0) of every column, in table order."""
+    if _is_sqlite(conn):
+        rows = conn.execute(f'PRAGMA table_info("{table}")')  # dialect: sqlite
+        return [(str(row[1]), int(row[5])) for row in rows]
+    keys = dict(
+        conn.execute(
+            "SELECT k.column_name, k.ordinal_position FROM information_schema.table_constraints "
+            "c JOIN information_schema.key_column_usage k ON k.constraint_name = "
+            "c.constraint_name AND k.table_schema = c.table_schema AND k.table_name = "
+            "c.table_name WHERE c.table_schema = current_schema() AND c.table_name = ? "
+            "AND c.constraint_type = 'PRIMARY KEY'",
+            [table],
+        ).fetchall()
+    )
+    rows = conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+        "current_schema() AND table_name = ? ORDER BY ordinal_position",
+        [table],
+    ).fetchall()
+    return [(str(row[0]), int(keys.get(row[0], 0))) for row in rows]
+
+
+def foreign_keys(conn: Any, table: str) -> dict[str, tuple[str, str]]:
+    """column -> (parent table, parent column) of the table's single-column foreign keys."""
+    if _is_sqlite(conn):
+        rows = conn.execute(f'PRAGMA foreign_key_list("{table}")')  # dialect: sqlite
+        return {str(row[3]): (str(row[2]), str(row[4] or "id")) for row in rows}
+    rows = conn.execute(  # dialect: postgresql (pg_catalog)
+        "SELECT a.attname, p.relname, pa.attname FROM pg_constraint c "
+        "JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class p ON p.oid = c.confrelid "
+        "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+        "JOIN pg_attribute pa ON pa.attrelid = c.confrelid AND pa.attnum = c.confkey[1] "
+        "WHERE c.contype = 'f' AND t.relname = ? AND t.relnamespace = "
+        "(SELECT oid FROM pg_namespace WHERE nspname = current_schema())",
+        [table],
+    ).fetchall()
+    return {str(row[0]): (str(row[1]), str(row[2])) for row in rows}
+
+
+_IMAGES = (  # dialect: sqlite (json_group_array); PostgreSQL reads _PG_IMAGES
     "(SELECT json_group_array(json_array(position, image_id, caption)) FROM "
     "(SELECT * FROM transaction_images i WHERE i.transaction_id = t.id ORDER BY position))"
 )
+_PG_IMAGES = (  # dialect: postgresql; ``read`` writes it as compactly as SQLite does
+    "(SELECT coalesce(json_agg(json_build_array(i.position, i.image_id, i.caption) "
+    "ORDER BY i.position), '[]'::json)::text FROM transaction_images i "
+    "WHERE i.transaction_id = t.id)"
+)
+_EXTRA_BY_ENGINE = {_IMAGES: _PG_IMAGES}
 
 KINDS: tuple[Kind, ...] = (
     Kind("person", "people", key=("name",), unify=True),
@@ -184,22 +234,30 @@ def content_hash(content: dict[str, Any]) -> str:
 
 def primary_key(source: Source, table: str) -> list[str]:
     """The table's primary-key columns, in key order."""
-    rows = connection(source).execute(f'PRAGMA table_info("{table}")')  # dialect: sqlite
-    return [row[1] for row in sorted((row for row in rows if row[5]), key=lambda row: row[5])]
+    columns = [(place, name) for name, place in table_columns(connection(source), table) if place]
+    return [name for _, name in sorted(columns)]
 
 
 def read(source: Source, kind: Kind) -> Iterator[Record]:
     """Every record of ``kind`` in ``source``, in the order the rows were made (their key)."""
     conn = connection(source)
+    sqlite = _is_sqlite(conn)
     fields = kind.fields(conn)
     names = [f.name for f in fields] + [name for name, _ in kind.extra]
-    columns = ", ".join([f.select() for f in fields] + [sql for _, sql in kind.extra])
+    extras = [sql if sqlite else _EXTRA_BY_ENGINE.get(sql, sql) for _, sql in kind.extra]
+    columns = ", ".join([f.select() for f in fields] + extras)
     order = ", ".join(f't."{column}"' for column in primary_key(conn, kind.table)) or "t.uid"
     cursor = conn.execute(
         f'SELECT t.uid, t.origin_copy, {columns} FROM "{kind.table}" t ORDER BY {order}'
     )
     for row in cursor:
-        yield Record(row[0], row[1], dict(zip(names, row[2:], strict=True)))
+        content = dict(zip(names, row[2:], strict=True))
+        if not sqlite:  # the JSON text exactly as SQLite writes it, so hashes agree
+            for name, _ in kind.extra:
+                content[name] = json.dumps(
+                    json.loads(content[name]), ensure_ascii=False, separators=(",", ":")
+                )
+        yield Record(row[0], row[1], content)
 
 
 def dump(source: Source, with_audit: bool = False) -> dict[str, dict[str, Any]]:
