@@ -107,10 +107,11 @@ _PRUNE = (
 def copy_project(project: Project, target: Path) -> None:
     """A consistent snapshot of the whole project into the new file ``target``."""
     if getattr(project, "url", None):
-        raise PackageFileError(
-            f"{project.name} is a PostgreSQL project: packing from it is not supported yet; "
-            "copy it to an SQLite project (cir-studio project copy) and pack from that."
-        )
+        # A PostgreSQL project: the engine-to-engine copy (one read snapshot) makes the file.
+        from studio.store.transfer import copy_project as copy_between_engines
+
+        copy_between_engines(project.location, target)
+        return
     try:
         project.db.execute("VACUUM INTO ?", [str(target)])  # dialect: sqlite
     except sqlite3.DatabaseError as error:
