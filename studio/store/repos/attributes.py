@@ -74,11 +74,11 @@ def merge_attribute_into(project: Project, source_id: int, target_id: int) -> No
         "AND x.model = image_attributes.model)",
         [target_id, source_id, target_id],
     )
-    # dialect: sqlite (two-argument max(); PostgreSQL: greatest)
     db.execute(
         """UPDATE image_attributes AS t SET
              status = CASE WHEN t.status = 'suggested' THEN s.status ELSE t.status END,
-             confidence = max(coalesce(t.confidence, 0), coalesce(s.confidence, 0))
+             confidence = CASE WHEN coalesce(t.confidence, 0) >= coalesce(s.confidence, 0)
+                               THEN coalesce(t.confidence, 0) ELSE coalesce(s.confidence, 0) END
            FROM image_attributes AS s
            WHERE s.attribute_id = ? AND t.attribute_id = ? AND s.image_id = t.image_id
              AND s.source = t.source AND s.model = t.model""",
@@ -213,6 +213,16 @@ def accepted_or_text_labels(project: Project) -> list[tuple[str, str, str]]:
     return [(row[0], row[1], row[2]) for row in rows]
 
 
+def unrejected_labels(project: Project) -> list[tuple[str, str, str, str, float]]:
+    """(image id, attribute, source, status, confidence or 0) of labels not rejected."""
+    rows = project.db.execute(
+        "SELECT l.image_id, v.name, l.source, l.status, coalesce(l.confidence, 0) "
+        "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
+        "WHERE l.status != 'rejected' ORDER BY l.image_id, v.name, l.source, l.model"
+    ).fetchall()
+    return [(r[0], r[1], r[2], r[3], float(r[4])) for r in rows]
+
+
 def label_models(project: Project) -> list[str]:
     """Models that have suggestions in the project, in name order."""
     rows = project.db.execute(
@@ -330,14 +340,15 @@ def upsert_label(
     """Store one label row, replacing the same (image, attribute, source, model) row's
     confidence and status; returns whether anything changed. (Values as parsed from a
     checked file: text, and a number or None for ``confidence``.)"""
-    # dialect: sqlite ("IS NOT" for null-safe inequality; PostgreSQL: IS DISTINCT FROM)
+    # "changed" spelled out null-safely (IS DISTINCT FROM needs SQLite 3.39)
     row = project.db.execute(
         "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence,"
         " status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (image_id, attribute_id, source, model) DO UPDATE SET "
         "confidence = excluded.confidence, status = excluded.status, "
-        "updated_at = excluded.updated_at WHERE image_attributes.confidence IS NOT "
-        "excluded.confidence OR image_attributes.status IS NOT excluded.status RETURNING 1",
+        "updated_at = excluded.updated_at WHERE image_attributes.status <> excluded.status "
+        "OR (image_attributes.confidence IS NULL) <> (excluded.confidence IS NULL) "
+        "OR image_attributes.confidence <> excluded.confidence RETURNING 1",
         [image_id, attribute_id, source, model, confidence, status, now],
     ).fetchone()
     return row is not None

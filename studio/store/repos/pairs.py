@@ -59,12 +59,11 @@ def pair_ids(
     search = search.strip()
     if search:
         like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        params["like"] = like
+        params["like"] = like.lower()
+        # lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not
         match = [
-            "p.reference_id LIKE :like ESCAPE '\\'",
-            "p.target_id LIKE :like ESCAPE '\\'",
-            "ri.title LIKE :like ESCAPE '\\'",
-            "ti.title LIKE :like ESCAPE '\\'",
+            f"lower({column}) LIKE :like ESCAPE '\\'"
+            for column in ("p.reference_id", "p.target_id", "ri.title", "ti.title")
         ]
         if search.isdigit():
             match.append("p.id = :number")
@@ -83,12 +82,11 @@ def pair_ids(
 
 
 def pair_rows(project: Project, ids: list[int]) -> list[dict[str, Any]]:
-    """Full rows of the given pairs (one query): the pair, its image titles, caption
-    counts (live, pending, rejected) and its authors (comma-separated)."""
+    """Full rows of the given pairs: the pair, its image titles, caption counts (live,
+    pending, rejected) and its authors (names of written captions, sorted, comma-separated)."""
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    # dialect: sqlite (group_concat; PostgreSQL: string_agg)
     sql = f"""
         SELECT p.id, p.category, p.split, p.reference_id, p.target_id,
                coalesce(ri.title, '') AS reference_title,
@@ -98,17 +96,22 @@ def pair_rows(project: Project, ids: list[int]) -> list[dict[str, Any]]:
                (SELECT count(*) FROM captions c WHERE c.pair_id = p.id
                     AND c.status = 'submitted') AS pending,
                (SELECT count(*) FROM captions c WHERE c.pair_id = p.id
-                    AND c.status = 'rejected') AS rejected,
-               coalesce((SELECT group_concat(DISTINCT a.name) FROM captions c
-                    JOIN people a ON a.id = c.author_id
-                    WHERE c.pair_id = p.id AND c.status != 'draft'), '') AS authors
+                    AND c.status = 'rejected') AS rejected
         FROM pairs p
         LEFT JOIN images ri ON ri.id = p.reference_id
         LEFT JOIN images ti ON ti.id = p.target_id
         WHERE p.id IN ({marks})
         ORDER BY p.id
     """
-    return list(project.db.query(sql, ids))
+    rows = list(project.db.query(sql, ids))
+    authors: dict[int, list[str]] = {}
+    for pair_id, name in project.db.execute(
+        "SELECT DISTINCT c.pair_id, a.name FROM captions c JOIN people a ON a.id = c.author_id "
+        f"WHERE c.pair_id IN ({marks}) AND c.status != 'draft' ORDER BY c.pair_id, a.name",
+        ids,
+    ):
+        authors.setdefault(pair_id, []).append(name)
+    return [{**row, "authors": ",".join(authors.get(row["id"], []))} for row in rows]
 
 
 def filter_choices(project: Project) -> dict[str, list[Any]]:
@@ -179,6 +182,17 @@ def visible_images_by_group(
         params.append(split)
     rows = project.db.execute(sql + " ORDER BY category, split, id", params)
     return [tuple(row) for row in rows]
+
+
+def pairs_with_target(project: Project, split: str | None = None) -> list[tuple[int, str, str]]:
+    """(id, reference id, target id) of pairs that have a target (of ``split``), by id."""
+    rows = project.db.execute(
+        "SELECT id, reference_id, target_id FROM pairs WHERE target_id IS NOT NULL"
+        + (" AND split = ?" if split else "")
+        + " ORDER BY id",
+        [split] if split else [],
+    ).fetchall()
+    return [(int(r[0]), r[1], r[2]) for r in rows]
 
 
 def targets_of_method(project: Project, method: str) -> set[str]:

@@ -155,6 +155,24 @@ def set_turn(
     )
 
 
+def all_images(project: Project) -> dict[tuple[int, int], str]:
+    """(transaction id, position) -> image id, over every transaction."""
+    rows = project.db.execute(
+        "SELECT transaction_id, position, image_id FROM transaction_images "
+        "ORDER BY transaction_id, position"
+    )
+    return {(int(t), int(p)): str(i) for t, p, i in rows}
+
+
+def accepted_turns(project: Project) -> list[tuple[int, int, int, str]]:
+    """(transaction id, turn index, reference position, text) of accepted turns, in order."""
+    rows = project.db.execute(
+        "SELECT transaction_id, turn_index, reference_position, text FROM transaction_turns "
+        "WHERE status = 'accepted' ORDER BY transaction_id, turn_index"
+    ).fetchall()
+    return [(int(r[0]), int(r[1]), int(r[2]), r[3]) for r in rows]
+
+
 def dataset_counts(project: Project) -> list[tuple[str, int, int, int]]:
     """(dataset, transactions, turns, draft turns) per dataset, in name order."""
     rows = project.db.execute(
