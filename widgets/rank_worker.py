@@ -95,6 +95,19 @@ class RankWorker(QObject):
         self._lane.submit(self._live, generation, token, project, settings, pair_id, text)
         return generation
 
+    def preload(self, project: Project, settings: RankSettings) -> None:
+        """Open the ranker (model, index, facets) on the lane before the first keystroke,
+        so the first rank does not wait for the model; a project without an index is
+        left for the first request to report."""
+        if not self._closed:
+            self._lane.submit(self._warm, project, settings)
+
+    def _warm(self, project: Project, settings: RankSettings) -> None:
+        try:
+            self._ranker_for(project, settings, -1)  # -1: no view shows "Loading …" for it
+        except Exception:  # noqa: BLE001 (no index, a closed project: the request says so)
+            return
+
     def store(self, project: Project, caption_id: int) -> Future | None:
         """Rank a caption as it is stored now and keep the rank with it."""
         if self._closed:

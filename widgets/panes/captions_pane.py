@@ -7,6 +7,7 @@ the person in Settings (``workspace.user_name``); they write everything as it ha
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 
@@ -245,6 +246,8 @@ class CaptionsPane(Pane):
             return
         self._stack.setCurrentIndex(1)
         self._start_sessions()
+        with suppress(StudioError, ValueError):  # bad rank settings: the first rank says so
+            self.rank_worker.preload(project, rank_settings(project))
 
     def _start_sessions(self) -> None:
         project = self.project
