@@ -57,6 +57,7 @@ class CaptionsPane(Pane):
         super().__init__(services, parent)
         workspace = self.workspace
         self.project: Project | None = None
+        self._preloaded: Project | None = None
         self.user = ""
         self.writing: WritingSession | None = None
         self.review: ReviewSession | None = None
@@ -246,8 +247,23 @@ class CaptionsPane(Pane):
             return
         self._stack.setCurrentIndex(1)
         self._start_sessions()
+        self._preloaded = None
+        if self.isVisible():
+            self._preload_ranker()
+
+    def _preload_ranker(self) -> None:
+        """Once the pane shows a project, open its ranker (model, index) on the model lane,
+        so the first rank does not wait for the model to load."""
+        project = self.project
+        if project is None or self._preloaded is project:
+            return
+        self._preloaded = project
         with suppress(StudioError, ValueError):  # bad rank settings: the first rank says so
             self.rank_worker.preload(project, rank_settings(project))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        super().showEvent(event)
+        self._preload_ranker()
 
     def _start_sessions(self) -> None:
         project = self.project
