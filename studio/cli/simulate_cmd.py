@@ -31,10 +31,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     simulate.add_argument("--seed", type=int, default=0, help="seed of the dialog list (0)")
     simulate.add_argument("--split", default="test",
                           help="targets from this split ('all' for every image; test)")
-    simulate.add_argument("--users", default="realistic", choices=("realistic", "catalog"),
-                          help="how the simulated users speak: realistic (comparatives, "
-                          "negations, paraphrases, typos, as Fashion IQ's annotators) or "
-                          "catalog (the catalog's own words in fixed templates) (realistic)")
+    simulate.add_argument("--users", default="learned",
+                          choices=("learned", "realistic", "catalog"),
+                          help="how the simulated users speak: learned (the relative "
+                          "captioner learned from Fashion IQ's captions, in annotators' own "
+                          "words), realistic (hand-written templates with comparatives, "
+                          "negations and typos) or catalog (the catalog's own words) (learned)")
+    simulate.add_argument("--captioner", metavar="NAME",
+                          help="learned users: a captioner trained with 'train captioner' "
+                          "(default: the shipped one, trained on Fashion IQ's captions)")
+    simulate.add_argument("--dialogs", type=Path, metavar="FILE",
+                          help="write every turn as a JSON line: dialog, turn, reference, "
+                          "target, text (as typed) and requests (what was meant)")
     simulate.add_argument("--comparative", type=float, default=None,
                           help="share of comparative phrases (realistic 0.6, catalog 0.3)")
     simulate.add_argument("--typo-rate", type=float, default=None,
@@ -137,12 +145,21 @@ def run_simulate(args: argparse.Namespace) -> int:
     )
     with open_project(args) as project:
         context = _context(args, project, build_missing=True)
+        captioner = None
+        if args.captioner:
+            from studio.captions.captioner_training import load_captioner
+
+            captioner = load_captioner(project, args.captioner)
         with TerminalProgress(f"Simulating {config.label}") as progress:
-            result = run_simulation(context, config, progress=progress)
+            result = run_simulation(context, config, progress=progress, captioner=captioner)
         summary = result.summary()
         summary["run_id"] = store_run(project, "simulate", summary, result.queries, cli_user())
     if args.json:
         write_json(args.json, summary)
+    if args.dialogs:
+        from studio.simulation.outputs import write_jsonl
+
+        write_jsonl(args.dialogs, result.turns_said)
     if args.csv:
         write_csv(args.csv, [summary])
     if args.png:

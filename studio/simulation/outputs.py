@@ -61,6 +61,16 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(temporary, path)
 
 
+def write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """One JSON object per line, written to a temporary file and renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    temporary.replace(path)
+
+
 def write_csv(path: Path, summaries: Sequence[dict[str, Any]]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
