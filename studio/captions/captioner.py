@@ -67,6 +67,7 @@ class Template:
     slots: list[tuple[str, str]]  # (facet, op) of each slot, in order
     count: int = 1
     extra: int = 0  # content words the reader does not read ("reveals more chest")
+    seen: set[tuple[str, ...]] = field(default_factory=set)  # slot values it was written with
 
     def fill(self, words: Sequence[str]) -> str:
         return _SLOT_MARK.sub(lambda m: words[int(m.group(1))], self.text)
@@ -81,10 +82,15 @@ class PhraseCaptioner:
     connectors: Counter[str] = field(default_factory=Counter)
     vague: list[str] = field(default_factory=list)  # captions that ask for nothing readable
     trained_on: int = 0
+    # How people choose what to say, counted on the training captions: requests per
+    # caption (0-4, 4 = four or more) and (facet, op) of each request.
+    request_counts: Counter[int] = field(default_factory=Counter)
+    request_ops: Counter[tuple[str, str]] = field(default_factory=Counter)
     # Templates with more unread content words than this are used only when no other
     # template says the requests: a simulated person should not claim what the reader
     # cannot check ("… and reveals more chest"). None: any template, as people write.
     max_extra: int | None = 2
+    exact_share: float = 0.5  # how often to prefer a template written about the same values
     reader: CaptionReader = field(default_factory=default_reader, repr=False)
 
     # -- training ----------------------------------------------------------------------
@@ -111,6 +117,8 @@ class PhraseCaptioner:
 
     def _learn(self, text: str, alternatives: dict[str, list[str]]) -> None:
         requests = self.reader.read(text)
+        self.request_counts[min(len(requests), 4)] += 1
+        self.request_ops.update((r.facet, r.op) for r in requests)
         if not requests:
             if len(text.split()) <= 12:
                 self.vague.append(text)
@@ -133,8 +141,10 @@ class PhraseCaptioner:
         for known in bucket:
             if known.text == item.text:
                 known.count += 1
+                known.seen.add(tuple(values))
                 break
         else:
+            item.seen.add(tuple(values))
             bucket.append(item)
         for (facet, _), value, word in zip(item.slots, values, said, strict=True):
             self.surfaces.setdefault((facet, value), Counter())[word] += 1
@@ -206,6 +216,12 @@ class PhraseCaptioner:
             candidates = plain or candidates
         if not candidates:
             return None
+        # Templates first written about these very values read most like people ("is
+        # black", not "has sleeveless"); others are edited at their value words.
+        values = _slot_values(requests)
+        exact = [t for t in candidates if _values_for(t, values) in t.seen]
+        if exact and rng.random() < self.exact_share:
+            candidates = exact
         weights = [t.count for t in candidates]
         for _ in range(min(MAX_TRIES, len(candidates) * 2)):
             template = rng.choices(candidates, weights)[0]
@@ -272,7 +288,8 @@ class PhraseCaptioner:
             "trained_on": self.trained_on,
             "templates": [
                 {"key": [list(k) for k in key], "text": t.text,
-                 "slots": [list(s) for s in t.slots], "count": t.count, "extra": t.extra}
+                 "slots": [list(s) for s in t.slots], "count": t.count, "extra": t.extra,
+                 "seen": sorted(list(v) for v in t.seen)}
                 for key, found in sorted(self.templates.items())
                 for t in found
             ],
@@ -282,6 +299,8 @@ class PhraseCaptioner:
             ],
             "connectors": dict(self.connectors),
             "vague": self.vague,
+            "request_counts": {str(k): v for k, v in sorted(self.request_counts.items())},
+            "request_ops": [[f, o, n] for (f, o), n in sorted(self.request_ops.items())],
         }
 
     @classmethod
@@ -294,11 +313,14 @@ class PhraseCaptioner:
             key = tuple(tuple(part) for part in item["key"])
             slots = [(str(f), str(o)) for f, o in item["slots"]]
             model.templates.setdefault(key, []).append(  # type: ignore[arg-type]
-                Template(item["text"], slots, int(item["count"]), int(item.get("extra", 0))))
+                Template(item["text"], slots, int(item["count"]), int(item.get("extra", 0)),
+                         {tuple(v) for v in item.get("seen", ())}))
         for item in data["surfaces"]:
             model.surfaces[(item["facet"], item["value"])] = Counter(item["words"])
         model.connectors = Counter(data["connectors"])
         model.vague = list(data["vague"])
+        model.request_counts = Counter({int(k): int(v) for k, v in data["request_counts"].items()})
+        model.request_ops = Counter({(str(f), str(o)): int(n) for f, o, n in data["request_ops"]})
         return model
 
     def save(self, path: Path) -> None:
@@ -311,12 +333,42 @@ class PhraseCaptioner:
     def load(cls, path: Path) -> PhraseCaptioner:
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
+    def how_many(self, rng: random.Random) -> int:
+        """How many requests a person puts in one caption, drawn as people do (0-4)."""
+        if not self.request_counts:
+            return rng.choice((1, 1, 2, 2, 3))
+        counts, weights = zip(*sorted(self.request_counts.items()), strict=True)
+        return int(rng.choices(counts, weights)[0])
+
+    def op_weight(self, facet: str, op: str) -> int:
+        return self.request_ops.get((facet, op), 0)
+
     @property
     def template_count(self) -> int:
         return sum(len(found) for found in self.templates.values())
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _slot_values(requests: Sequence[Request]) -> dict[tuple[str, str], list[str]]:
+    values: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in requests:
+        if r.value is not None:
+            values[(r.facet, r.op)].append(r.value)
+    return values
+
+
+def _values_for(template: Template, values: dict[tuple[str, str], list[str]]
+                ) -> tuple[str, ...]:
+    """The requested values in the template's slot order ("" where a slot has none)."""
+    used: dict[tuple[str, str], int] = defaultdict(int)
+    out = []
+    for slot in template.slots:
+        found = values.get(slot, [])
+        out.append(found[used[slot]] if used[slot] < len(found) else "")
+        used[slot] += 1
+    return tuple(out)
 
 
 def _reads_back(reader: CaptionReader, text: str, requests: Sequence[Request]) -> bool:

@@ -240,13 +240,54 @@ class AttributeDifferenceUser:
             out.append(Request(facet, "is", value))
         return list(dict.fromkeys(out))
 
+    def _learned_requests(self, target: Facets, current: Facets,
+                          all_values: Mapping[str, Sequence[str]]) -> list[Request]:
+        """What to say, chosen as the captioner's people chose: as many requests per
+        caption as they wrote (none now and then), facets as often as they named them,
+        comparatives and negations as often as they used them for that facet."""
+        rng, model = self.random, self.captioner
+        wanted = model.how_many(rng)
+        diffs = differences(target, current)
+        out: list[Request] = []
+        while diffs and len(out) < wanted:
+            weights = [self._facet_weight(f, target[f], current[f]) for f in diffs]
+            if not any(weights):
+                break
+            facet = rng.choices(diffs, weights)[0]
+            diffs.remove(facet)
+            value = target[facet]
+            if self.noise and rng.random() < self.noise:
+                wrong = [v for v in all_values.get(facet, ()) if v != value]
+                value = rng.choice(wrong) if wrong else value
+            way = direction(facet, value, current[facet])
+            said = model.op_weight(facet, "is")
+            compared = model.op_weight(way[0], way[1]) if way is not None else 0
+            negated = model.op_weight(facet, "not")
+            pick = rng.choices(("is", "cmp", "not"), (said + 1, compared, negated))[0]
+            if pick == "cmp" and way is not None:
+                out.append(Request(way[0], way[1]))  # type: ignore[arg-type]
+            elif pick == "not":
+                out.append(Request(facet, "not", current[facet]))
+            else:
+                out.append(Request(facet, "is", value))
+        return list(dict.fromkeys(out))
+
+    def _facet_weight(self, facet: str, value: str, current: str) -> float:
+        """How often people named this facet (its comparatives included)."""
+        model = self.captioner
+        weight = sum(model.op_weight(facet, op) for op in ("is", "not", "more", "less"))
+        way = direction(facet, value, current)
+        if way is not None and way[0] != facet:
+            weight += model.op_weight(way[0], way[1])
+        return float(weight)
+
     def _learned(self, target: Facets, current: Facets,
                  all_values: Mapping[str, Sequence[str]]) -> str:
         if self.captioner is None:
             from studio.captions.captioner_training import shipped_captioner
 
             self.captioner = shipped_captioner()
-        self.last_requests = self.requests_for(target, current, all_values)
+        self.last_requests = self._learned_requests(target, current, all_values)
         text = self.captioner.say(self.last_requests, self.random)
         return phrasing.misspell(text, self.typo_rate, self.random)
 
