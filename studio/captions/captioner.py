@@ -312,7 +312,7 @@ class PhraseCaptioner:
         for item in data["templates"]:
             key = tuple(tuple(part) for part in item["key"])
             slots = [(str(f), str(o)) for f, o in item["slots"]]
-            model.templates.setdefault(key, []).append(  # type: ignore[arg-type]
+            model.templates.setdefault(key, []).append(
                 Template(item["text"], slots, int(item["count"]), int(item.get("extra", 0)),
                          {tuple(v) for v in item.get("seen", ())}))
         for item in data["surfaces"]:
@@ -420,12 +420,10 @@ def _replace_values(
 
 
 _NEUTRAL_WORDS = frozenset(
-    "a an the and or with is are has have it its it's i want one that this more less but "
-    "in of to be very bit little much same similar also color colour colored shirt shirts "
-    "dress dresses top tee t tshirt blouse style looks look like".split()
+    ["a", "an", "the", "and", "or", "with", "is", "are", "has", "have", "it", "its", "it's", "i", "want", "one", "that", "this", "more", "less", "but", "in", "of", "to", "be", "very", "bit", "little", "much", "same", "similar", "also", "color", "colour", "colored", "shirt", "shirts", "dress", "dresses", "top", "tee", "t", "tshirt", "blouse", "style", "looks", "look", "like"]
 )
 _VERBS = frozenset(
-    "is are has have had does doesn't not no isn't without it's its".split()
+    ["is", "are", "has", "have", "had", "does", "doesn't", "not", "no", "isn't", "without", "it's", "its"]
 )
 _CANONICAL: dict[tuple[str, str], str] = {}
 

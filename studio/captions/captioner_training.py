@@ -44,7 +44,8 @@ class PairCaptions:
 
 
 def split_pairs(pairs: Iterable[PairCaptions]) -> tuple[list[PairCaptions], list[PairCaptions]]:
-    train, held = [], []
+    train: list[PairCaptions] = []
+    held: list[PairCaptions] = []
     for pair in pairs:
         (held if pair.held_out else train).append(pair)
     return train, held
@@ -89,14 +90,15 @@ def train_captioner(
     pairs: Sequence[PairCaptions],
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    min_captions: int = MIN_CAPTIONS,
 ) -> tuple[PhraseCaptioner, dict[str, Any]]:
     """Train on the pairs not held out, evaluate on the held-out ones."""
     train, held = split_pairs(pairs)
     captions = [c for pair in train for c in pair.captions]
-    if len(captions) < MIN_CAPTIONS:
+    if len(captions) < min_captions:
         raise StudioError(
             f"Only {len(captions)} captions to learn from; a captioner needs at least "
-            f"{MIN_CAPTIONS}. Import a dataset's captions (for example Fashion IQ's) or write "
+            f"{min_captions}. Import a dataset's captions (for example Fashion IQ's) or write "
             "more, or use the shipped captioner (--users learned does by default)."
         )
     started = time.monotonic()
@@ -145,9 +147,10 @@ def train_project_captioner(
     name: str = "captioner",
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    min_captions: int = MIN_CAPTIONS,
 ) -> dict[str, Any]:
     """Train on the project's own captions and store it beside the project."""
-    model, summary = train_captioner(project_pairs(project), progress, cancel)
+    model, summary = train_captioner(project_pairs(project), progress, cancel, min_captions)
     path = captioner_root(project) / f"{name}.json"
     model.save(path)
     summary_path = path.with_suffix(".summary.json")

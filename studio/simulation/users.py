@@ -28,7 +28,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
 from typing import Any
 
 from studio.captions.reading import Request
