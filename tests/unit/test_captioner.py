@@ -199,3 +199,21 @@ def test_train_captioner_cli_learns_from_the_projects_captions(
     assert "Captioner 'ours'" in out and "precision" in out
     assert main(["train", "list", "--project", str(demo_project_dir)]) == 0
     assert "captioner ours" in capsys.readouterr().out
+
+
+def test_drafts_in_the_learned_voice_ask_for_the_differences() -> None:
+    from studio.transactions.attribute_data import Difference
+    from studio.transactions.phrasing import Voice, describe, requests_of, rollback_text
+
+    diffs = [Difference("color", "white", "red"), Difference("pattern", "solid", "floral"),
+             Difference("graphic", "logo", None)]
+    asked = requests_of(diffs)
+    assert Request("color", "is", "red") in asked and Request("pattern", "is", "floral") in asked
+    voice = Voice.learned(seed=3)
+    for text in {voice.say(diffs) for _ in range(8)}:
+        assert set(read_caption(text)) == set(asked), text
+    two = diffs[:2]
+    texts = {voice.say(two) for _ in range(12)}
+    assert len(texts) > 3 and texts != {describe(two)}  # people's words, varied
+    assert rollback_text(1, diffs, voice=voice).startswith("I still prefer the item from the")
+    assert Voice().say(diffs) == describe(diffs)  # no captioner: the catalog phrases
