@@ -39,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SHARE",
         help="share of the training set drafted from images alone, 0-1 (0)",
     )
+    combiner.add_argument("--drafts-per-image", type=int, default=1, metavar="K",
+                          help="drafted triplets per train image, each with another similar "
+                          "reference (1)")
+    combiner.add_argument("--voice", choices=("learned", "catalog"), default="learned",
+                          help="how drafts are worded: learned (the shipped captioner, "
+                          "annotators' own words) or catalog (fixed phrases) (learned)")
     combiner.add_argument("--json", action="store_true", help="print the summary as JSON")
     combiner.set_defaults(func=run_train)
     captioner = actions.add_parser(
@@ -73,6 +79,8 @@ def run_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         device=args.train_device or args.device or "cpu",
         drafted=args.drafted,
+        drafts_per_image=args.drafts_per_image,
+        voice=args.voice,
     )
 
     def epoch_line(row) -> None:

@@ -47,6 +47,8 @@ class TrainingRequest:
     seed: int = 0
     device: str | None = None
     drafted: float = 0.0
+    drafts_per_image: int = 1
+    voice: str = "learned"  # drafts in the learned captioner's words, or "catalog" phrases
     batch_size: int = 256
     learning_rate: float = 2e-3
     patience: int = 5
@@ -103,7 +105,8 @@ def train_project_combiner(
     train = [t for t in triplets if t.split not in ("val", "test")]
     val = [t for t in triplets if t.split == "val"]
     train_images = sum(1 for i in project.iter_images(split="train") if not i.missing)
-    n_drafts = drafted_count(request.drafted, len(train), train_images)
+    n_drafts = drafted_count(request.drafted, len(train), train_images,
+                             request.drafts_per_image)
     if not train and not n_drafts:
         raise StudioError(
             "No training triplets: caption pairs of the train split (submitted or accepted "
@@ -114,7 +117,11 @@ def train_project_combiner(
     if cancel is not None:
         cancel.raise_if_cancelled()
     features = _ImageFeatures(project, model, triplets, progress, cancel)
-    drafted = draft_triplets(project, n_drafts, features.matrix, request.seed)
+    from studio.transactions.phrasing import Voice
+
+    voice = Voice.learned(request.seed) if request.voice == "learned" else Voice()
+    drafted = draft_triplets(project, n_drafts, features.matrix, request.seed,
+                             per_image=request.drafts_per_image, voice=voice)
     train += drafted
     if not train:
         raise StudioError(
@@ -162,6 +169,8 @@ def train_project_combiner(
         "seed": request.seed,
         "device": device,
         "drafted_share": request.drafted,
+        "drafts_per_image": request.drafts_per_image,
+        "draft_voice": request.voice,
         **{
             k: v for k, v in report.to_json().items() if k not in ("train_triplets", "val_triplets")
         },

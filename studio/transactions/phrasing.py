@@ -103,14 +103,18 @@ def requests_of(diffs: Sequence[Difference], types: dict[str, str] | None = None
     know are left out: nobody can check them."""
     from studio.captions.reading import Request, read_caption
 
-    out: list[Request] = []
+    wanted: list[Request] = []
+    unwanted: list[Request] = []
     for diff in diffs:
         if diff.new is None:
-            out += [Request(r.facet, "not", r.value) for r in read_caption(str(diff.old))
-                    if r.op == "is"]
+            unwanted += [Request(r.facet, "not", r.value) for r in read_caption(str(diff.old))
+                         if r.op == "is"]
         else:
-            out += [r for r in read_caption(_clause(diff, types or {})[1]) if r.op == "is"]
-    return list(dict.fromkeys(out))
+            wanted += [r for r in read_caption(_clause(diff, types or {})[1]) if r.op == "is"]
+    # A value replaced by another is said as the new one ("is red", not "is red and not
+    # white"): people name what was removed only when nothing took its place.
+    named = {r.facet for r in wanted}
+    return list(dict.fromkeys([*wanted, *(r for r in unwanted if r.facet not in named)]))
 
 
 class Voice:
