@@ -34,6 +34,19 @@ from studio.simulation.run_list import (
     run_lines,
 )
 from studio.simulation.runner import SIMULATORS, RunConfig
+
+STYLES_IN_ORDER = ("learned", "realistic", "catalog")  # the default first
+SAMPLE_DIALOGS = 2
+
+
+def sample_dialogs_text(texts: list[list[str]]) -> str:
+    """The first dialogs of a run as the simulated people typed them, turn by turn."""
+    lines = []
+    for number, turns in enumerate(texts[:SAMPLE_DIALOGS], start=1):
+        said = " → ".join(f"“{t}”" for t in turns if t)
+        if said:
+            lines.append(f"Dialog {number}: {said}")
+    return "\n".join(lines)
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
@@ -57,6 +70,12 @@ class ExperimentsView(QWidget):
         self.strategy.addItems(list(STRATEGIES))
         self.simulator = QComboBox()
         self.simulator.addItems(list(SIMULATORS))
+        self.speech = QComboBox()
+        self.speech.addItems(list(STYLES_IN_ORDER))
+        self.speech.setToolTip(
+            "How the simulated people speak: learned (annotators' own words, from the "
+            "captioner learned on Fashion IQ's captions), realistic (hand-written templates "
+            "with comparatives, negations and typos) or catalog (the catalog's own words)")
         self.dialogs = QSpinBox()
         self.dialogs.setRange(1, MAX_DIALOGS)
         self.dialogs.setValue(100)
@@ -71,7 +90,8 @@ class ExperimentsView(QWidget):
                                    "same seeded dialogs for every strategy")
         self.run_button.clicked.connect(self.run)
         for label, widget in (("Strategy", self.strategy), ("User", self.simulator),
-                              ("Dialogs", self.dialogs), ("Turns", self.turns)):
+                              ("Speech", self.speech), ("Dialogs", self.dialogs),
+                              ("Turns", self.turns)):
             form.addWidget(QLabel(label))
             form.addWidget(widget)
         form.addWidget(self.run_button)
@@ -88,6 +108,11 @@ class ExperimentsView(QWidget):
         self.message = QLabel("")
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
+        self.sample_dialogs = QLabel("")
+        self.sample_dialogs.setWordWrap(True)
+        self.sample_dialogs.setStyleSheet("color: #4b5563;")
+        self.sample_dialogs.setToolTip("What the simulated people typed in the last run")
+        layout.addWidget(self.sample_dialogs)
         splitter = QSplitter()
         self.runs = QListWidget()
         self.runs.setToolTip("Tick runs to compare them in the plots")
@@ -206,7 +231,8 @@ class ExperimentsView(QWidget):
         device = None if settings.device == "auto" else settings.device
         config = RunConfig(strategy=self.strategy.currentText(),
                            simulator=self.simulator.currentText(), n=self.dialogs.value(),
-                           turns=self.turns.value(), model=settings.model)
+                           turns=self.turns.value(), model=settings.model,
+                           users=self.speech.currentText())
 
         def job(*, progress, cancel):
             context = load_session_context(project, settings.model, device, cancel=cancel)
@@ -228,6 +254,7 @@ class ExperimentsView(QWidget):
         self.message.setText(dialog_shortfall(summary) or
                              f"Ran {summary['queries']} dialogs of {config.label} in "
                              f"{summary['seconds']:.1f} s.")
+        self.sample_dialogs.setText(sample_dialogs_text(result.texts))
 
     def export_csv(self) -> None:
         summaries = self.selected()
