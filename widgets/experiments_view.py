@@ -34,6 +34,13 @@ from studio.simulation.run_list import (
     run_lines,
 )
 from studio.simulation.runner import SIMULATORS, RunConfig
+from studio.training.combiner import combiner_strategies
+from studio.workspace import Workspace
+from widgets.combiner_training_dialog import CombinerTrainingDialog
+from widgets.job_runner import JobRunner
+from widgets.project_signals import follow
+
+RUN_ROLE = Qt.ItemDataRole.UserRole
 
 STYLES_IN_ORDER = ("learned", "realistic", "catalog")  # the default first
 SAMPLE_DIALOGS = 2
@@ -47,13 +54,8 @@ def sample_dialogs_text(texts: list[list[str]]) -> str:
         if said:
             lines.append(f"Dialog {number}: {said}")
     return "\n".join(lines)
-from studio.training.combiner import combiner_strategies
-from studio.workspace import Workspace
-from widgets.combiner_training_dialog import CombinerTrainingDialog
-from widgets.job_runner import JobRunner
-from widgets.project_signals import follow
 
-RUN_ROLE = Qt.ItemDataRole.UserRole
+
 STORED_RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_DIALOGS = 5000
 
