@@ -62,15 +62,24 @@ class EmbeddingCache:
         self.folder = Path(folder)
         self.cache_key = cache_key
         self.dim = int(dim)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._check_model()
         self._local = threading.local()
-        with self._db() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors "
-                "(hash TEXT PRIMARY KEY, shard TEXT NOT NULL, row INTEGER NOT NULL)"
-            )
-            db.execute("CREATE TABLE IF NOT EXISTS skipped (hash TEXT PRIMARY KEY, reason TEXT)")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._check_model()
+            with self._db() as db:
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS vectors "
+                    "(hash TEXT PRIMARY KEY, shard TEXT NOT NULL, row INTEGER NOT NULL)"
+                )
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS skipped (hash TEXT PRIMARY KEY, reason TEXT)"
+                )
+        except (OSError, sqlite3.Error) as error:  # a read-only disk or cache folder
+            self.close()
+            raise StudioError(
+                f"Cannot write the embedding cache in {self.folder} ({error}); it must be a "
+                "folder you can write to."
+            ) from error
 
     @classmethod
     def for_project(cls, project: Project, model: EmbeddingModel) -> EmbeddingCache:

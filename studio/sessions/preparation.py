@@ -61,9 +61,10 @@ def prepare_retrieval(
     """Extract attributes from text when the project has none, then build the index."""
     from backends.index import index_class
     from studio.attributes.extract import extract_from_text
-    from studio.index_service import load_project_model
+    from studio.index_service import ensure_index_buildable, load_project_model
 
     index_class(kind)  # an unknown kind fails before any work
+    ensure_index_buildable(project)  # read-only: one clear line before any work
     extracted = None
     if not has_attribute_labels(project):
         extracted = extract_from_text(project, actor, progress=progress, cancel=cancel)

@@ -62,6 +62,9 @@ FIRST_TURN_HINT = ("No results yet. Type how the item you want differs from the 
                    "and press Enter; pick a result (Alt+1 … Alt+9) to carry it forward.")
 FIRST_CHAT_HINT = ("No results yet. Describe what you look for and press Enter; the "
                    "system then asks about what would narrow the results down.")
+BUILD_TOOLTIP = ("Embed the project's images with the active model and build its search "
+                 "index (a cancellable job); a project without attribute labels first gets "
+                 "them from its product text")
 
 
 class RetrievalPane(Pane):
@@ -120,10 +123,8 @@ class RetrievalPane(Pane):
         self.load_button.setToolTip("Runs in the background; the status bar shows progress")
         self.load_button.clicked.connect(self.load_context)
         self.build_button = QPushButton("Build index…")
-        self.build_button.setToolTip("Embed the project's images with the active model and "
-                                     "build its search index (a cancellable job); a project "
-                                     "without attribute labels first gets them from its "
-                                     "product text")
+        self.build_button.setToolTip(BUILD_TOOLTIP)
+        self._building = False
         self.build_button.clicked.connect(self.build_index)
         row.addWidget(self.load_button)
         row.addWidget(self.build_button)
@@ -316,17 +317,31 @@ class RetrievalPane(Pane):
 
         model = self.workspace.settings.model
         summary = index_summary(project, model)
-        self.loader_text.setText(
-            f"{summary} Load it to start searching." if summary else
-            f"This project has no index for '{model}' yet: Build index… embeds its images "
-            "(and reads attributes from the product text if it has none)."
-        )
+        refusal = self._offer_build(project)
+        if summary:
+            self.loader_text.setText(f"{summary} Load it to start searching.")
+        elif refusal:
+            self.loader_text.setText(f"This project has no index for '{model}'. {refusal}")
+        else:
+            self.loader_text.setText(
+                f"This project has no index for '{model}' yet: Build index… embeds its images "
+                "(and reads attributes from the product text if it has none)."
+            )
         self.load_button.setEnabled(summary is not None)
         self.load_button.setDefault(summary is not None)
 
+    def _offer_build(self, project: Project) -> str | None:
+        """Build index… only where an index can be written; the tooltip says why not."""
+        from studio.index_service import index_build_refusal
+
+        refusal = index_build_refusal(project)
+        self.build_button.setEnabled(refusal is None and not self._building)
+        self.build_button.setToolTip(refusal or BUILD_TOOLTIP)
+        return refusal
+
     def _project_data_changed(self) -> None:
         project = self.workspace.project
-        if project is None or not self.build_button.isEnabled():
+        if project is None or self._building:
             return  # the build in progress says what it does
         if self.controller is None and self._stack.currentIndex() == 1:
             self._describe_index(project)
@@ -346,7 +361,7 @@ class RetrievalPane(Pane):
             )
         except JobCancelled:
             return
-        except StudioError as error:
+        except (StudioError, OSError) as error:  # said where the person looks, not dropped
             self.loader_text.setText(str(error))
             return
         self.controller = RetrievalController(context, self.workspace.user_name)
@@ -367,6 +382,7 @@ class RetrievalPane(Pane):
         if project is None:
             return
         settings = self.workspace.settings
+        self._building = True
         self.build_button.setEnabled(False)
         try:
             prepared = await self.runner.run(
@@ -377,11 +393,12 @@ class RetrievalPane(Pane):
         except JobCancelled:
             self.loader_text.setText("Index build cancelled; what was embedded is kept.")
             return
-        except StudioError as error:
+        except (StudioError, OSError) as error:  # one clear line where the button is
             self.loader_text.setText(str(error))
             return
         finally:
-            self.build_button.setEnabled(True)
+            self._building = False
+            self._offer_build(project)
         summary = prepared.summary()
         self.loader_text.setText(f"{summary} Loading …")
         window = self.window()
