@@ -441,6 +441,10 @@ class RetrievalPane(Pane):
         self.first_turn_hint.setText(FIRST_CHAT_HINT if controller.is_chat else FIRST_TURN_HINT)
         self.result_stack.setCurrentWidget(self.first_turn_hint)
         self._show_question(None)
+        # A new secret target starts hidden: Reveal applies to the session it was ticked in.
+        self.reveal.blockSignals(True)
+        self.reveal.setChecked(False)
+        self.reveal.blockSignals(False)
         self.status.setText(controller.gallery_text() + ".")
         chat = controller.is_chat
         for widget in (self.random_reference, self.gallery_reference, self.file_reference,
@@ -545,6 +549,8 @@ class RetrievalPane(Pane):
         self._show_turn(turn)
         if controller.is_chat:
             self._show_question(controller.question)
+        # The answer chips are rebuilt (a clicked one is deleted): the next answer is typed.
+        self.text.setFocus()
 
     def _show_turn(self, turn: SessionTurn) -> None:
         controller = self.controller
@@ -564,7 +570,8 @@ class RetrievalPane(Pane):
 
     def _show_target(self, *_args: object) -> None:
         controller = self.controller
-        self.target_label.setText(controller.rank_text() if controller else "")
+        self.target_label.setText(
+            controller.rank_text(revealed=self.reveal.isChecked()) if controller else "")
         self.reveal.setEnabled(controller is not None and controller.target_id is not None)
         view = controller.revealed_target() if controller else None
         shown = view is not None and self.reveal.isChecked()
@@ -603,6 +610,7 @@ class RetrievalPane(Pane):
 
     def _answer_with(self, option: str) -> None:
         self.text.setText(option)
+        self.text.setFocus()  # a click moved the focus to the chip; typing goes on here
         self.run_turn()
 
     # -- rollback and combination ----------------------------------------------------
