@@ -32,6 +32,7 @@ from studio.embeddings import (
 )
 from studio.errors import ProjectReadOnlyError, StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.picture_files import refuse_without_pictures
 from studio.store import Project
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class BuildReport:
     cached: int
     skipped: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    missing: int = 0  # images without a picture file: skipped before embedding
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -366,7 +368,9 @@ def build_index(
     started = time.monotonic()
     index_class(kind)  # unknown kinds fail before any work
     ensure_index_buildable(project)
-    images = [image for image in project.iter_images() if not image.missing]
+    refuse_without_pictures(project)  # says why, where to get them, how many
+    everything = list(project.iter_images())
+    images = [image for image in everything if not image.missing]
     embedded = embed_project_images(
         project, model, images, batch_size=batch_size, progress=progress, cancel=cancel
     )
@@ -408,6 +412,7 @@ def build_index(
         cached=embedded.cached,
         skipped=embedded.skipped,
         seconds=round(time.monotonic() - started, 2),
+        missing=len(everything) - len(images),
     )
 
 

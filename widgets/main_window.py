@@ -25,6 +25,7 @@ from studio.settings import demo_project_dir
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
+from widgets.image_folder_action import ImageFolderAction
 from widgets.job_runner import JobRunner
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
         self.team_menu = TeamMenu(self, file_menu)
+        self.image_folder = ImageFolderAction(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)

@@ -126,8 +126,14 @@ class RetrievalPane(Pane):
         self.build_button.setToolTip(BUILD_TOOLTIP)
         self._building = False
         self.build_button.clicked.connect(self.build_index)
+        self.folder_button = QPushButton("Set image folder…")
+        self.folder_button.setToolTip("Point the project at the folder that holds its picture "
+                                      "files and check every image again (File menu too)")
+        self.folder_button.clicked.connect(self._set_image_folder)
+        self.folder_button.hide()
         row.addWidget(self.load_button)
         row.addWidget(self.build_button)
+        row.addWidget(self.folder_button)
         row.addStretch(1)
         layout.addLayout(row)
         layout.addStretch(2)
@@ -313,19 +319,29 @@ class RetrievalPane(Pane):
 
     def _describe_index(self, project: Project) -> None:
         """The loader's empty state says whether an index exists for the active model."""
+        from studio.picture_files import no_pictures_message
         from studio.sessions.preparation import index_summary
+        from widgets.image_folder_action import missing_pictures_line
 
         model = self.workspace.settings.model
         summary = index_summary(project, model)
         refusal = self._offer_build(project)
-        if summary:
-            self.loader_text.setText(f"{summary} Load it to start searching.")
+        missing = missing_pictures_line(project)
+        self.folder_button.setVisible(bool(missing) and not project.read_only)
+        no_pictures = no_pictures_message(project)
+        if no_pictures:  # nothing to embed or search: say why and how to fix it
+            self.loader_text.setText(no_pictures)
+            self.build_button.setEnabled(False)
+            self.build_button.setToolTip(no_pictures)
+        elif summary:
+            self.loader_text.setText(f"{summary} Load it to start searching. {missing}".strip())
         elif refusal:
             self.loader_text.setText(f"This project has no index for '{model}'. {refusal}")
         else:
             self.loader_text.setText(
                 f"This project has no index for '{model}' yet: Build index… embeds its images "
-                "(and reads attributes from the product text if it has none)."
+                "(and reads attributes from the product text if it has none). "
+                + (f"{missing} They are skipped." if missing else "")
             )
         self.load_button.setEnabled(summary is not None)
         self.load_button.setDefault(summary is not None)
@@ -363,6 +379,14 @@ class RetrievalPane(Pane):
             return
         except (StudioError, OSError) as error:  # said where the person looks, not dropped
             self.loader_text.setText(str(error))
+            return
+        if len(context.index) == 0:  # an index built before the pictures were there
+            from studio.picture_files import no_pictures_message
+
+            self.loader_text.setText(
+                no_pictures_message(project) or
+                f"The index for '{settings.model}' holds no images: build it again "
+                "(Build index…) once the project's picture files are in place.")
             return
         self.controller = RetrievalController(context, self.workspace.user_name)
         self._fill_gallery_choices()
@@ -470,8 +494,15 @@ class RetrievalPane(Pane):
 
     def pick_random_reference(self) -> None:
         if self.controller is not None:
-            self.controller.random_reference()
+            if self.controller.random_reference() is None:
+                self.status.setText("No image to start from in this gallery: "
+                                    f"{self.controller.gallery_text().lower()}.")
             self._show_reference()
+
+    def _set_image_folder(self) -> None:
+        action = getattr(self.window(), "image_folder", None)
+        if action is not None:
+            action.choose()
 
     def pick_gallery_reference(self) -> None:
         if self.controller is None:
