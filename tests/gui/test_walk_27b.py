@@ -175,3 +175,34 @@ def test_a_pair_whose_pictures_are_missing_says_so(window, demo_project_dir, tmp
     assert "Set image folder" in view.notice.text()
     drawn = view.reference.picture.pixmap().toImage()
     assert drawn.pixelColor(2, 2).name() == "#eceef1"  # the grey placeholder, with its id
+
+
+# -- D10: --demo on a fresh install --------------------------------------------------------
+
+
+def test_demo_on_first_use_shows_the_window_at_once_and_draws_the_demo_as_a_job(qapp) -> None:
+    """`cir-studio --demo` with no demo yet: the window is there while the demo is drawn,
+    with progress and Cancel in its status bar (it drew 22 s in the terminal first)."""
+    from PySide6.QtCore import QTimer
+
+    from studio.cli.gui_launch import launch_gui
+    from studio.cli.main import build_parser
+    from studio.settings import demo_project_dir
+    from widgets.main_window import MainWindow
+
+    seen: dict[str, object] = {}
+
+    def look() -> None:
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+        window = next(w for w in windows if w.isVisible())
+        jobs = [handle.label for handle in window.runner.running.values()]
+        seen.update(jobs=jobs, cancel=window.job_status.cancel_button.isVisible(),
+                    demo_drawn=(demo_project_dir() / "project.cirdb").exists())
+        window.job_status.cancel_button.click()  # the person may stop it
+        QTimer.singleShot(300, window.close)
+
+    QTimer.singleShot(1000, look)
+    assert launch_gui(build_parser().parse_args(["--demo"])) == 0
+    assert seen["jobs"] == ["Creating the demo project"]
+    assert seen["cancel"] is True
+    assert seen["demo_drawn"] is False  # still being drawn while the window shows
