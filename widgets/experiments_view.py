@@ -7,7 +7,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -37,6 +36,7 @@ from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
+from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
@@ -233,6 +233,6 @@ class ExperimentsView(QWidget):
         summaries = self.selected()
         if not summaries:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export runs", "runs.csv", "CSV (*.csv)")
+        path = save_file(self, self.workspace.settings, "Export runs", "runs.csv", "CSV (*.csv)")
         if path:
             write_csv(Path(path), summaries)
