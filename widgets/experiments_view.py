@@ -146,7 +146,8 @@ class ExperimentsView(QWidget):
         for run in runs:
             summary = run["summary"]
             lines = run_lines(run)
-            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{' · '.join(lines[3:])}")
+            # One part a line: the list is about 270 px wide at 1024 x 700 (tick box included).
+            item = QListWidgetItem("\n".join(lines))
             item.setToolTip(dialog_shortfall(summary) or run_line(run))
             item.setData(RUN_ROLE, summary)
             item.setData(STORED_RUN_ROLE, run)
@@ -190,7 +191,10 @@ class ExperimentsView(QWidget):
         if self.canvas is None:
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(9, 3.6), layout="constrained"))
             self.chart_area.addWidget(self.canvas, 1)
-        plot_runs(summaries, self.canvas.figure)
+        # Each run by its number: two runs of one strategy and user are told apart.
+        labels = [f"#{run['id']} {run['summary'].get('label', '')}".strip()
+                  for run in self.selected_runs()]
+        plot_runs(summaries, self.canvas.figure, labels)
         self.canvas.draw()
         self.canvas.show()
 

@@ -267,3 +267,44 @@ def test_the_window_comes_back_with_its_size_place_and_pane(workspace, qtbot) ->
     assert second.stack.currentWidget() is second.panes[3]
     second.runner.shutdown()
     first.runner.shutdown()
+
+
+# -- D11: Experiments at 1024 x 700 --------------------------------------------------------
+
+
+def test_two_runs_of_one_strategy_are_told_apart_and_nothing_is_cut_at_1024x700(
+    window, indexed_demo_dir, event_loop_qt
+) -> None:
+    window.resize(1024, 700)
+    assert window.open_project(indexed_demo_dir)
+    pane = show(window, "Retrieval")
+    pane.tabs.setCurrentWidget(pane.experiments)
+    view = pane.experiments
+    view.dialogs.setValue(3)
+    view.turns.setValue(2)
+    for count in (1, 2):  # the same strategy and user twice
+        event_loop_qt.run_until_complete(view.run())
+        run_until(event_loop_qt, lambda count=count: view.runs.count() == count)
+    QApplication.processEvents()
+    view.canvas.draw()
+    figure = view.canvas.figure
+    legend_names = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
+    legend_names += [text.get_text() for axes in figure.axes if axes.get_legend()
+                     for text in axes.get_legend().get_texts()]
+    assert len(set(legend_names)) == len(legend_names) >= 2, legend_names
+    assert all(name.startswith("#") for name in legend_names)  # the run number
+    renderer = view.canvas.get_renderer()
+    for axes in figure.axes:  # both titles whole inside the figure
+        title = axes.title.get_window_extent(renderer)
+        assert title.x0 >= 0 and title.x1 <= figure.bbox.x1, axes.get_title()
+    for legend in [*figure.legends, *(a.get_legend() for a in figure.axes if a.get_legend())]:
+        box = legend.get_window_extent(renderer)
+        for axes in figure.axes:  # no legend lies over a plot's curves
+            assert not box.overlaps(axes.get_window_extent(renderer)), axes.get_title()
+    viewport = view.runs.viewport().rect()
+    for row in range(view.runs.count()):
+        item = view.runs.item(row)
+        assert viewport.contains(view.runs.visualItemRect(item)), item.text()
+        width = viewport.width()
+        assert all(view.runs.fontMetrics().horizontalAdvance(part) <= width
+                   for part in item.text().splitlines()), item.text()
