@@ -91,6 +91,7 @@ class ExperimentsView(QWidget):
         splitter = QSplitter()
         self.runs = QListWidget()
         self.runs.setToolTip("Tick runs to compare them in the plots")
+        self.runs.setSpacing(3)  # the runs apart: each is four lines
         self.runs.itemChanged.connect(lambda _item: self.draw())
         splitter.addWidget(self.runs)
         self.plot_area = QVBoxLayout()
