@@ -29,6 +29,9 @@ from widgets.thumbnail_cache import ThumbnailCache
 DEBOUNCE_MS = 300
 COLOURS = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c", "absent": "#b91c1c"}
 QUIET = "color: #6b7280;"
+BUILD_TOOLTIP = (
+    "Embed the project's images with the model and build its index (runs in the background)"
+)
 
 
 def rank_text(result: RankResult) -> str:
@@ -72,9 +75,7 @@ class CaptionRankView(QWidget):
         self.toggle.setToolTip("Show the five images this caption finds first")
         self.toggle.toggled.connect(self._toggle_grid)
         self.build_button = QPushButton("Build index…")
-        self.build_button.setToolTip(
-            "Embed the project's images with the model and build its index (runs in the background)"
-        )
+        self.build_button.setToolTip(BUILD_TOOLTIP)
         self.build_button.clicked.connect(self.build_index)
         self.build_button.hide()
         self.grid = ResultGrid(thumbnails, self._path_of)
@@ -158,7 +159,21 @@ class CaptionRankView(QWidget):
     def _on_unavailable(self, generation: int, message: str) -> None:
         if generation == self.worker.generation:
             self._quiet(message)
-            self.build_button.show()
+            self._offer_build()
+
+    def _offer_build(self) -> None:
+        """Build index… where an index can be written; on a read-only project the button
+        stays, disabled, and its tooltip and the line say why."""
+        from studio.index_service import index_build_refusal
+
+        project = self.workspace.project
+        refusal = index_build_refusal(project) if project is not None else None
+        self.build_button.setEnabled(refusal is None)
+        self.build_button.setToolTip(refusal or BUILD_TOOLTIP)
+        if refusal is not None:
+            self.line.setText("No index for this model, and none can be built here: the "
+                              "project is read-only (see Build index…).")
+        self.build_button.show()
 
     def _on_failed(self, generation: int, message: str) -> None:
         if generation == self.worker.generation:
@@ -202,15 +217,15 @@ class CaptionRankView(QWidget):
         try:
             await self.runner.run(f"Building the index for {model_name}", job)
         except JobCancelled:
+            self.build_button.setEnabled(True)
             self._quiet("Index build cancelled; what was embedded is kept.")
             self.build_button.show()
             return
-        except StudioError as error:
+        except (StudioError, OSError) as error:  # one line, never "Building …" for ever
             self._quiet(str(error))
-            self.build_button.show()
+            self._offer_build()
             return
-        finally:
-            self.build_button.setEnabled(True)
+        self.build_button.setEnabled(True)
         self.refresh()
 
     # -- top results -------------------------------------------------------------------

@@ -76,7 +76,10 @@ class CaptionWriter(CaptionForm):
         session = self.session
         self.reason.hide()
         if session is None or pair_id is None:
-            self.info.setText("All done: no pair needs a caption from you right now.")
+            from studio.picture_files import hidden_pairs_message
+
+            hidden = hidden_pairs_message(session.project) if session is not None else None
+            self.info.setText(hidden or "All done: no pair needs a caption from you right now.")
             self.editor.clear()
             self.editor.setEnabled(False)
             self.state.setText("")

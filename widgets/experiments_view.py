@@ -7,7 +7,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -37,6 +36,7 @@ from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
+from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
@@ -118,6 +118,7 @@ class ExperimentsView(QWidget):
         splitter = QSplitter()
         self.runs = QListWidget()
         self.runs.setToolTip("Tick runs to compare them in the plots")
+        self.runs.setSpacing(3)  # the runs apart: each is four lines
         self.runs.itemChanged.connect(lambda _item: self.draw())
         splitter.addWidget(self.runs)
         self.plot_area = QVBoxLayout()
@@ -173,7 +174,8 @@ class ExperimentsView(QWidget):
         for run in runs:
             summary = run["summary"]
             lines = run_lines(run)
-            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{' · '.join(lines[3:])}")
+            # One part a line: the list is about 270 px wide at 1024 x 700 (tick box included).
+            item = QListWidgetItem("\n".join(lines))
             item.setToolTip(dialog_shortfall(summary) or run_line(run))
             item.setData(RUN_ROLE, summary)
             item.setData(STORED_RUN_ROLE, run)
@@ -217,7 +219,10 @@ class ExperimentsView(QWidget):
         if self.canvas is None:
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(9, 3.6), layout="constrained"))
             self.chart_area.addWidget(self.canvas, 1)
-        plot_runs(summaries, self.canvas.figure)
+        # Each run by its number: two runs of one strategy and user are told apart.
+        labels = [f"#{run['id']} {run['summary'].get('label', '')}".strip()
+                  for run in self.selected_runs()]
+        plot_runs(summaries, self.canvas.figure, labels)
         self.canvas.draw()
         self.canvas.show()
 
@@ -262,6 +267,6 @@ class ExperimentsView(QWidget):
         summaries = self.selected()
         if not summaries:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export runs", "runs.csv", "CSV (*.csv)")
+        path = save_file(self, self.workspace.settings, "Export runs", "runs.csv", "CSV (*.csv)")
         if path:
             write_csv(Path(path), summaries)

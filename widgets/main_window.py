@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -25,6 +24,8 @@ from studio.settings import demo_project_dir
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
+from widgets.file_dialogs import choose_folder, open_file
+from widgets.image_folder_action import ImageFolderAction
 from widgets.job_runner import JobRunner
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
@@ -55,6 +56,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         workspace.project_changed.connect(self._on_project_changed)
+        self._restore_place()
         follow(self, workspace, ("images", "settings"),
                lambda: self._on_project_changed(workspace.project))
 
@@ -100,6 +102,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
         self.team_menu = TeamMenu(self, file_menu)
+        self.image_folder = ImageFolderAction(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -168,15 +171,16 @@ class MainWindow(QMainWindow):
         return True
 
     def open_project_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        path = open_file(self, self.workspace.settings, "Open project", PROJECT_FILTER)
         if path:
             self.open_project(Path(path))
 
     def new_project(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for the new project")
+        settings = self.workspace.settings
+        folder = choose_folder(self, settings, "Folder for the new project")
         if not folder:
             return
-        images = QFileDialog.getExistingDirectory(self, "Image root (where the images are)", folder)
+        images = choose_folder(self, settings, "Image root (where the images are)", folder)
         try:
             self.workspace.create_project(Path(folder), image_root=Path(images or folder))
         except StudioError as error:
@@ -220,7 +224,22 @@ class MainWindow(QMainWindow):
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
 
+    def _restore_place(self) -> None:
+        """The size, place and pane of the last session (Settings), else the defaults."""
+        settings = self.workspace.settings
+        if settings.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(settings.window_geometry.encode("ascii")))
+        if 0 < settings.last_pane < len(self.panes):
+            self.show_pane(settings.last_pane)
+
+    def _remember_place(self) -> None:
+        settings = self.workspace.settings
+        settings.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        settings.last_pane = max(0, self.navigation.currentRow())
+        settings.save()
+
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self._remember_place()
         self.runner.cancel_all()
         super().closeEvent(event)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu
 from qasync import asyncSlot
 
 from studio.errors import StudioError
@@ -16,6 +16,7 @@ from studio.jobs import JobCancelled
 from studio.store import Project
 from studio.team.merge import merge_packages
 from studio.team.pack import pack, package_info
+from widgets.file_dialogs import open_files
 from widgets.merge_summary_dialog import MergeSummaryDialog
 from widgets.team_assign_dialog import TeamAssignDialog
 from widgets.team_pack_dialog import TeamPackDialog
@@ -154,8 +155,8 @@ class TeamMenu:
         project = self._need_project()
         if project is None:
             return
-        paths, _ = QFileDialog.getOpenFileNames(
-            self.window, "Merge work packages", str(project.path.parent), PACKAGE_FILTER
+        paths = open_files(
+            self.window, self.window.workspace.settings, "Merge work packages", PACKAGE_FILTER
         )
         if paths:
             await self.merge_paths([Path(p) for p in paths])
