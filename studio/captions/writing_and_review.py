@@ -15,6 +15,7 @@ from studio.captions.records import Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.events import Event
 from studio.store import Project
+from studio.store.caption_drafts import discard_draft
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,27 @@ class WritingSession:
         if self.current is None:
             return None
         caption = self.own_caption()
-        if caption is None and not text.strip():
-            return None
+        if not text.strip():  # an emptied editor never overwrites the words kept
+            return caption
         if caption is not None and (caption.text == text or caption.status == "accepted"):
             return caption
         return store.save_draft(self.project, self.current, self.author, text)
+
+    def leave(self, text: str) -> None:
+        """Moving on from the pair: keep what is typed; an emptied draft is not kept.
+
+        A caption cleared and left behind leaves no empty draft to find or count (a
+        submitted caption stays as it was: only saving changes it).
+        """
+        if self.current is None:
+            return
+        if text.strip():
+            self.autosave(text)
+            return
+        own = self.own_caption()
+        if own is not None and own.status == "draft":
+            with self.project.writing("captions"):
+                discard_draft(self.project, self.current, self.author)
 
     def save_and_next(self, text: str) -> Caption:
         if self.current is None:
