@@ -81,7 +81,7 @@ class MainWindow(QMainWindow):
             item.setToolTip(f"{pane.tooltip}  (Ctrl+{number})")
             self.navigation.addItem(item)
             self.stack.addWidget(pane)
-        self.navigation.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.navigation.currentRowChanged.connect(self._show_row)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -128,6 +128,13 @@ class MainWindow(QMainWindow):
 
     def show_pane(self, index: int) -> None:
         self.navigation.setCurrentRow(index)
+
+    def _show_row(self, row: int) -> None:
+        """Show the pane and hand it the keyboard: its keys work at once (Ctrl+3, then A)."""
+        self.stack.setCurrentIndex(row)
+        pane = self.stack.currentWidget()
+        if isinstance(pane, Pane):
+            pane.take_focus()
 
     def pane_titles(self) -> list[str]:
         return [pane.title for pane in self.panes]

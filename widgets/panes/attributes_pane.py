@@ -131,6 +131,9 @@ class AttributesPane(Pane):
             f"{counts.get(status, 0):,} {status}" for status in ("suggested", "accepted", "rejected")
         ))
 
+    def focus_widget(self) -> QWidget | None:
+        return self.bulk.grid if self.tabs.currentWidget() is self.bulk else self.single
+
     def _on_tab(self, index: int) -> None:
         if self.tabs.widget(index) is self.bulk:
             self.bulk.load()

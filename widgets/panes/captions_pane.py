@@ -289,6 +289,10 @@ class CaptionsPane(Pane):
             session.go_to(session.current)  # redraw the pair of this mode
         self.refresh_progress()
 
+    def focus_widget(self) -> QWidget | None:
+        panel = self.panels.currentWidget()
+        return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
+
     def _policy_changed(self, *_args) -> None:
         if self.project is None:
             return

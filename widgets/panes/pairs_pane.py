@@ -178,6 +178,9 @@ class PairsPane(Pane):
 
     # -- project and filters -----------------------------------------------------------
 
+    def focus_widget(self) -> QWidget | None:
+        return self.table
+
     def show_project(self, project: Project | None) -> None:
         if project is None:
             self.model.load(None)

@@ -304,6 +304,10 @@ class RetrievalPane(Pane):
 
     # -- project and context ---------------------------------------------------------
 
+    def focus_widget(self) -> QWidget | None:
+        """The turn's text in a session; Load (Enter) while no index is loaded."""
+        return self.text if self._stack.currentIndex() == 2 else self.load_button
+
     def show_project(self, project: Project | None) -> None:
         self.controller = None
         self._stack.setCurrentIndex(0 if project is None else 1)
