@@ -34,7 +34,7 @@ from widgets.panes.pairs_pane import PairsPane
 from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
-from widgets.project_signals import follow
+from widgets.project_signals import follow, follow_closing
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
 
@@ -55,6 +55,9 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         workspace.project_changed.connect(self._on_project_changed)
+        # A message belongs to the project it was said in ("Work package for dan …"):
+        # it goes when that project closes, before the next one says anything.
+        follow_closing(self, workspace, self.statusBar().clearMessage)
         follow(self, workspace, ("images", "settings"),
                lambda: self._on_project_changed(workspace.project))
 

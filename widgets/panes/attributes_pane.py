@@ -91,6 +91,8 @@ class AttributesPane(Pane):
     # -- project ---------------------------------------------------------------------
 
     def show_project(self, project: Project | None) -> None:
+        self.single.message.clear()  # messages belong to the project they were said in
+        self.bulk.message.clear()
         if project is None:
             self._stack.setCurrentIndex(0)
             return

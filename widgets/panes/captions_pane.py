@@ -261,7 +261,12 @@ class CaptionsPane(Pane):
         if project is None:
             return
         self.user = self.workspace.user_name
-        self.user_label.setText(f"Working as <b>{self.user}</b> (change in File → Settings)")
+        where = (
+            "this work package's person, here only"
+            if self.workspace.acting_as
+            else "change in File → Settings"
+        )
+        self.user_label.setText(f"Working as <b>{self.user}</b> ({where})")
         policy = load_policy(project)
         self._show_policy(policy)
         self.writing = WritingSession(project, self.user, policy)

@@ -182,6 +182,8 @@ class PairsPane(Pane):
         return self.table
 
     def show_project(self, project: Project | None) -> None:
+        self.message.clear()  # "Added 50 tfidf pairs." belongs to the project it was said in
+        self.message.setToolTip("")
         if project is None:
             self.model.load(None)
             self.view.clear()
