@@ -94,3 +94,28 @@ def test_the_pairs_message_goes_with_its_project(
     window.workspace.create_project(tmp_path / "fresh", image_root=demo_project_dir)
     window.show_pane(0)
     assert pairs.message.text() == ""
+
+
+def test_a_finished_rating_sample_says_so_without_the_last_scores(
+    window, demo_project_dir, qtbot
+) -> None:
+    """D16: after the last item, "finished" (not "press Start"), and no scores left over."""
+    from tests.gui.test_walk_defects_gui import rating_sample
+
+    rating_sample(demo_project_dir)
+    window.workspace.settings.user_name = "Ana"
+    assert window.open_project(demo_project_dir)
+    window.show_pane(4)
+    view = window.panes[4].rating
+    view.rater.setCurrentText("Ana")
+    qtbot.mouseClick(view.start_button, Qt.MouseButton.LeftButton)
+    while view.item is not None:
+        for key in (Qt.Key.Key_4, Qt.Key.Key_5, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_2):
+            qtbot.keyClick(view.form, key)
+        qtbot.keyClick(view.form, Qt.Key.Key_Return)
+    qtbot.wait(50)  # the ratings event reaches the pane
+    assert set(view.form.scores().values()) == {None}
+    window.workspace.events.emit("ratings")  # another rater's work arrives: still finished
+    qtbot.wait(50)
+    assert "finished" in view.message.text() and "press Start" not in view.message.text()
+    assert not view.form.isEnabled()
