@@ -119,3 +119,18 @@ def test_a_finished_rating_sample_says_so_without_the_last_scores(
     qtbot.wait(50)
     assert "finished" in view.message.text() and "press Start" not in view.message.text()
     assert not view.form.isEnabled()
+
+
+def test_the_bulk_view_opens_on_an_attribute_with_images(window, demo_project_dir) -> None:
+    """D16: the "One attribute, many images" tab does not open on an attribute with 0."""
+    from studio.attributes.extract import extract_from_text
+
+    with Project.open(demo_project_dir) as project:
+        extract_from_text(project, "importer")
+    assert window.open_project(demo_project_dir)
+    window.show_pane(2)
+    pane = window.panes[2]
+    pane.tabs.setCurrentWidget(pane.bulk)
+    QApplication.processEvents()
+    assert pane.bulk.attribute.currentText()
+    assert pane.bulk.grid.count() > 0 and not pane.bulk.empty.isVisible()
