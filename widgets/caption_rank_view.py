@@ -37,6 +37,16 @@ def rank_text(result: RankResult) -> str:
     return f"Target rank with this caption: {result.rank:,} of {result.gallery_size:,}"
 
 
+def previous_rank_text(result: RankResult) -> str:
+    """The rank on screen while a newer text is being ranked: said to be the old one's."""
+    if result.rank is None:
+        return "With the previous text the target was not in the gallery · updating …"
+    return (
+        f"Target rank with the previous text: {result.rank:,} of {result.gallery_size:,}"
+        " · updating …"
+    )
+
+
 class CaptionRankView(QWidget):
     fired = Signal(int)  # a query was sent (generation); for the benchmark
     shown = Signal(object)  # a RankResult is on screen
@@ -115,6 +125,15 @@ class CaptionRankView(QWidget):
 
     def set_text(self, text: str) -> None:
         self.text = text
+        result = self.result
+        if (
+            result is not None
+            and result.pair_id == self.pair_id
+            and " ".join(text.split()) != " ".join(result.text.split())
+            and text.strip()
+        ):
+            self.line.setText(previous_rank_text(result))  # not this text's rank (yet)
+            self._style(QUIET)
         self._timer.start()
 
     def refresh(self) -> None:

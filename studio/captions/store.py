@@ -16,6 +16,7 @@ from typing import Any
 from studio.captions.records import LIVE_STATUSES, MAX_CAPTION_CHARS, Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.store import Project
+from studio.store.caption_reviews import restore_review
 from studio.store.database import inserted_id, utc_now
 
 _SELECT = """
@@ -233,6 +234,28 @@ def review_caption(
                 "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
                 "reviewed_at = ?, updated_at = ? WHERE id = ?",
                 [new_text, status, reason or None, person.id, utc_now(), utc_now(), caption_id],
+            )
+            caption = get_caption(project, caption_id)
+            record["after"] = caption.audit_state()
+    return caption
+
+
+def undo_review(project: Project, caption_id: int, reviewer: str, before: Caption) -> Caption:
+    """Take back ``reviewer``'s accept or reject: the caption is as it was before it.
+
+    Refused when someone else reviewed the caption since, or its author changed it: the
+    undo never overwrites another person's work. One audited change, like the review.
+    """
+    with project.writing("captions"):
+        current = get_caption(project, caption_id)
+        if current.reviewer != reviewer or current.status not in ("accepted", "rejected"):
+            raise StudioError("This caption changed since your decision; it cannot be undone.")
+        with project.change(
+            reviewer, "undo", "caption", caption_id, before=current.audit_state()
+        ) as record:
+            restore_review(
+                project, caption_id, before.text, before.status, before.reject_reason,
+                before.reviewer, before.reviewed_at,
             )
             caption = get_caption(project, caption_id)
             record["after"] = caption.audit_state()

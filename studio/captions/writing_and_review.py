@@ -147,6 +147,7 @@ class ReviewSession:
         self.current: int | None = None
         self.last: int | None = None
         self.order = "pair"  # a key of ``queue.REVIEW_ORDERS``: pair order or by stored rank
+        self.decisions: list[Caption] = []  # each decided caption as it was before, to undo
         self.changed = Event()
 
     def start(self) -> int | None:
@@ -186,10 +187,21 @@ class ReviewSession:
         if self.current is None:
             raise StudioError("There is no caption to review.")
         caption_id = self.current
+        before = store.get_caption(self.project, caption_id)
         caption = store.review_caption(
             self.project, caption_id, self.reviewer, decision, reason=reason, text=text
         )
+        self.decisions.append(before)
         self.go_to(queue.next_to_review(self.project, self.reviewer, caption_id, self.order))
+        return caption
+
+    def undo_last_decision(self) -> Caption | None:
+        """Take back the last accept or reject of this session; its caption on screen."""
+        if not self.decisions:
+            return None
+        before = self.decisions.pop()
+        caption = store.undo_review(self.project, before.id, self.reviewer, before)
+        self.go_to(before.id)
         return caption
 
     def step(self, forward: bool) -> int | None:

@@ -148,6 +148,7 @@ class CaptionsPane(Pane):
         self.rank_line = CaptionRankLine()
         self.reviewer.details.addWidget(self.rank_line)
         self.reviewer.pair_changed.connect(lambda _pair: self._show_stored_rank())
+        self.reviewer.editor.textEdited.connect(self.rank_line.edited)
         self.rank_line.recompute_requested.connect(
             lambda caption_id: self.project and self.rank_worker.store(self.project, caption_id)
         )
@@ -163,7 +164,9 @@ class CaptionsPane(Pane):
 
     def _show_stored_rank(self) -> None:
         caption = self.review.caption() if self.review is not None else None
-        self.rank_line.show_caption(self.project, caption)
+        # The editor's text, which the reviewer may have changed: then the rank is stale.
+        text = self.reviewer.editor.text() if caption is not None else None
+        self.rank_line.show_caption(self.project, caption, text)
 
     @asyncSlot()
     async def rank_all_captions(self) -> None:
