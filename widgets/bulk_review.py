@@ -36,6 +36,7 @@ from studio.attributes.query import images_with_attribute
 from studio.attributes.vocabulary import load_vocabulary
 from studio.errors import StudioError
 from studio.store.attribute_counts import images_per_attribute
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.attribute_chips import STATUS_MARK
 from widgets.thumbnail_cache import ThumbnailCache
@@ -212,7 +213,7 @@ class BulkReview(QWidget):
             item.setSizeHint(QSize(THUMB + 12, THUMB + 32))
             self._set_status(item, status)
             self.grid.addItem(item)
-        self.count.setText(f"{len(rows):,} images")
+        self.count.setText(count(len(rows), "image"))
         if not rows:
             shown = self.status_filter.currentText().lower()
             self.empty.setText(
@@ -299,5 +300,5 @@ class BulkReview(QWidget):
         for item in items:
             self._set_status(item, status)
         self.message.setText("")
-        self.count.setText(f"{len(items):,} marked {status} · {self.grid.count():,} images")
+        self.count.setText(f"{len(items):,} marked {status} · {count(self.grid.count(), 'image')}")
         self.labels_changed.emit(name)

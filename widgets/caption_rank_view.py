@@ -20,6 +20,7 @@ from qasync import asyncSlot
 from studio.captions.ranking import RankResult, RankSettings, rank_settings
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
 from widgets.rank_worker import RankWorker
@@ -33,7 +34,7 @@ QUIET = "color: #6b7280;"
 
 def rank_text(result: RankResult) -> str:
     if result.rank is None:
-        return f"The target is not in the indexed gallery ({result.gallery_size:,} images)"
+        return f"The target is not in the indexed gallery ({count(result.gallery_size, 'image')})"
     return f"Target rank with this caption: {result.rank:,} of {result.gallery_size:,}"
 
 

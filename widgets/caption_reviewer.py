@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from studio.captions.writing_and_review import ReviewSession
 from studio.errors import StudioError
+from studio.wording import count
 from widgets.caption_form import CaptionForm
 
 KEYS = {
@@ -104,8 +105,8 @@ class CaptionReviewer(CaptionForm):
         own = self.session.own_waiting() if self.session is not None else 0
         if own:
             return (
-                f"Nothing for you to review: the {own} caption{'s' if own != 1 else ''} waiting "
-                "for review are your own, and someone else must review them."
+                f"Nothing for you to review: the {count(own, 'caption')} waiting for review are "
+                "your own, and someone else must review them."
                 if own != 1
                 else "Nothing for you to review: the caption waiting for review is your own, "
                 "and someone else must review it."

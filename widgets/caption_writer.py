@@ -19,6 +19,7 @@ from studio.captions.store import captions_for_pair
 from studio.captions.typing_history import TypingHistory
 from studio.captions.writing_and_review import WritingSession
 from studio.errors import ProjectBusyError, StudioError
+from studio.wording import plural
 from widgets.caption_form import CaptionForm
 
 AUTOSAVE_MS = 400
@@ -95,7 +96,10 @@ class CaptionWriter(CaptionForm):
         self.editor.setEnabled(True)
         captions = captions_for_pair(session.project, pair_id)
         live = sum(c.is_live for c in captions)
-        self.info.setText(f"Pair {pair_id} · {live} of {session.policy.per_pair} captions written")
+        per_pair = session.policy.per_pair
+        self.info.setText(
+            f"Pair {pair_id} · {live} of {per_pair} {plural('caption', per_pair)} written"
+        )
         own = session.own_caption()
         self.editor.setText(own.text if own else "")
         self.history.reset(self.editor.text())

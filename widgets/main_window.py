@@ -23,6 +23,7 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.settings import demo_project_dir
 from studio.store import Project
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
 from widgets.job_runner import JobRunner
@@ -150,7 +151,7 @@ class MainWindow(QMainWindow):
             self.project_label.setText("No project")
             return
         self.setWindowTitle(f"CIR Studio — {project.name}")
-        self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
+        self.project_label.setText(f"{project.name}  ·  {count(project.count_images(), 'image')}  ·  "
                                    f"{project.path}")
         if project.read_only:
             self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")

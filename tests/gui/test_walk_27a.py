@@ -177,3 +177,53 @@ def test_the_dashboard_counts_imported_captions_and_keeps_legends_in_their_chart
         assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1, axes.get_title()
         assert frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, axes.get_title()
     assert legends >= 2
+
+
+def test_rank_line_and_session_list_fit_their_text_at_1024(
+    window, indexed_demo_dir, qtbot
+) -> None:
+    """D20: "Target rank: 1,278 (was 4,423)" stays on one line at 1024×700; the recorded
+    sessions list is wide enough for its dates."""
+    from studio.sessions.setup import load_session_context
+    from studio.sessions.store import SessionRecorder
+    from widgets.recorded_sessions_dialog import RecordedSessionsDialog
+
+    with Project.open(indexed_demo_dir) as project:
+        context = load_session_context(project, "demo", "cpu")
+        session = context.new_session("history")
+        recorder = SessionRecorder(project, "ana")
+        recorder.start(session, "demo")
+        recorder.record(session.composed_turn("is red with long sleeves"))
+    window.resize(1024, 700)
+    assert window.open_project(indexed_demo_dir)
+    window.show_pane(3)
+    pane = window.panes[3]
+    pane._stack.setCurrentIndex(2)  # the session view, as after Load
+    text = "Target rank: 1,278 (was 4,423)"
+    pane.target_label.setText(text)
+    QApplication.processEvents()
+    assert pane.target_label.width() >= pane.target_label.fontMetrics().horizontalAdvance(text)
+    dialog = RecordedSessionsDialog(window.workspace.project, "ana", window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QApplication.processEvents()
+    item = dialog.sessions.item(0)
+    assert item.text().endswith(item.text()[-16:]) and ":" in item.text()[-5:]  # the time
+    room = dialog.sessions.viewport().width()
+    assert dialog.sessions.fontMetrics().horizontalAdvance(item.text()) <= room
+
+
+def test_a_refused_import_says_what_to_do_in_the_window(window, tmp_path, event_loop_qt) -> None:
+    """D20: no "use --skip-invalid" (a command-line flag) in the window."""
+    root = tmp_path / "bad"
+    (root / "captions").mkdir(parents=True)
+    (root / "captions" / "cap.dress.val.json").write_text(
+        '[{"target": "a", "candidate": "b", "captions": ["x"]}, {"candidate": "c"}]'
+    )
+    window.workspace.create_project(tmp_path / "p")
+    pane = window.panes[0]
+    assert event_loop_qt.run_until_complete(pane.run_import("fashioniq", root)) is None
+    shown = pane.message.text() + " " + pane.problem_box.text()
+    assert "--skip-invalid" not in shown
+    assert "“Import the valid entries” imports the rest" in pane.message.text()
+    assert "3 problems; nothing was written" in pane.problem_box.text()

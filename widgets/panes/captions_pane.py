@@ -32,6 +32,7 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
 from studio.store import Project
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
@@ -196,7 +197,8 @@ class CaptionsPane(Pane):
         self._show_stored_rank()
         summary = report["summary"]
         self.rank_line.rank_all.setToolTip(
-            f"Last run: {summary['captions']} captions, median rank {summary['median_rank']}"
+            f"Last run: {count(summary['captions'], 'caption')}, median rank "
+            f"{summary['median_rank']}"
         )
 
     def _rank_threshold(self, threshold: int) -> None:
