@@ -60,8 +60,8 @@ class CaptionWriter(CaptionForm):
             "skip": self.skip,
             "flag": self.ask_reason,
             "undo_save": self.undo_last_save,
-            "undo": lambda: self._step_typing(self.history.undo()),
-            "redo": lambda: self._step_typing(self.history.redo()),
+            "undo": lambda: self._undo_typing(redo=False),
+            "redo": lambda: self._undo_typing(redo=True),
         }
         super().__init__(
             KEYS,
@@ -113,6 +113,13 @@ class CaptionWriter(CaptionForm):
 
     def _on_edited(self, _text: str) -> None:
         self._autosave.start()
+
+    def _undo_typing(self, redo: bool) -> None:
+        """Undo/redo in the field being typed in: the flag reason keeps its own history."""
+        if self.reason.hasFocus():
+            self.reason.redo() if redo else self.reason.undo()
+            return
+        self._step_typing(self.history.redo() if redo else self.history.undo())
 
     def _step_typing(self, text: str | None) -> None:
         """Show one typing step back or forward; it is autosaved like typing."""
