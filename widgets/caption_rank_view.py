@@ -20,6 +20,7 @@ from qasync import asyncSlot
 from studio.captions.ranking import RankResult, RankSettings, rank_settings
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
 from widgets.rank_worker import RankWorker
@@ -36,8 +37,18 @@ BUILD_TOOLTIP = (
 
 def rank_text(result: RankResult) -> str:
     if result.rank is None:
-        return f"The target is not in the indexed gallery ({result.gallery_size:,} images)"
+        return f"The target is not in the indexed gallery ({count(result.gallery_size, 'image')})"
     return f"Target rank with this caption: {result.rank:,} of {result.gallery_size:,}"
+
+
+def previous_rank_text(result: RankResult) -> str:
+    """The rank on screen while a newer text is being ranked: said to be the old one's."""
+    if result.rank is None:
+        return "With the previous text the target was not in the gallery · updating …"
+    return (
+        f"Target rank with the previous text: {result.rank:,} of {result.gallery_size:,}"
+        " · updating …"
+    )
 
 
 class CaptionRankView(QWidget):
@@ -116,6 +127,15 @@ class CaptionRankView(QWidget):
 
     def set_text(self, text: str) -> None:
         self.text = text
+        result = self.result
+        if (
+            result is not None
+            and result.pair_id == self.pair_id
+            and " ".join(text.split()) != " ".join(result.text.split())
+            and text.strip()
+        ):
+            self.line.setText(previous_rank_text(result))  # not this text's rank (yet)
+            self._style(QUIET)
         self._timer.start()
 
     def refresh(self) -> None:

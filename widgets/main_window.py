@@ -22,6 +22,7 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.settings import demo_project_dir
 from studio.store import Project
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
 from widgets.file_dialogs import choose_folder, open_file
@@ -35,7 +36,7 @@ from widgets.panes.pairs_pane import PairsPane
 from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
-from widgets.project_signals import follow
+from widgets.project_signals import follow, follow_closing
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
 
@@ -56,6 +57,9 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         workspace.project_changed.connect(self._on_project_changed)
+        # A message belongs to the project it was said in ("Work package for dan …"):
+        # it goes when that project closes, before the next one says anything.
+        follow_closing(self, workspace, self.statusBar().clearMessage)
         self._restore_place()
         follow(self, workspace, ("images", "settings"),
                lambda: self._on_project_changed(workspace.project))
@@ -83,7 +87,7 @@ class MainWindow(QMainWindow):
             item.setToolTip(f"{pane.tooltip}  (Ctrl+{number})")
             self.navigation.addItem(item)
             self.stack.addWidget(pane)
-        self.navigation.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.navigation.currentRowChanged.connect(self._show_row)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -132,6 +136,13 @@ class MainWindow(QMainWindow):
     def show_pane(self, index: int) -> None:
         self.navigation.setCurrentRow(index)
 
+    def _show_row(self, row: int) -> None:
+        """Show the pane and hand it the keyboard: its keys work at once (Ctrl+3, then A)."""
+        self.stack.setCurrentIndex(row)
+        pane = self.stack.currentWidget()
+        if isinstance(pane, Pane):
+            pane.take_focus()
+
     def pane_titles(self) -> list[str]:
         return [pane.title for pane in self.panes]
 
@@ -143,7 +154,7 @@ class MainWindow(QMainWindow):
             self.project_label.setText("No project")
             return
         self.setWindowTitle(f"CIR Studio — {project.name}")
-        self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
+        self.project_label.setText(f"{project.name}  ·  {count(project.count_images(), 'image')}  ·  "
                                    f"{project.path}")
         if project.read_only:
             self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")

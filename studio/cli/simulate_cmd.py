@@ -9,6 +9,7 @@ from pathlib import Path
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, cli_user, open_project
 from studio.errors import StudioError
+from studio.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -264,5 +265,5 @@ def run_plot(args: argparse.Namespace) -> int:
     save_plot(args.png, summaries)
     if args.csv:
         write_csv(args.csv, summaries)
-    print(f"Plotted {len(runs)} run(s) into {args.png}.")
+    print(f"Plotted {count(len(runs), 'run')} into {args.png}.")
     return 0

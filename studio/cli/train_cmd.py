@@ -111,6 +111,8 @@ def run_train(args: argparse.Namespace) -> int:
             "training."
         )
     print(f"Saved to {summary['path']}; use it as --strategy combiner:{summary['name']}.")
+    if summary.get("warning"):
+        print(f"Warning: {summary['warning']}", file=sys.stderr)
     return 0
 
 

@@ -27,6 +27,7 @@ from studio.sessions.setup import SessionContext
 from studio.sessions.store import SessionRecorder, session_transaction
 from studio.sessions.strategies import DEFAULT_STRATEGY
 from studio.sessions.turn_references import FACETS, Keep, ParsedTurn, facet_noun, phrase_turn
+from studio.wording import count
 
 #: The gallery filter's default: the category of the current reference (else the target's).
 REFERENCE_CATEGORY = "reference"
@@ -138,8 +139,11 @@ class RetrievalController:
     def gallery_text(self) -> str:
         category = self.gallery_category
         size = self.gallery_size()
-        where = f"{category} images" if category else "all images"
-        return f"Searching {size:,} {where}"
+        if size == 0:  # never "Searching 0 all images"
+            return f"No {category + ' ' if category else ''}images to search"
+        if category:
+            return f"Searching {count(size, f'{category} image')}"
+        return "Searching the only image" if size == 1 else f"Searching all {size:,} images"
 
     def gallery_size(self) -> int:
         """How many images the next turn searches: counted by the same membership test

@@ -280,20 +280,21 @@ class RetrievalPane(Pane):
         row = QHBoxLayout()
         self.target_label = QLabel("")
         self.target_label.setObjectName("paneHeading")
-        self.target_label.setWordWrap(True)
+        # One line: "Target rank: 278 (was 423)" never wraps; the column makes room for it.
+        self.target_label.setWordWrap(False)
         row.addWidget(self.target_label, 1)
+        layout.addLayout(row)
         self.reveal = QCheckBox("Reveal")
         self.reveal.setToolTip("Show the secret target, its rank and mark it in the results")
         self.reveal.toggled.connect(self._show_target)
-        row.addWidget(self.reveal)
-        layout.addLayout(row)
         self.target_view = QLabel()
         self.target_view.setFixedSize(TARGET_SIZE, TARGET_SIZE)
         self.target_view.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.target_view.setStyleSheet("background: #f3f4f6; border: 2px solid #34a853;")
         self.target_text = QLabel("")
         self.target_text.setWordWrap(True)
-        reveal_row = QHBoxLayout()
+        reveal_row = QHBoxLayout()  # Reveal under the rank, so the rank has the full width
+        reveal_row.addWidget(self.reveal, 0, Qt.AlignmentFlag.AlignTop)
         reveal_row.addWidget(self.target_view)
         reveal_row.addWidget(self.target_text, 1)
         layout.addLayout(reveal_row)
@@ -310,6 +311,10 @@ class RetrievalPane(Pane):
         QShortcut(QKeySequence("Ctrl+Shift+N"), self, self.new_session)
 
     # -- project and context ---------------------------------------------------------
+
+    def focus_widget(self) -> QWidget | None:
+        """The turn's text in a session; Load (Enter) while no index is loaded."""
+        return self.text if self._stack.currentIndex() == 2 else self.load_button
 
     def show_project(self, project: Project | None) -> None:
         self.controller = None
