@@ -31,6 +31,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="captions/cap.rc2.SPLIT.json and image_splits/split.rc2.SPLIT.json",
         description="Import CIRR: pairs with their caption, image sets and soft targets.",
     )
+    circo = kinds.add_parser(
+        "circo",
+        help="CIRCO: annotations/SPLIT.json and the COCO 2017 unlabeled images",
+        description="Import CIRCO: every query as its file has it (reference, relative "
+        "caption, shared concept, named target, all ground truths, semantic aspects; the "
+        "test split without targets), and the gallery of the COCO unlabeled images found in "
+        "--images (DIR/unlabeled2017/%%012d.jpg). Images the queries name but the folder "
+        "lacks are counted as missing.",
+    )
+    circo.add_argument("root", type=Path, help="the CIRCO folder (holds annotations/)")
+    circo.add_argument(
+        "--images",
+        type=Path,
+        metavar="DIR",
+        help="the COCO unlabeled folder holding unlabeled2017/ (default: "
+        "ROOT/COCO2017_unlabeled)",
+    )
     for parser in (fashioniq, cirr):
         parser.add_argument(
             "root", type=Path, help="the dataset folder (holds captions/ and image_splits/)"
@@ -68,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     chatir.add_argument("--images", type=Path, metavar="DIR",
                         help="the folder the image paths start in (default: the project's "
                         "image root)")
-    for parser in (fashioniq, cirr, folder, chatir):
+    for parser in (fashioniq, cirr, folder, chatir, circo):
         add_project_argument(
             parser,
             "the project (created, with the images as its image "
@@ -99,6 +116,11 @@ def run_import(args: argparse.Namespace) -> int:
                 report = import_fashioniq(
                     project, args.root, args.images, progress=progress, **options
                 )
+            elif args.import_kind == "circo":
+                from studio.importers.circo import import_circo
+
+                report = import_circo(project, args.root, args.images, progress=progress,
+                                      **options)
             elif args.import_kind == "cirr":
                 report = import_cirr(project, args.root, args.images, progress=progress, **options)
             else:
@@ -146,7 +168,7 @@ def _image_root(args: argparse.Namespace) -> Path:
         return args.root
     if args.images:
         return args.images
-    if args.import_kind == "chatir":
+    if args.import_kind in ("chatir", "circo"):
         return args.root
     default = args.root / ("images" if args.import_kind == "fashioniq" else "img_raw")
     return default if default.is_dir() else args.root

@@ -1,5 +1,7 @@
 """Exporters: the project's pairs and captions in dataset formats, written atomically."""
 
+from studio.exporters.circo import export_circo
+from studio.exporters.circo_submission import export_circo_submission
 from studio.exporters.cirr import export_cirr
 from studio.exporters.cirr_submission import export_cirr_submission
 from studio.exporters.fashioniq import export_fashioniq
@@ -12,6 +14,12 @@ EXPORTERS = {
     "jsonl": export_jsonl,
     "ranking": export_ranking,
     "cirr-submission": export_cirr_submission,
+    "circo": export_circo,
+    "circo-submission": export_circo_submission,
 }
 
-__all__ = ["EXPORTERS", "export_cirr", "export_cirr_submission", "export_fashioniq", "export_jsonl", "export_ranking"]
+__all__ = [
+    "EXPORTERS",
+    "export_circo",
+    "export_circo_submission",
+    "export_cirr", "export_cirr_submission", "export_fashioniq", "export_jsonl", "export_ranking"]

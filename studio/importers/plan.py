@@ -23,6 +23,7 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
+from studio.store.ground_truths import add_ground_truths
 from studio.store.records import ImageRecord
 
 BATCH = 1000
@@ -39,6 +40,9 @@ class PairEntry:
     split: str
     captions: tuple[str, ...]
     extra: str = "{}"  # dataset fields without a column, as JSON (pairs.extra)
+    # Every image that counts as correct, in dataset order (CIRCO's gt_img_ids); empty for
+    # datasets with one target (pair_ground_truths).
+    ground_truths: tuple[str, ...] = ()
 
 
 @dataclass
@@ -241,6 +245,9 @@ def _insert_pairs(
             [source, *chunk],
         ).fetchall()
         ids.update(dict(rows))
+    add_ground_truths(
+        project, [(ids[p.external_key], p.ground_truths) for p in batch if p.ground_truths]
+    )
     db.conn.executemany(
         "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
         "updated_at) SELECT ?, ?, ?, ?, 'submitted', ?, ? WHERE NOT EXISTS "
