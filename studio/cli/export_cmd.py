@@ -21,6 +21,8 @@ FORMATS = {
     "circo": "CIRCO files (annotations/SPLIT.json, every entry as imported) in the folder OUT",
     "circo-submission": "CIRCO's test-server file: each query id with its top 50 image ids, "
     "ranked with the project's model (OUT a folder or a .json file)",
+    "hf": "a Hugging Face dataset folder: Parquet per config and split (triplets, sessions, "
+    "gallery) with the pictures embedded, and a dataset card README.md",
 }
 
 
@@ -45,6 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if name == "cirr-submission":
             parser.add_argument("--split", dest="export_split", default="test1",
                                 help="the CIRR split to predict (test1)")
+        if name == "hf":
+            parser.add_argument("--annotations-only", action="store_true",
+                                help="ids and paths, no picture bytes")
+            parser.add_argument("--split", dest="export_split",
+                                help="only the pairs (and galleries) of this split")
         if name == "circo-submission":
             parser.add_argument("--split", dest="export_split", default="test",
                                 help="the CIRCO split to predict (test)")
@@ -83,6 +90,8 @@ def run_export(args: argparse.Namespace) -> int:
             options["strategy"] = args.export_strategy
         else:
             options["split"] = args.export_split
+    if args.export_kind == "hf":
+        options = {"annotations_only": args.annotations_only, "split": args.export_split}
     with open_project(args) as project, TerminalProgress(f"Exporting {args.export_kind}") as bar:
         summary = EXPORTERS[args.export_kind](
             project, args.out, source=args.source, progress=bar, **options

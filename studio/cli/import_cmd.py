@@ -85,6 +85,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     chatir.add_argument("--images", type=Path, metavar="DIR",
                         help="the folder the image paths start in (default: the project's "
                         "image root)")
+    hf = kinds.add_parser(
+        "hf",
+        help="a Hugging Face dataset folder written by 'export hf' (Parquet)",
+        description="Import triplets (pairs with their captions, authors, statuses and "
+        "ground truths), sessions (multi-turn transactions) and galleries from a folder "
+        "written by 'cir-studio export hf'. Embedded pictures are written under the "
+        "project's image root at their recorded paths (never over an existing file).",
+    )
+    hf.add_argument("root", type=Path, help="the exported folder")
+    add_project_argument(hf, "the project (created, with an images/ folder beside it as "
+                         "its image root, when the path does not exist)")
+    hf.add_argument("--json", action="store_true", help="print the report as JSON")
+    hf.set_defaults(func=run_import_hf)
     for parser in (fashioniq, cirr, folder, chatir, circo):
         add_project_argument(
             parser,
@@ -159,6 +172,26 @@ def run_import(args: argparse.Namespace) -> int:
             print(f"  {problem}")
         if len(report.problems) > LISTED:
             print(f"  … and {len(report.problems) - LISTED} more (--json lists them all)")
+    return 0
+
+
+def run_import_hf(args: argparse.Namespace) -> int:
+    from studio.hf.importer import import_hf
+    from studio.store import resolve_project_path
+
+    where = getattr(args, "sub_project", None) or getattr(args, "project", None) or "."
+    pictures = resolve_project_path(Path(where)).parent / "images"
+    with project_for_import(args, pictures) as project, TerminalProgress("Importing hf") as bar:
+        report = import_hf(project, args.root, actor=cli_user(), progress=bar)
+    if args.json:
+        print(json.dumps(report.to_dict(), sort_keys=True))
+        return 0
+    print(f"Added {report.images_added} images ({report.pictures_written} pictures written), "
+          f"{report.pairs_added} pairs, {report.captions_added} captions and "
+          f"{report.transactions_added} transactions.")
+    if report.missing_images:
+        print(f"{len(report.missing_images)} images have no picture: "
+              + ", ".join(report.missing_images[:LISTED]))
     return 0
 
 

@@ -7,6 +7,7 @@ from studio.exporters.cirr_submission import export_cirr_submission
 from studio.exporters.fashioniq import export_fashioniq
 from studio.exporters.jsonl import export_jsonl
 from studio.exporters.ranking import export_ranking
+from studio.hf.export import export_hf
 
 EXPORTERS = {
     "fashioniq": export_fashioniq,
@@ -16,6 +17,7 @@ EXPORTERS = {
     "cirr-submission": export_cirr_submission,
     "circo": export_circo,
     "circo-submission": export_circo_submission,
+    "hf": export_hf,
 }
 
 __all__ = [

@@ -1,7 +1,8 @@
 """Fetch every picture of URL lists into a folder: bounded pool, retries, resumable.
 
-- A picture is saved as ``OUT/ASIN.jpg`` (``.png``/``.gif``/``.webp`` when it is one) only
-  after Pillow decoded all of it, written to ``OUT/.partial/`` first and renamed into place,
+- A picture is saved as ``OUT/ASIN.jpg`` (the name the Fashion IQ import looks for, even
+  for the rare PNG/GIF/WebP answer: Pillow reads a file by its content) only after Pillow
+  decoded all of it, written to ``OUT/.partial/`` first and renamed into place,
   so a file under its final name is always whole. A run killed at any moment (even
   ``kill -9``) leaves at most temporary files, which the next run deletes; it skips every
   ASIN already saved, so nothing is downloaded twice.
@@ -39,7 +40,8 @@ from studio.fetch.url_lists import Wanted
 from studio.jobs import CancelToken, JobCancelled, ProgressCallback, no_progress
 
 PARTIAL = ".partial"
-SUFFIX_OF = {"JPEG": ".jpg", "PNG": ".png", "GIF": ".gif", "WEBP": ".webp"}
+FORMATS = ("JPEG", "PNG", "GIF", "WEBP")
+SUFFIX = ".jpg"  # Fashion IQ's image files are ``<asin>.jpg``
 SAVED = re.compile(r"^(?P<asin>[A-Za-z0-9_-]+)\.(jpg|png|gif|webp)$")
 
 
@@ -101,7 +103,7 @@ def saved_pictures(out: Path) -> dict[str, Path]:
 
 
 def verified_suffix(data: bytes) -> str:
-    """The file suffix of a picture Pillow can decode whole; ``FetchFailed`` otherwise."""
+    """The file suffix for a picture Pillow can decode whole; ``FetchFailed`` otherwise."""
     from PIL import Image, UnidentifiedImageError
 
     try:
@@ -114,9 +116,9 @@ def verified_suffix(data: bytes) -> str:
                           retry=False) from None
     except (OSError, SyntaxError, ValueError) as error:
         raise FetchFailed(f"damaged image: {error}", retry=True) from None
-    if kind not in SUFFIX_OF:
+    if kind not in FORMATS:
         raise FetchFailed(f"unsupported picture format {kind or '?'}", retry=False)
-    return SUFFIX_OF[kind]
+    return SUFFIX
 
 
 def save_atomically(out: Path, name: str, data: bytes) -> Path:
