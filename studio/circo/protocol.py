@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,10 +23,12 @@ from studio.errors import StudioError
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.importers.circo import GALLERY, SOURCE, is_hidden_split
 from studio.jobs import CancelToken, ProgressCallback, no_progress
-from studio.sessions.setup import SessionContext
 from studio.sessions.strategies import TurnInput, rerank
 from studio.store import Project
 from studio.store.galleries import gallery as gallery_ids
+
+if TYPE_CHECKING:  # sessions.setup imports the exporters, which import this module
+    from studio.sessions.setup import SessionContext
 
 BATCH = 128
 

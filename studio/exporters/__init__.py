@@ -1,5 +1,7 @@
 """Exporters: the project's pairs and captions in dataset formats, written atomically."""
 
+from typing import Any
+
 from studio.exporters.circo import export_circo
 from studio.exporters.circo_submission import export_circo_submission
 from studio.exporters.cirr import export_cirr
@@ -7,7 +9,14 @@ from studio.exporters.cirr_submission import export_cirr_submission
 from studio.exporters.fashioniq import export_fashioniq
 from studio.exporters.jsonl import export_jsonl
 from studio.exporters.ranking import export_ranking
-from studio.hf.export import export_hf
+
+
+def export_hf(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """``studio.hf.export.export_hf``, imported when used (it imports this package)."""
+    from studio.hf.export import export_hf as export
+
+    return export(*args, **kwargs)
+
 
 EXPORTERS = {
     "fashioniq": export_fashioniq,

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from studio.circo.protocol import circo_pairs, rank_circo
 from studio.exporters.common import prepare_folder, write_text_atomic
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
@@ -32,6 +31,7 @@ def export_circo_submission(
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     """Write ``OUT/circo_{split}_submission.json`` (OUT a folder) or OUT itself (a .json)."""
+    from studio.circo.protocol import circo_pairs, rank_circo
     from studio.sessions.setup import load_session_context
 
     pairs = circo_pairs(project, split)

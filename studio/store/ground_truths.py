@@ -44,14 +44,16 @@ def ground_truths(project: Project, pair_ids: Iterable[int]) -> dict[int, list[s
     return found
 
 
-def pairs_with_ground_truths(project: Project, reference_id: str) -> dict[int, list[str]]:
-    """Ground truths of every pair whose reference is ``reference_id`` (the Retrieval pane
-    marks them all as correct when that image is the query)."""
+def pairs_with_ground_truths(
+    project: Project, reference_id: str, target_id: str
+) -> dict[int, list[str]]:
+    """Ground truths of every pair from ``reference_id`` whose named target is
+    ``target_id`` (a retrieval session on that query marks them all as correct)."""
     rows = project.db.execute(
         "SELECT g.pair_id, g.image_id FROM pair_ground_truths g "
-        "JOIN pairs p ON p.id = g.pair_id WHERE p.reference_id = ? "
+        "JOIN pairs p ON p.id = g.pair_id WHERE p.reference_id = ? AND p.target_id = ? "
         "ORDER BY g.pair_id, g.position",
-        [reference_id],
+        [reference_id, target_id],
     )
     found: dict[int, list[str]] = {}
     for pair_id, image_id in rows:

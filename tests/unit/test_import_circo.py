@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from studio.circo.correct import correct_for_pair, correct_for_query
 from studio.circo.metrics import Query, SubmissionError, average_precision, read_submission, score
 from studio.cli.main import main
 from studio.demo.placeholders import draw_placeholders
@@ -70,6 +71,9 @@ def test_import_keeps_queries_ground_truths_and_the_gallery(tmp_path: Path) -> N
         image = project.image("12")
         assert image is not None and image.path.endswith("unlabeled2017/000000000012.jpg")
         assert project.image_path(image).is_file()
+        assert correct_for_pair(project, pairs["val:0"]["id"]) == {"21", "22", "23"}
+        assert correct_for_query(project, "11", "21") == {"21", "22", "23"}
+        assert correct_for_query(project, "12", "21") == frozenset()  # another query
         again = import_circo(project, root)
         assert (again.images_added, again.pairs_added, again.captions_added) == (0, 0, 0)
         assert project.table_counts()["pairs"] == 3
