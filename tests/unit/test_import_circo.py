@@ -10,11 +10,13 @@ import pytest
 
 from studio.circo.correct import correct_for_pair, correct_for_query
 from studio.circo.metrics import Query, SubmissionError, average_precision, read_submission, score
+from studio.circo.runs import KIND, run_lines
 from studio.cli.main import main
 from studio.demo.placeholders import draw_placeholders
 from studio.errors import ValidationError
 from studio.exporters import export_circo
 from studio.importers.circo import import_circo
+from studio.simulation.outputs import list_runs
 from studio.store import Project
 from studio.store.galleries import gallery
 from studio.store.ground_truths import ground_truths
@@ -174,3 +176,8 @@ def test_evaluate_and_submission_with_the_demo_model(tmp_path: Path, capsys) -> 
                  "--json", str(tmp_path / "again.json")]) == 0
     again = json.loads((tmp_path / "again.json").read_text())
     assert again["mAP"] == report["mAP"] and again["recall"] == report["recall"]
+    with Project.open(Path(project)) as opened:
+        runs = list_runs(opened, KIND)
+    assert [r["summary"]["queries"] for r in runs] == [2, 2]
+    assert run_lines(runs[1])[1] == f"CIRCO val · submission {val}"
+    assert run_lines(runs[0])[3].startswith("mAP@10 ")
