@@ -46,8 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_fetch(args: argparse.Namespace) -> int:
     from studio.errors import StudioError
     from studio.fetch.http import Limits
-    from studio.fetch.pictures import FetchOptions, fetch_pictures, write_report
-    from studio.fetch.url_lists import read_url_lists
+    from studio.fetch.pictures import FetchOptions, fetch_url_lists
     from studio.jobs import JobCancelled
 
     if args.workers < 1 or min(args.retries, args.rate, args.backoff) < 0 or min(
@@ -55,19 +54,17 @@ def run_fetch(args: argparse.Namespace) -> int:
     ) <= 0:
         raise StudioError("--workers must be at least 1; --retries, --rate and --backoff 0 or "
                           "more (--rate 0: no limit); --timeout and --max-mb above 0.")
-    wanted = read_url_lists(args.lists)
     options = FetchOptions(
         workers=args.workers, retries=args.retries, rate=args.rate, backoff=args.backoff,
         limits=Limits(timeout=args.timeout, deadline=max(120.0, 6 * args.timeout),
                       max_bytes=int(args.max_mb * 2**20)),
     )
     with TerminalProgress("Fetching pictures") as progress:
-        report = fetch_pictures(wanted, args.out, fallback=args.fallback, options=options,
-                                progress=progress)
-    target = args.report or args.out / "fetch_report.json"
-    write_report(report, target)
+        report, target = fetch_url_lists(args.lists, args.out, fallback=args.fallback,
+                                         options=options, report_path=args.report,
+                                         progress=progress)
     counts = report.counts
-    print(f"{len(wanted)} pictures: " + ", ".join(f"{n} {status}" for status, n in
+    print(f"{len(report.outcomes)} pictures: " + ", ".join(f"{n} {status}" for status, n in
                                                   sorted(counts.items())))
     for outcome in report.not_fetched[:LISTED]:
         print(f"  {outcome.asin}: {outcome.reason}")

@@ -293,3 +293,25 @@ def write_report(report: FetchReport, path: Path) -> None:
     else:
         temporary.write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
     os.replace(temporary, path)
+
+
+def fetch_url_lists(
+    lists: list[Path],
+    out: Path,
+    *,
+    fallback: Path | None = None,
+    options: FetchOptions | None = None,
+    report_path: Path | None = None,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> tuple[FetchReport, Path]:
+    """Read the lists, fetch, write the report (default ``OUT/fetch_report.json``): the one
+    job the command line and the window both run. Returns the report and where it is."""
+    from studio.fetch.url_lists import read_url_lists
+
+    wanted = read_url_lists(list(lists))
+    report = fetch_pictures(wanted, out, fallback=fallback, options=options, progress=progress,
+                            cancel=cancel)
+    target = Path(report_path) if report_path else Path(out).expanduser() / "fetch_report.json"
+    write_report(report, target)
+    return report, target
