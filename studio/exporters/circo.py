@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from studio.errors import StudioError
 from studio.exporters.common import iter_pairs, prepare_folder, write_text_atomic
 from studio.exporters.fashioniq import source_formats
 from studio.importers.circo import SOURCE
@@ -32,7 +33,6 @@ def export_circo(
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     cancel = cancel or CancelToken()
-    out = prepare_folder(out)
     entries: dict[str, list[dict[str, Any]]] = defaultdict(list)
     edited = 0
     for pair in iter_pairs(project, source or SOURCE):
@@ -43,6 +43,10 @@ def export_circo(
             entry["relative_caption"] = pair.captions[0]["text"]
             edited += 1
         entries[pair.split].append(entry)
+    if not entries:
+        raise StudioError("No CIRCO queries in this project; import them with "
+                          "'cir-studio import circo'.")
+    out = prepare_folder(out)
     formats = source_formats(project, SOURCE)
     written: dict[str, dict[str, int]] = {}
     for number, (split, items) in enumerate(sorted(entries.items()), start=1):
