@@ -27,6 +27,23 @@ def add_ground_truths(project: Project, rows: Iterable[tuple[int, Sequence[str]]
     )
 
 
+def add_ground_truths_by_key(
+    project: Project, source: str, rows: Iterable[tuple[str, Sequence[str]]]
+) -> None:
+    """``add_ground_truths`` for pairs named by (``source``, external key), as an import
+    knows them; rows already there are kept."""
+    project.db.conn.executemany(
+        "INSERT INTO pair_ground_truths (pair_id, image_id, position) "
+        "SELECT id, ?, ? FROM pairs WHERE source = ? AND external_key = ? "
+        "ON CONFLICT (pair_id, image_id) DO NOTHING",
+        [
+            (image_id, position, source, key)
+            for key, image_ids in rows
+            for position, image_id in enumerate(image_ids)
+        ],
+    )
+
+
 def ground_truths(project: Project, pair_ids: Iterable[int]) -> dict[int, list[str]]:
     """The ground truths of each asked pair that has any, in dataset order."""
     wanted = list(pair_ids)

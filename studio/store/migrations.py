@@ -7,7 +7,7 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
-from studio.team.schema import TEAM_MIGRATION
+from studio.store.team_schema import TEAM_MIGRATION
 
 MIGRATION_1 = """
 CREATE TABLE meta (
@@ -222,7 +222,7 @@ CREATE UNIQUE INDEX captions_one_draft ON captions (pair_id, author_id) WHERE st
 """
 
 # Version 5 (team work): global record identity (uid + origin), edit times, assignments,
-# handed-out packages; generated in studio/team/schema.py (see there).
+# handed-out packages; generated in studio/store/team_schema.py (see there).
 MIGRATION_5 = TEAM_MIGRATION
 
 # Version 6: gallery membership is its own relation. Fashion IQ lists some images in more
