@@ -9,7 +9,7 @@ stay distinguishable (mAP@K versus Recall@K).
 from __future__ import annotations
 
 from studio.store import Project
-from studio.store.ground_truths import ground_truths, pairs_with_ground_truths
+from studio.store.repos.ground_truths import ground_truths, pairs_with_ground_truths
 
 
 def correct_for_pair(project: Project, pair_id: int) -> frozenset[str]:

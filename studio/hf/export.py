@@ -21,8 +21,8 @@ from studio.hf.card import write_card
 from studio.hf.schema import UNSPLIT, arrow_schema, file_name
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.exchange import gallery_rows
-from studio.store.ground_truths import ground_truths
+from studio.store.repos.exchange import gallery_rows
+from studio.store.repos.ground_truths import ground_truths
 from studio.transactions.store import iter_transactions
 
 ROWS_PER_GROUP = 256  # rows per Parquet row group: bounded memory with pictures embedded

@@ -20,13 +20,13 @@ from studio.importers.image_files import file_facts
 from studio.importers.plan import ImportPlan, PairEntry, apply_plan
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.exchange import (
+from studio.store.records import ImageRecord
+from studio.store.repos.exchange import (
     existing_pair_keys,
     restore_caption_details,
     restore_pair_details,
 )
-from studio.store.ground_truths import known_image_flags
-from studio.store.records import ImageRecord
+from studio.store.repos.ground_truths import known_image_flags
 from studio.transactions.records import Transaction, Turn
 from studio.transactions.store import save_transactions
 

@@ -41,8 +41,8 @@ from studio.importers.validation import (
 )
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
-from studio.store.ground_truths import known_image_flags
 from studio.store.records import ImageRecord
+from studio.store.repos.ground_truths import known_image_flags
 
 DATASET = "CIRCO"
 SOURCE = "circo"

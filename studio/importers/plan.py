@@ -22,10 +22,10 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
-from studio.store.ground_truths import add_ground_truths_by_key
 from studio.store.records import ImageRecord
 from studio.store.repos import datasets as datasets_repo
 from studio.store.repos import images as images_repo
+from studio.store.repos.ground_truths import add_ground_truths_by_key
 
 BATCH = 1000
 

@@ -19,7 +19,7 @@ from studio.importers.circo import import_circo
 from studio.simulation.outputs import list_runs
 from studio.store import Project
 from studio.store.galleries import gallery
-from studio.store.ground_truths import ground_truths
+from studio.store.repos.ground_truths import ground_truths
 
 VAL = [
     {
