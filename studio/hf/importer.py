@@ -26,7 +26,7 @@ from studio.store.repos.exchange import (
     restore_caption_details,
     restore_pair_details,
 )
-from studio.store.repos.ground_truths import known_image_flags
+from studio.store.repos.images import missing_flags
 from studio.transactions.records import Transaction, Turn
 from studio.transactions.store import save_transactions
 
@@ -93,7 +93,7 @@ def import_hf(
     cancel = cancel or CancelToken()
     tables = read_tables(folder)
     images, pairs, sessions = _collect(tables)
-    known = known_image_flags(project)
+    known = missing_flags(project)
     report = HfImportReport()
     records = []
     for image_id, image in sorted(images.items()):

@@ -42,7 +42,7 @@ from studio.importers.validation import (
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.records import ImageRecord
-from studio.store.repos.ground_truths import known_image_flags
+from studio.store.repos.images import missing_flags
 
 DATASET = "CIRCO"
 SOURCE = "circo"
@@ -158,7 +158,7 @@ def read_circo(
     folder = image_folder(Path(images_dir).expanduser())
     progress(0, 1, "listing images")
     on_disk = scan_images(folder)
-    known = known_image_flags(project)
+    known = missing_flags(project)
     named = {i for p in pairs for i in (p.reference_id, p.target_id, *p.ground_truths) if i}
     new_files = {i: path for i, path in on_disk.items() if i not in known}
     # Names are digits only (always UTF-8); a link must stay inside the folder.

@@ -77,8 +77,3 @@ def pairs_with_ground_truths(
         found.setdefault(int(pair_id), []).append(str(image_id))
     return found
 
-
-def known_image_flags(project: Project) -> dict[str, bool]:
-    """Every image id of the project with whether its file is missing (one query)."""
-    rows = project.db.execute("SELECT id, missing FROM images")
-    return {str(image_id): bool(missing) for image_id, missing in rows}
