@@ -265,7 +265,15 @@ class CaptionRankView(QWidget):
         if shown == self._grid_shows:
             return  # the same five images: typing often changes the rank, not the top
         self._grid_shows = shown
-        self.grid.show_hits(list(result.top), self._target_id())
+        self.grid.show_hits(list(result.top), self._target_id(), self._correct())
+
+    def _correct(self) -> frozenset[str]:
+        """Every ground truth of the pair (several for CIRCO), marked beside the target."""
+        if self.pair_id is None or self.workspace.project is None:
+            return frozenset()
+        from studio.circo.correct import correct_for_pair
+
+        return correct_for_pair(self.workspace.project, self.pair_id)
 
     def _target_id(self) -> str | None:
         if self.pair_id is None or self.workspace.project is None:

@@ -182,8 +182,22 @@ class ExperimentsView(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.runs.addItem(item)
+        self._add_circo_runs()
         self.runs.blockSignals(False)
         self.draw()
+
+    def _add_circo_runs(self) -> None:
+        """CIRCO evaluations (mAP@K, single turn): listed with their figures, not plotted."""
+        from studio.circo.runs import KIND
+        from studio.circo.runs import run_lines as circo_lines
+
+        project = self.workspace.project
+        for run in [] if project is None else list_runs(project, KIND):
+            lines = circo_lines(run)
+            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{lines[3]}")
+            item.setToolTip(" · ".join(lines))
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+            self.runs.addItem(item)
 
     def selected(self) -> list[dict]:
         return [self.runs.item(row).data(RUN_ROLE) for row in range(self.runs.count())

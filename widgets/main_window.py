@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
+        self._action(file_menu, "&Fetch Pictures from URL Lists…", self.fetch_pictures)
         self.team_menu = TeamMenu(self, file_menu)
         self.image_folder = ImageFolderAction(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
@@ -220,6 +221,34 @@ class MainWindow(QMainWindow):
             self.show_error("Cannot create the demo project", str(error))
             return
         self.open_project(path)
+
+    @asyncSlot()
+    async def fetch_pictures(self) -> None:
+        """Fashion IQ's asin2url lists → a folder of pictures, as a cancellable job."""
+        lists, _ = QFileDialog.getOpenFileNames(
+            self, "URL lists (ASIN <tab> URL)", "", "URL lists (*.txt);;All files (*)")
+        if not lists:
+            return
+        out = QFileDialog.getExistingDirectory(self, "Folder for the pictures")
+        if out:
+            await self.fetch_into([Path(p) for p in lists], Path(out))
+
+    async def fetch_into(self, lists: list[Path], out: Path) -> str:
+        """Run the fetch job; returns (and shows in the status bar) what it did."""
+        from studio.fetch.pictures import fetch_url_lists
+
+        try:
+            report, where = await self.runner.run("Fetching pictures", fetch_url_lists,
+                                                  lists, out)
+        except JobCancelled:
+            return ""
+        except StudioError as error:
+            self.show_error("Cannot fetch the pictures", str(error))
+            return ""
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts.items()))
+        message = f"Pictures: {counts}. Report of those not fetched: {where}"
+        self.statusBar().showMessage(message, 15000)
+        return message
 
     # -- dialogs ---------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from studio.cli import (
     captions_cmd,
     demo_cmd,
     export_cmd,
+    images_cmd,
     import_cmd,
     index_cmd,
     pairs_cmd,
@@ -42,7 +43,7 @@ PROCESS_START = time.perf_counter()
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
-COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
+COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd, images_cmd)
 COMMAND_MODULES += (project_cmd,)
 
 

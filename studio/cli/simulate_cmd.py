@@ -63,14 +63,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "'c1 and c2'; prints R@10 and R@50 (%) per category with queries and gallery size, "
         "their average and the score (R@10 + R@50) / 2. CIRR: reference removed, R@1/5/10/50 "
         "and Recall_subset@1/2/3. ChatIR: cumulative Hits@10 after each dialog round 0-10 "
-        "per questioner (--png plots them). Every run is stored in the project.",
+        "per questioner (--png plots them). CIRCO: mAP@5/10/25/50 over all ground truths, "
+        "Recall@K of the named target and mAP@10 per semantic aspect, as the authors' server "
+        "computes them; --predictions scores a submission file without a model. Every run is "
+        "stored in the project.",
     )
-    evaluate.add_argument("protocol", choices=("fashioniq", "cirr", "chatir"))
+    evaluate.add_argument("protocol", choices=("fashioniq", "cirr", "chatir", "circo"))
     add_project_argument(evaluate)
     evaluate.add_argument("--split", default="val",
                           help="Fashion IQ: the split to evaluate, by name (val, the official "
                           "protocol)")
     evaluate.add_argument("--category", help="Fashion IQ: only this category")
+    evaluate.add_argument("--predictions", type=Path, metavar="FILE",
+                          help="CIRCO: score this submission file (query id -> top-50 image "
+                          "ids) instead of ranking with a model")
     evaluate.add_argument("--dataset", help="ChatIR: only this dialogue file (its stem, e.g. "
                           "Human_BLIP2)")
     evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text, image or combiner:NAME (sum)")
@@ -197,6 +203,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         from studio.cli.chatir_cmd import run_evaluate_chatir
 
         return run_evaluate_chatir(args)
+    if args.protocol == "circo":
+        return _run_circo(args)
     from studio.simulation.outputs import store_run, write_json
     from studio.simulation.protocols import evaluate_cirr
 
@@ -208,6 +216,24 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, report)
     print(json.dumps(report, indent=2, allow_nan=False))
+    return 0
+
+
+def _run_circo(args: argparse.Namespace) -> int:
+    from studio.circo.protocol import evaluate_circo, evaluate_submission, table
+    from studio.simulation.outputs import store_run, write_json
+
+    with open_project(args) as project:
+        if args.predictions:
+            report = evaluate_submission(project, args.split, args.predictions)
+        else:
+            context = _context(args, project, f"CIRCO {args.split}")
+            with TerminalProgress(f"Evaluating CIRCO {args.split}") as progress:
+                report = evaluate_circo(context, args.split, args.strategy, progress=progress)
+        report["run_id"] = store_run(project, "evaluate-circo", report, [], cli_user())
+    if args.json:
+        write_json(args.json, report)
+    print(table(report))
     return 0
 
 

@@ -116,6 +116,15 @@ class RetrievalController:
     def target_id(self) -> str | None:
         return self.session.target_id if self.session is not None else None
 
+    def correct_ids(self) -> frozenset[str]:
+        """Every ground truth of the query this session started from: when its first
+        reference and its target are a pair with several (CIRCO), all of them count."""
+        if not self.turns:
+            return frozenset()
+        from studio.circo.correct import correct_for_query
+
+        return correct_for_query(self.project, self.turns[0].reference_id, self.target_id)
+
     def image_ids(self) -> list[str]:
         """Every image that can be a reference (its file exists)."""
         return sorted(self._categories)

@@ -593,8 +593,9 @@ class RetrievalPane(Pane):
         if controller is None:
             return
         revealed = controller.target_id if self.reveal.isChecked() else None
+        correct = controller.correct_ids() if revealed else frozenset()
         self.results.show_hits([(h.id, h.score) for h in turn.results[: self.top_k.value()]],
-                               revealed)
+                               revealed, correct)
         self.result_stack.setCurrentWidget(self.results)
         self.timeline.show_turns(controller.turns)
         self.status.setText(
@@ -627,7 +628,8 @@ class RetrievalPane(Pane):
         if controller is not None and controller.last_turn is not None:
             turn = controller.last_turn
             self.results.show_hits(
-                [(h.id, h.score) for h in turn.results[: self.top_k.value()]], view.image_id)
+                [(h.id, h.score) for h in turn.results[: self.top_k.value()]], view.image_id,
+                controller.correct_ids())
 
     def _show_question(self, question: Question | None) -> None:
         while self.chips_row.count():
