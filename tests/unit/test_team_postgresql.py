@@ -38,7 +38,10 @@ def test_packages_merge_into_postgresql_as_into_sqlite(
     (tmp_path / "out").mkdir()
     packages = [pack(project, name, tmp_path / "out", "lead").path for name in PEOPLE]
     project.close()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     for name, path in zip(PEOPLE, packages, strict=True):
         subprocess.run([sys.executable, "-c", WORK, str(path), name], env=env, check=True)
     transfer.copy_project(tmp_path / "project", postgresql_url)
