@@ -35,6 +35,9 @@ def register_imports(kinds: argparse._SubParsersAction) -> None:
                             help="folder of the picture files (default: FILE's folder/images)")
         add_project_argument(parser, "the project (created, with the images as its image "
                              "root, when the path does not exist)")
+        parser.add_argument("--ontology", type=Path, metavar="FILE",
+                            help="first add a Fashionpedia-style ontology file (categories and "
+                            "attributes, e.g. category_attributes_descriptions.json)")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
         parser.set_defaults(func=run_import)
 
@@ -56,6 +59,10 @@ def run_import(args: argparse.Namespace) -> int:
     images = args.images or args.file.parent / "images"
     with project_for_import(args, images) as project, \
             TerminalProgress(f"Importing {args.import_kind}") as progress:
+        if args.ontology:
+            from studio.outfits.ontology import import_ontology_file
+
+            import_ontology_file(project, args.ontology, cli_user())
         if args.import_kind == "fashionpedia":
             from studio.outfits.fashionpedia import import_fashionpedia
 

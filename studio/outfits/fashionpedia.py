@@ -16,11 +16,16 @@ from typing import Any
 from studio.errors import ValidationError
 from studio.importers.image_files import file_facts
 from studio.importers.plan import image_record
-from studio.importers.validation import ImportValidationError, Problems
+from studio.importers.validation import Problems
 from studio.jobs import CancelToken, ProgressCallback, no_progress
-from studio.outfits.fashionpedia_read import FashionpediaFile, header_text, read_fashionpedia
+from studio.outfits.fashionpedia_read import (
+    FashionpediaFile,
+    OutfitImportError,
+    header_text,
+    read_fashionpedia,
+)
 from studio.outfits.geometry import containment
-from studio.outfits.ontology import load_ontology, seed_studio_ontology
+from studio.outfits.ontology import load_ontology, store_fashionpedia_ontology
 from studio.outfits.records import PART_SUPERCATEGORIES, dumps
 from studio.store import Project
 from studio.store.database import utc_now
@@ -64,7 +69,7 @@ def import_fashionpedia(
     progress(0, 3, "reading")
     parsed = read_fashionpedia(file, load_ontology(project), problems)
     if len(problems) or parsed is None:
-        raise ImportValidationError("Fashionpedia", problems.items)
+        raise OutfitImportError("Fashionpedia", problems.items)
     cancel.raise_if_cancelled()
     progress(1, 3, "checking images")
     report = FashionpediaReport(file.name)
@@ -88,40 +93,9 @@ def import_fashionpedia(
     return report
 
 
-def _ontology(project: Project, parsed: FashionpediaFile) -> dict[tuple[str, int], int]:
-    """Store the file's categories and attributes; (kind, Fashionpedia id) -> entry id."""
-    seed_studio_ontology(project)
-    ontology = load_ontology(project)
-    out: dict[tuple[str, int], int] = {}
-    for kind, entries in (("category", parsed.categories), ("attribute", parsed.attributes)):
-        for position, entry in enumerate(entries):
-            row = {
-                "kind": kind,
-                "name": entry["name"],
-                "supercategory": str(entry.get("supercategory") or ""),
-                "level": entry.get("level") if isinstance(entry.get("level"), int) else None,
-                "taxonomy_id": str(entry.get("taxonomy_id") or ""),
-                "description": "",
-                "external_id": entry["id"],
-                "origin": DATASET,
-                "raw": dumps(entry),
-                "position": position,
-            }
-            known = ontology.external(kind, entry["id"]) or ontology.find(
-                kind, row["name"], row["supercategory"]
-            )
-            if known is None:
-                out[(kind, entry["id"])] = repo.insert_ontology(project, row)
-            else:
-                if known.external_id is None:
-                    repo.adopt_ontology(project, known.id, row)
-                out[(kind, entry["id"])] = known.id
-    return out
-
-
 def _write(project: Project, parsed: FashionpediaFile, image_ids: list[str], actor: str,
            report: FashionpediaReport) -> None:
-    ids = _ontology(project, parsed)
+    ids = store_fashionpedia_ontology(project, parsed.categories, parsed.attributes)
     now = utc_now()
     repo.save_source(project, DATASET, parsed.path.name, header_text(parsed),
                      json.dumps(parsed.format) if parsed.format else None, now)

@@ -16,11 +16,29 @@ from pathlib import Path
 from typing import Any
 
 from studio.importers.json_format import file_format
-from studio.importers.validation import Problems, load_json
+from studio.importers.validation import (
+    MAX_LISTED,
+    ImportValidationError,
+    Problem,
+    Problems,
+    load_json,
+)
 from studio.outfits.geometry import RleError, check_rle, polygon_bounds, rle_bounds
 from studio.outfits.ontology import Ontology
 
 LISTS = ("images", "annotations", "categories", "attributes")
+
+
+class OutfitImportError(ImportValidationError):
+    """Every problem of an outfit file; nothing was written (these imports are all or
+    nothing: there is no ``--skip-invalid``)."""
+
+    def __init__(self, dataset: str, problems: list[Problem]) -> None:
+        super().__init__(dataset, problems)
+        listed = "; ".join(str(p) for p in problems[:MAX_LISTED])
+        more = f"; … and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        self.args = (f"{dataset} import refused, nothing was written ({count}): {listed}{more}",)
 
 
 @dataclass
@@ -241,3 +259,21 @@ def _segmentation(path: Path, index: int, where: str, value: Any, width: int | N
 
 def header_text(parsed: FashionpediaFile) -> str:
     return json.dumps({"keys": parsed.keys, "fields": parsed.header}, ensure_ascii=False)
+
+
+def read_ontology_file(path: Path, ontology: Ontology, problems: Problems
+                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The categories and attributes of an ontology file (problems recorded)."""
+    data = load_json(path, problems)
+    if not isinstance(data, dict) or not isinstance(data.get("categories"), list):
+        if data is not None:
+            problems.add(path, 'expected an object with "categories" and "attributes" lists')
+        return [], []
+    attributes = data.get("attributes", [])
+    if not isinstance(attributes, list):
+        problems.add(path, '"attributes" must be a list')
+        return [], []
+    return (
+        _ontology_part(path, data["categories"], "categories", "category", ontology, problems),
+        _ontology_part(path, attributes, "attributes", "attribute", ontology, problems),
+    )

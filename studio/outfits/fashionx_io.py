@@ -14,8 +14,9 @@ from typing import Any
 
 from studio.importers.image_files import file_facts
 from studio.importers.plan import image_record
-from studio.importers.validation import ImportValidationError, Problems
+from studio.importers.validation import Problems
 from studio.jobs import ProgressCallback, no_progress
+from studio.outfits.fashionpedia_read import OutfitImportError
 from studio.outfits.fashionx import check_pictures, load_strict, pictures_of
 from studio.outfits.ontology import Ontology, load_ontology, seed_studio_ontology
 from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS, Outfit, Region, dumps, effective
@@ -153,7 +154,7 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
                 problems.add(file, "the picture already holds a different annotation; "
                              "nothing was written", index, f"picture {image_id}")
     if len(problems):
-        raise ImportValidationError("FashionX", problems.items)
+        raise OutfitImportError("FashionX", problems.items)
     report = {"file": file.name, "pictures_added": 0, "pictures_known": len(skipped),
               "garments_added": 0, "parts_added": 0, "labels_added": 0}
     progress(0, len(pictures), "writing")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from resources import resource_path
 from studio.errors import ValidationError
@@ -103,3 +104,55 @@ def seed_studio_ontology(project: Project) -> None:
     for row in studio_entries():
         if (row["kind"], row["supercategory"], row["name"]) not in known:
             repo.insert_ontology(project, row)
+
+
+def store_fashionpedia_ontology(
+    project: Project, categories: list[dict], attributes: list[dict], origin: str = "fashionpedia"
+) -> dict[tuple[str, int], int]:
+    """Store a Fashionpedia ontology (call inside a write); (kind, file id) -> entry id.
+
+    A studio entry of the same kind, supercategory and name is adopted (it takes the
+    file's id and entry), so labels already made with it stay."""
+    seed_studio_ontology(project)
+    ontology = load_ontology(project)
+    out: dict[tuple[str, int], int] = {}
+    for kind, entries in (("category", categories), ("attribute", attributes)):
+        for position, entry in enumerate(entries):
+            row = {
+                "kind": kind,
+                "name": entry["name"],
+                "supercategory": str(entry.get("supercategory") or ""),
+                "level": entry.get("level") if isinstance(entry.get("level"), int) else None,
+                "taxonomy_id": str(entry.get("taxonomy_id") or ""),
+                "description": str(entry.get("description") or ""),
+                "external_id": entry["id"],
+                "origin": origin,
+                "raw": json.dumps(entry, ensure_ascii=False),
+                "position": position,
+            }
+            known = ontology.external(kind, entry["id"]) or ontology.find(
+                kind, row["name"], row["supercategory"]
+            )
+            if known is None:
+                out[(kind, entry["id"])] = repo.insert_ontology(project, row)
+            else:
+                if known.external_id is None:
+                    repo.adopt_ontology(project, known.id, row)
+                out[(kind, entry["id"])] = known.id
+    return out
+
+
+def import_ontology_file(project: Project, path: Path, actor: str) -> dict[str, int]:
+    """Add a Fashionpedia-style ontology file (``{"categories", "attributes"}``, such as
+    ``category_attributes_descriptions.json``) to the project, checked first."""
+    from studio.importers.validation import Problems
+    from studio.outfits.fashionpedia_read import OutfitImportError, read_ontology_file
+
+    problems = Problems(path.parent)
+    categories, attributes = read_ontology_file(path, load_ontology(project), problems)
+    if len(problems):
+        raise OutfitImportError("Ontology", problems.items)
+    with project.change(actor, "outfits.import_ontology", "outfit_ontology", path.name) as record:
+        store_fashionpedia_ontology(project, categories, attributes)
+        record["after"] = {"categories": len(categories), "attributes": len(attributes)}
+    return {"categories": len(categories), "attributes": len(attributes)}
