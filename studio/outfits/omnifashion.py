@@ -240,17 +240,24 @@ class _Writer:
                     self.add("yes_no_local", image,
                              self.pick("yes_part", r=name, x=natural(entry.name)),
                              f"Yes, the {name} has a {natural(entry.name)}.")
+                    absent = [e for e in self.ontology.of_kind("category")
+                              if e.is_part and e.id not in parts]
+                    if absent:
+                        missing = natural(self.rng.choice(absent).name)
+                        self.add("yes_no_local", image,
+                                 self.pick("yes_part", r=name, x=missing),
+                                 f"No, the {name} has no {missing}.")
             found = self.attributes(outfit, region)
             if not found:
                 continue
-            supercategory, word, attribute_id = self.rng.choice(found)
+            supercategory, word, _ = self.rng.choice(found)
             own = {a for _, _, a in found}
             # A nickname names a kind of garment: another one is no sensible "no".
-            others = [e for e in self.ontology.of_kind("attribute")
-                      if e.supercategory == supercategory and e.id not in own
-                      and supercategory != "nickname"]
-            if others and self.rng.random() < 0.5:
-                other = natural(self.rng.choice(others).name)
+            candidates = [e for e in self.ontology.of_kind("attribute")
+                          if e.supercategory == supercategory and e.id not in own
+                          and supercategory != "nickname"]
+            if candidates and self.rng.random() < 0.5:
+                other = natural(self.rng.choice(candidates).name)
                 self.add("yes_no_local", image, self.pick("yes_attribute", r=name, x=other),
                          f"No, the {name} is {word}, not {other}.")
             else:
