@@ -1,5 +1,7 @@
 """Attributes: label images from product text and a model, and review the labels fast.
 
+A third tab, Outfits, annotates a picture head to toe (``widgets.outfit_view``).
+
 Two ways to review: one image at a time (its chips, A/R by keyboard) and one attribute
 across many images (a grid sorted by confidence, select many, A/R). Extraction and model
 suggestions run as background jobs in the status bar; the vocabulary has its own editor.
@@ -30,6 +32,7 @@ from studio.workspace import Workspace
 from widgets.bulk_review import BulkReview
 from widgets.image_review import SingleImageReview
 from widgets.job_runner import JobRunner
+from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.thumbnail_cache import ThumbnailCache
@@ -79,6 +82,8 @@ class AttributesPane(Pane):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.single, "One image")
         self.tabs.addTab(self.bulk, "One attribute, many images")
+        self.outfits = OutfitView(workspace, self.thumbnails)
+        self.tabs.addTab(self.outfits, "Outfits")
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self._stack.addWidget(content)
@@ -100,6 +105,7 @@ class AttributesPane(Pane):
         self.category.blockSignals(False)
         self.bulk.refresh_vocabulary()
         self._load_images()
+        self.outfits.show_project(project)
         self._stack.setCurrentIndex(1)
 
     def _load_images(self) -> None:
@@ -132,7 +138,9 @@ class AttributesPane(Pane):
         ))
 
     def _on_tab(self, index: int) -> None:
-        if self.tabs.widget(index) is self.bulk:
+        if self.tabs.widget(index) is self.outfits:
+            self.outfits.canvas.setFocus()
+        elif self.tabs.widget(index) is self.bulk:
             self.bulk.load()
             self.bulk.grid.setFocus()
         else:
