@@ -75,6 +75,7 @@ class OutfitView(QWidget):
         self.controller: OutfitController | None = None
         self._picture_key: tuple[str, int] | None = None
         self._saving = False
+        self._dirty = False  # descriptions typed and not saved yet
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         self.canvas = OutfitCanvas()
@@ -327,6 +328,8 @@ class OutfitView(QWidget):
 
     def _run(self, action, *args) -> bool:  # noqa: ANN001
         self.message.clear()
+        if self.controller is not None:
+            self.controller.actor = self.workspace.user_name  # who edits now
         self._saving = True
         try:
             action(*args)
@@ -483,15 +486,17 @@ class OutfitView(QWidget):
             widget.blockSignals(False)
 
     def _descriptions_dirty(self) -> bool:
-        return self.autosave.isActive()
+        return self._dirty
 
     def _typed(self) -> None:
+        self._dirty = True
         self.autosave.start()
 
     def save_descriptions(self) -> None:
         """Autosave: write what was typed (called by the timer, on leaving, on closing)."""
-        if not self.autosave.isActive():
+        if not self._dirty:
             return
+        self._dirty = False
         self.autosave.stop()
         controller = self.controller
         if controller is None or controller.image_id is None:

@@ -38,6 +38,7 @@ class OutfitController:
 
     def reload(self, image_ids: list[str] | None = None) -> None:
         """Re-read pictures (all outfit pictures, or the images given) and the ontology."""
+        editing.ensure_ontology(self.project)
         self.ontology = load_ontology(self.project)
         current = self.image_id
         self.image_ids = list(image_ids) if image_ids is not None else picture_ids(self.project)

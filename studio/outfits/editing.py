@@ -37,6 +37,15 @@ class OutfitError(ValidationError):
     """An outfit edit that cannot be made (unknown region, wrong kind of value …)."""
 
 
+def ensure_ontology(project: Project) -> None:
+    """Seed the studio's ontology once, so a project can be annotated before any import
+    (nothing to audit: no person's work changes; a read-only project is left alone)."""
+    if project.read_only or any(e.origin == "studio" for e in load_ontology(project).entries):
+        return
+    with project.writing("outfits"):
+        seed_studio_ontology(project)
+
+
 def ensure_picture(project: Project, actor: str, image_id: str) -> bool:
     """Make an image an outfit picture (seeding the studio ontology); True when new."""
     if repo.picture_row(project, image_id) is not None:

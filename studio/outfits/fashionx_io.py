@@ -18,7 +18,8 @@ from studio.importers.validation import Problems
 from studio.jobs import ProgressCallback, no_progress
 from studio.outfits.fashionpedia_read import OutfitImportError
 from studio.outfits.fashionx import check_pictures, load_strict, pictures_of
-from studio.outfits.ontology import Ontology, load_ontology, seed_studio_ontology
+from studio.outfits.editing import ensure_ontology
+from studio.outfits.ontology import Ontology, load_ontology
 from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS, Outfit, Region, dumps, effective
 from studio.outfits.store import load_outfit, load_outfits
 from studio.store import Project
@@ -127,9 +128,7 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
     file = Path(file).expanduser()
     images_dir = Path(images_dir).expanduser() if images_dir else file.parent / "images"
     problems = Problems(file.parent)
-    with project.writing():  # the studio's values must be known to check the file
-        if not any(e.origin == "studio" for e in load_ontology(project).entries):
-            seed_studio_ontology(project)
+    ensure_ontology(project)  # the studio's values must be known to check the file
     ontology = load_ontology(project)
     pictures = pictures_of(load_strict(file, problems), file, problems)
     check_pictures(file, pictures, ontology, problems)
