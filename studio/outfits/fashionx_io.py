@@ -16,9 +16,9 @@ from studio.importers.image_files import file_facts
 from studio.importers.plan import image_record
 from studio.importers.validation import Problems
 from studio.jobs import ProgressCallback, no_progress
+from studio.outfits.editing import ensure_ontology
 from studio.outfits.fashionpedia_read import OutfitImportError
 from studio.outfits.fashionx import check_pictures, load_strict, pictures_of
-from studio.outfits.editing import ensure_ontology
 from studio.outfits.ontology import Ontology, load_ontology
 from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS, Outfit, Region, dumps, effective
 from studio.outfits.store import load_outfit, load_outfits
