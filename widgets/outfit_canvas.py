@@ -124,11 +124,14 @@ class OutfitCanvas(QGraphicsView):
             pen.setCosmetic(True)
             if shape.status != "accepted":
                 pen.setStyle(Qt.PenStyle.DashLine)
-            fill = QColor(colour)
-            fill.setAlpha(70 if chosen else 25)
             item = QGraphicsPathItem(region_path(shape))
             item.setPen(pen)
-            item.setBrush(QBrush(fill))
+            if chosen:  # a translucent fill costs a blend per pixel: only the selected one
+                fill = QColor(colour)
+                fill.setAlpha(70)
+                item.setBrush(QBrush(fill))
+            # Outlines are drawn once per zoom level and blitted while panning.
+            item.setCacheMode(QGraphicsPathItem.CacheMode.DeviceCoordinateCache)
             item.setData(0, shape.id)
             item.setZValue(2 if chosen else (1 if shape.role == "part" else 0))
             item.setToolTip(shape.label)
