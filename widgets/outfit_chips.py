@@ -58,6 +58,7 @@ class OutfitChips(QWidget):
         while self.flow.count():
             item = self.flow.takeAt(0)
             if item is not None and item.widget() is not None:
+                item.widget().hide()  # gone now, not at the next turn of the event loop
                 item.widget().deleteLater()
         self.chips = {}
         for value_id, text, status, tooltip in chips:

@@ -96,11 +96,12 @@ class OutfitView(QWidget):
         self.all_images = QCheckBox("All images")
         self.all_images.setToolTip("Show every image of the project, not only outfit pictures")
         self.all_images.toggled.connect(lambda _=False: self.reload())
-        for widget in (self.previous_button, self.position, self.next_button):
+        for widget in (self.previous_button, self.next_button, self.all_images):
+            widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             nav.addWidget(widget)
         nav.addStretch(1)
-        nav.addWidget(self.all_images)
         panel.addLayout(nav)
+        panel.addWidget(self.position)
         modes = QHBoxLayout()
         self.mode_group = QButtonGroup(self)
         for mode, text, tip in (("select", "Select", "S: select and move"),
@@ -187,6 +188,7 @@ class OutfitView(QWidget):
         splitter.addWidget(scroll)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([900, 460])
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
