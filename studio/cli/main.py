@@ -23,6 +23,7 @@ from studio.cli import (
     export_cmd,
     import_cmd,
     index_cmd,
+    outfits_cmd,
     pairs_cmd,
     quality_cmd,
     sessions_cmd,
@@ -41,6 +42,7 @@ PROCESS_START = time.perf_counter()
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
 COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
+COMMAND_MODULES += (outfits_cmd,)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -111,3 +111,41 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"{key.replace('_', ' ')}: {value}")
     print(f"Written to {summary['out']}")
     return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """``cir-studio outfits suggest``: model help on outfit regions."""
+    command = subparsers.add_parser("outfits", help="model help on outfit annotations")
+    actions = command.add_subparsers(dest="outfits_command", metavar="ACTION", required=True)
+    suggest = actions.add_parser(
+        "suggest",
+        help="zero-shot attribute suggestions for every garment and part",
+        description="Score the ontology's attributes on every region's crop with the "
+        "embedding model and keep the top K per region as suggestions to review; a "
+        "person's decision is never changed.",
+    )
+    add_project_argument(suggest)
+    suggest.add_argument("--model", dest="suggest_model",
+                         help="embedding model (default: the one in Settings)")
+    suggest.add_argument("--device", dest="suggest_device", help="cpu, cuda, mps or auto")
+    suggest.add_argument("--top-k", type=int, default=5, help="suggestions per region (5)")
+    suggest.add_argument("--json", action="store_true", help="print a JSON summary")
+    suggest.set_defaults(func=run_suggest)
+
+
+def run_suggest(args: argparse.Namespace) -> int:
+    from studio.outfits.suggest import suggest_region_attributes
+    from studio.settings import Settings
+
+    settings = Settings.load()
+    model = args.suggest_model or args.model or settings.model
+    device = args.suggest_device or args.device or settings.device
+    with open_project(args) as project, TerminalProgress("Suggesting") as progress:
+        summary = suggest_region_attributes(project, cli_user(), model, device=device,
+                                            top_k=args.top_k, progress=progress)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print(f"{summary['labels']} suggestions on {summary['regions']} regions from "
+              f"{summary['model']} ({summary['replaced']} earlier undecided ones replaced)")
+    return 0

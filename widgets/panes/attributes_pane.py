@@ -126,6 +126,7 @@ class AttributesPane(Pane):
         self.bulk.refresh_vocabulary()
         if self.tabs.currentWidget() is self.bulk:
             self.bulk.load()
+        self.outfits.reload()
         self._update_summary()
 
     def _update_summary(self) -> None:
@@ -165,6 +166,13 @@ class AttributesPane(Pane):
         if project is None:
             return
         settings = self.workspace.settings
+        if self.tabs.currentWidget() is self.outfits:
+            from studio.outfits.suggest import suggest_region_attributes
+
+            await self._run_job(f"Suggesting region attributes with {settings.model}",
+                                suggest_region_attributes, project, self.workspace.user_name,
+                                settings.model, device=settings.device)
+            return
         await self._run_job(f"Suggesting attributes with {settings.model}", suggest_attributes,
                             project, self.workspace.user_name, settings.model,
                             device=settings.device)

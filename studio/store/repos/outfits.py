@@ -339,3 +339,18 @@ def restore_picture(project: Project, image_id: str, snapshot: Mapping[str, Any]
         _insert_full(project, "outfit_region_attributes", row)
     for row in snapshot["outfit_labels"]:
         _insert_full(project, "outfit_attributes", row)
+
+
+def decided_facts(project: Project, region_ids: Sequence[int]) -> set[tuple[int, int]]:
+    """(region, attribute) pairs that someone accepted or rejected, or a person gave."""
+    out: set[tuple[int, int]] = set()
+    for start in range(0, len(region_ids), 500):
+        chunk = list(region_ids[start : start + 500])
+        rows = project.db.execute(
+            "SELECT region_id, attribute_id FROM outfit_region_attributes "
+            f"WHERE region_id IN ({','.join('?' * len(chunk))}) "
+            "AND (status != 'suggested' OR source = 'person')",
+            chunk,
+        ).fetchall()
+        out.update((int(r[0]), int(r[1])) for r in rows)
+    return out
