@@ -161,3 +161,36 @@ def test_moving_a_region_and_next_region_keys(view: OutfitView, qtbot) -> None:
     assert moved.box[0] == pytest.approx(110, abs=3) and moved.box[1] == pytest.approx(450, abs=3)
     qtbot.keyClick(view.canvas, Qt.Key.Key_Delete)
     assert [r.id for r in load_outfit(project, "look").regions] == [second.id]
+
+
+def test_the_real_fashionpedia_sample_shows_every_garment_and_part(qtbot, workspace,
+                                                                    tmp_path: Path) -> None:
+    from tests.conftest import SHARED_FIXTURES
+
+    fixtures = SHARED_FIXTURES / "fashionpedia"
+    if not (fixtures / "sample.json").is_file():
+        pytest.skip(f"shared Fashionpedia fixtures not found at {fixtures}")
+    with Project.create(tmp_path / "p", image_root=fixtures / "images") as project:
+        import_fashionpedia(project, fixtures / "sample.json", fixtures / "images")
+    workspace.open_project(tmp_path / "p")
+    thumbnails = ThumbnailCache()
+    view = OutfitView(workspace, thumbnails)
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show_project(workspace.project)
+    view.show()
+    seen = {}
+    for _ in range(2):
+        qtbot.waitUntil(lambda: view.canvas._pixmap_item is not None, timeout=5000)
+        image = workspace.project.image(view.controller.image_id)
+        assert view.canvas.image_size == (image.width, image.height)
+        names = [view.region_list.item(i).text().strip()
+                 for i in range(view.region_list.count())]
+        assert len(view.canvas._items) == len(names)
+        seen[view.controller.image_id] = names
+        view.canvas.setFocus()
+        qtbot.keyClick(view.canvas, Qt.Key.Key_J)
+    assert seen == {
+        "000000009813": ["shoe", "shoe", "dress", "sleeve", "sleeve", "neckline"],
+        "000000010223": ["pants", "shirt, blouse", "sleeve", "sleeve", "collar", "hat"],
+    }
