@@ -310,11 +310,13 @@ ALTER TABLE captions ADD COLUMN ranked_at TEXT;
 # attributes and outfit attributes are labels like ``image_attributes``: source
 # (imported, person, model), confidence, review status, author and reviewer. ``raw`` keeps
 # each imported entry as the file had it, so an export writes every field back.
-# Every table people write gets the team identity (uid, origin_copy) by trigger.
+# Every table people write gets the team identity (uid, origin_copy) by trigger; an
+# ontology entry is named the same in every copy by ``key`` (kind/supercategory/name).
 MIGRATION_8 = (
     """
 CREATE TABLE outfit_ontology (
     id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL CHECK (kind IN ('category', 'attribute', 'outfit')),
     name TEXT NOT NULL,
     supercategory TEXT NOT NULL DEFAULT '',

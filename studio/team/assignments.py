@@ -207,6 +207,10 @@ def assign_attributes(
             )
         }
         images = [row[0] for row in project.db.execute(sql + " ORDER BY 1", params)]
+        if category and not attribute:  # outfit pictures of the category are work too
+            from studio.store.repos.outfits import picture_ids_in_category
+
+            images = sorted({*images, *picture_ids_in_category(project, category)})
         if not images:
             raise StudioError(f"No labelled images match {batch}; suggest attributes first.")
         given = {name: 0 for name in people}

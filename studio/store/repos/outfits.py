@@ -27,7 +27,7 @@ PICTURE_COLUMNS = (
     "position", "updated_at",
 )
 ONTOLOGY_COLUMNS = (
-    "kind", "name", "supercategory", "level", "taxonomy_id", "description", "external_id",
+    "key", "kind", "name", "supercategory", "level", "taxonomy_id", "description", "external_id",
     "origin", "raw", "position",
 )
 
@@ -51,7 +51,8 @@ def ontology_rows(project: Project) -> list[dict[str, Any]]:
 
 def insert_ontology(project: Project, row: Mapping[str, Any]) -> int:
     """Insert an entry (a same-named one is kept); returns the entry's id."""
-    values = [row.get(column) for column in ONTOLOGY_COLUMNS]
+    key = f"{row['kind']}/{row.get('supercategory') or ''}/{row['name']}"
+    values = [key if column == "key" else row.get(column) for column in ONTOLOGY_COLUMNS]
     project.db.execute(
         f"INSERT INTO outfit_ontology ({', '.join(ONTOLOGY_COLUMNS)}) "
         f"VALUES ({', '.join('?' * len(ONTOLOGY_COLUMNS))}) "
@@ -129,6 +130,16 @@ def insert_picture(project: Project, row: Mapping[str, Any]) -> bool:
         [row.get(column) for column in PICTURE_COLUMNS],
     )
     return bool(cursor.rowcount)
+
+
+def picture_ids_in_category(project: Project, category: str) -> list[str]:
+    """Outfit pictures whose image is of ``category`` (a team attributes batch)."""
+    rows = project.db.execute(
+        "SELECT p.image_id FROM outfit_pictures p JOIN images i ON i.id = p.image_id "
+        "WHERE i.category = ? AND i.missing = 0 ORDER BY p.image_id",
+        [category],
+    ).fetchall()
+    return [str(row[0]) for row in rows]
 
 
 def set_descriptions(project: Project, image_id: str, general: str, concise: str,
