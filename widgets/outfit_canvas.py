@@ -5,8 +5,9 @@ at most ``DISPLAY_SIZE`` on its long side off the UI thread, and drawn scaled up
 view's transform, so a 4,000 × 6,000 photograph costs a paint of a 2,048-pixel pixmap,
 never of the full image. Outlines use cosmetic pens (the same width at any zoom).
 
-Modes: select (click a region; drag the selected one to move it), box (drag a
-rectangle), polygon (click the points; Enter or a double click closes, Esc drops it).
+Modes: select (click a region; drag the selected one to move it, or drag one of its
+handles — a polygon point or a box corner — to reshape it), box (drag a rectangle),
+polygon (click the points; Enter or a double click closes, Esc drops it).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 DISPLAY_SIZE = 2048
+HANDLE = 8  # screen pixels: the selected region's vertex handles
 ROLE_COLOURS = {"garment": QColor("#2f6fed"), "part": QColor("#e8590c")}
 MODES = ("select", "box", "polygon")
 
@@ -69,6 +71,7 @@ class OutfitCanvas(QGraphicsView):
     region_clicked = Signal(int)
     shape_drawn = Signal(object, object)  # box (x, y, w, h), polygon rings or None
     region_moved = Signal(int, float, float)  # region id, dx, dy in image pixels
+    region_reshaped = Signal(int, object, object)  # region id, new box, new polygon rings
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +93,9 @@ class OutfitCanvas(QGraphicsView):
         self._points: list[QPointF] = []
         self._sketch: QGraphicsPathItem | None = None
         self._fitted = False
+        self._shapes: dict[int, RegionShape] = {}
+        self._handles: list[QGraphicsRectItem] = []
+        self._vertex: tuple[int, int] | None = None  # (ring, point) or (-1, corner) dragged
 
     # -- content ----------------------------------------------------------------------
 
@@ -112,10 +118,12 @@ class OutfitCanvas(QGraphicsView):
             self.fit()
 
     def set_regions(self, shapes: list[RegionShape], selected: int | None) -> None:
-        for item in [*self._items.values(), *self._labels]:
+        for item in [*self._items.values(), *self._labels, *self._handles]:
             self.scene().removeItem(item)
         self._items.clear()
         self._labels.clear()
+        self._handles.clear()
+        self._shapes = {shape.id: shape for shape in shapes}
         self.selected = selected
         for shape in shapes:
             colour = ROLE_COLOURS.get(shape.role, QColor("#888888"))
@@ -146,6 +154,67 @@ class OutfitCanvas(QGraphicsView):
                 text.setZValue(3)
                 self.scene().addItem(text)
                 self._labels.append(text)
+                for x, y in self._vertices(shape):
+                    self._add_handle(x, y, colour)
+
+    def _add_handle(self, x: float, y: float, colour: QColor) -> None:
+        handle = QGraphicsRectItem(QRectF(-HANDLE / 2, -HANDLE / 2, HANDLE, HANDLE))
+        handle.setPos(x, y)
+        handle.setFlag(handle.GraphicsItemFlag.ItemIgnoresTransformations)
+        handle.setBrush(QColor("#ffffff"))
+        pen = QPen(colour, 1)
+        pen.setCosmetic(True)
+        handle.setPen(pen)
+        handle.setZValue(4)
+        self.scene().addItem(handle)
+        self._handles.append(handle)
+
+    @staticmethod
+    def _vertices(shape: RegionShape) -> list[tuple[float, float]]:
+        """Where the selected region's handles go: polygon points, else box corners."""
+        if shape.polygon:
+            return [(ring[i], ring[i + 1]) for ring in shape.polygon
+                    for i in range(0, len(ring) - 1, 2)]
+        if shape.box is not None:
+            x, y, w, h = shape.box
+            return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+        return []
+
+    def _vertex_at(self, point: QPointF) -> tuple[int, int] | None:
+        """The handle of the selected region under ``point`` (within a few screen pixels)."""
+        shape = self._shapes.get(self.selected) if self.selected is not None else None
+        if shape is None:
+            return None
+        reach = HANDLE / max(self.transform().m11(), 1e-6)
+        if shape.polygon:
+            for r, ring in enumerate(shape.polygon):
+                for i in range(0, len(ring) - 1, 2):
+                    if abs(ring[i] - point.x()) <= reach and abs(ring[i + 1] - point.y()) <= reach:
+                        return (r, i // 2)
+            return None
+        for corner, (x, y) in enumerate(self._vertices(shape)):
+            if abs(x - point.x()) <= reach and abs(y - point.y()) <= reach:
+                return (-1, corner)
+        return None
+
+    def _reshaped(self, shape: RegionShape, vertex: tuple[int, int], point: QPointF
+                  ) -> tuple[tuple[float, ...] | None, tuple[tuple[float, ...], ...] | None]:
+        """The region's new box and polygon with one vertex (or box corner) moved."""
+        x, y = round(point.x(), 1), round(point.y(), 1)
+        ring_index, index = vertex
+        if ring_index >= 0 and shape.polygon:
+            rings = [list(ring) for ring in shape.polygon]
+            rings[ring_index][2 * index : 2 * index + 2] = [x, y]
+            xs = [v for ring in rings for v in ring[0::2]]
+            ys = [v for ring in rings for v in ring[1::2]]
+            box = (min(xs), min(ys), round(max(xs) - min(xs), 1), round(max(ys) - min(ys), 1))
+            return box, tuple(tuple(ring) for ring in rings)
+        assert shape.box is not None
+        corners = self._vertices(shape)
+        opposite = corners[(index + 2) % 4]
+        left, right = sorted((x, opposite[0]))
+        top, bottom = sorted((y, opposite[1]))
+        return (left, top, round(right - left, 1), round(bottom - top, 1)), None
 
     def item(self, region_id: int) -> QGraphicsPathItem | None:
         return self._items.get(region_id)
@@ -210,6 +279,10 @@ class OutfitCanvas(QGraphicsView):
             self._points.append(point)
             self._draw_sketch()
         else:
+            self._vertex = self._vertex_at(point)
+            if self._vertex is not None:
+                self._press = point
+                return
             hit = self._region_at(point)
             if hit is not None:
                 self.region_clicked.emit(hit)
@@ -221,7 +294,12 @@ class OutfitCanvas(QGraphicsView):
             self._rubber.setRect(QRectF(self._press, point).normalized())
         elif self.mode == "select" and self._press is not None and self.selected is not None:
             item = self._items.get(self.selected)
-            if item is not None:
+            shape = self._shapes.get(self.selected)
+            if self._vertex is not None and item is not None and shape is not None:
+                box, polygon = self._reshaped(shape, self._vertex, point)
+                item.setPath(region_path(RegionShape(shape.id, shape.role, shape.label,
+                                                     box, polygon)))  # type: ignore[arg-type]
+            elif item is not None:
                 item.setPos(point - self._press)
         else:
             super().mouseMoveEvent(event)
@@ -243,7 +321,14 @@ class OutfitCanvas(QGraphicsView):
         elif self.mode == "select" and self._press is not None and self.selected is not None:
             delta = point - self._press
             self._press = None
-            if abs(delta.x()) >= 1 or abs(delta.y()) >= 1:
+            vertex, self._vertex = self._vertex, None
+            shape = self._shapes.get(self.selected)
+            if abs(delta.x()) < 1 and abs(delta.y()) < 1:
+                return
+            if vertex is not None and shape is not None:
+                box, polygon = self._reshaped(shape, vertex, point)
+                self.region_reshaped.emit(self.selected, box, polygon)
+            else:
                 self.region_moved.emit(self.selected, round(delta.x(), 1), round(delta.y(), 1))
         else:
             super().mouseReleaseEvent(event)

@@ -3,7 +3,8 @@
 The picture with its regions on the left (``OutfitCanvas``), the current region's
 category, garment and attribute chips on the right, then the outfit's own values and
 descriptions. Keyboard first: ] / [ next / previous region, J / K next / previous
-picture, B box, P polygon, S select (drag the selected region to move it), C type a
+picture, B box, P polygon, S select (drag the selected region to move it, or a handle
+of it to reshape it), C type a
 category, A type an attribute, O type an outfit value, Y accept / X reject the region's
 suggestions, G attach the region to the garment under it in the list, Delete remove,
 Ctrl+Z undo, + / − / 0 zoom. A drawn shape takes the category typed in the category box.
@@ -82,6 +83,7 @@ class OutfitView(QWidget):
         self.canvas.region_clicked.connect(self._on_region_clicked)
         self.canvas.shape_drawn.connect(self._on_shape_drawn)
         self.canvas.region_moved.connect(self._on_region_moved)
+        self.canvas.region_reshaped.connect(self._on_region_reshaped)
 
         side = QWidget()
         panel = QVBoxLayout(side)
@@ -392,6 +394,14 @@ class OutfitView(QWidget):
     def _on_region_moved(self, region_id: int, dx: float, dy: float) -> None:
         if self.controller is not None and region_id == self.controller.region_id:
             self._run(self.controller.move_region, dx, dy)
+
+    def _on_region_reshaped(self, region_id: int, box, polygon) -> None:  # noqa: ANN001
+        controller = self.controller
+        region = controller.region() if controller else None
+        if controller is None or region is None or region.id != region_id:
+            return
+        # A box-only region keeps no polygon; a polygon's box follows its points.
+        self._run(controller.reshape, box, polygon if region.polygon else None)
 
     def _category_entered(self) -> None:
         controller = self.controller

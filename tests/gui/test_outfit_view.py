@@ -194,3 +194,25 @@ def test_the_real_fashionpedia_sample_shows_every_garment_and_part(qtbot, worksp
         "000000009813": ["shoe", "shoe", "dress", "sleeve", "sleeve", "neckline"],
         "000000010223": ["pants", "shirt, blouse", "sleeve", "sleeve", "collar", "hat"],
     }
+
+
+def test_dragging_a_handle_reshapes_a_polygon_and_a_box(view: OutfitView) -> None:
+    project = view.workspace.project
+    view.category.setText("skirt")
+    view.set_mode("polygon")
+    for x, y in ((100, 300), (300, 300), (250, 500)):
+        click(view, x, y)
+    view.canvas.close_polygon()
+    view.category.setText("hat")
+    view.set_mode("box")
+    drag(view, (150, 20), (250, 80))
+    skirt, hat = load_outfit(project, "look").regions
+    view.set_mode("select")
+    drag(view, (250, 80), (270, 100))  # the hat's bottom-right corner
+    hat = load_outfit(project, "look").regions[1]
+    assert hat.box == pytest.approx((150, 20, 120, 80), abs=3) and hat.polygon is None
+    view._select(skirt.id)
+    drag(view, (250, 500), (200, 560))  # the skirt's third point
+    skirt = load_outfit(project, "look").regions[0]
+    assert skirt.polygon[0][4:6] == pytest.approx((200, 560), abs=3)
+    assert skirt.box[3] == pytest.approx(260, abs=3)  # the box follows the points
