@@ -82,7 +82,8 @@ class AttributesPane(Pane):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.single, "One image")
         self.tabs.addTab(self.bulk, "One attribute, many images")
-        self.outfits = OutfitView(workspace, self.thumbnails)
+        # Its own cache: a 2,048-pixel picture is ~25 MB as a pixmap, so keep only a few.
+        self.outfits = OutfitView(workspace, ThumbnailCache(capacity=4, parent=self))
         self.tabs.addTab(self.outfits, "Outfits")
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
