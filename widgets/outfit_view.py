@@ -62,7 +62,12 @@ def folded(labels: list[Label]) -> list[tuple[int, str, float | None, str]]:
         status = ("rejected" if "rejected" in statuses
                   else "accepted" if "accepted" in statuses else "suggested")
         confidence = max((r.confidence for r in rows if r.confidence is not None), default=None)
-        sources = ", ".join(f"{r.source}{' ' + r.model if r.model else ''}" for r in rows)
+        sources = "\n".join(
+            f"{r.source}{' ' + r.model if r.model else ''}"
+            f"{' by ' + r.author if r.author else ''}: {r.status}"
+            f"{', reviewed by ' + r.reviewer if r.reviewer else ''}"
+            for r in rows
+        )
         out.append((value_id, status, confidence, sources))
     return out
 
