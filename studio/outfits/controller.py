@@ -25,6 +25,16 @@ def completion_text(entry: OntologyEntry) -> str:
     return f"{entry.name} — {entry.supercategory}" if entry.supercategory else entry.name
 
 
+def lookup(ontology: Ontology, kind: str, text: str) -> OntologyEntry | None:
+    """An entry from its completion text, or from a name alone when that is unique."""
+    text = text.strip()
+    for entry in ontology.of_kind(kind):
+        if completion_text(entry) == text:
+            return entry
+    matches = [e for e in ontology.of_kind(kind) if e.name.lower() == text.lower()]
+    return matches[0] if len(matches) == 1 else None
+
+
 @dataclass
 class OutfitController:
     project: Project
@@ -104,13 +114,7 @@ class OutfitController:
                 if e.supercategory in OUTFIT_FIELDS]
 
     def lookup(self, kind: str, text: str) -> OntologyEntry | None:
-        """An entry from its completion text, or from a name alone when that is unique."""
-        text = text.strip()
-        for entry in self.ontology.of_kind(kind):
-            if completion_text(entry) == text:
-                return entry
-        matches = [e for e in self.ontology.of_kind(kind) if e.name.lower() == text.lower()]
-        return matches[0] if len(matches) == 1 else None
+        return lookup(self.ontology, kind, text)
 
     def name(self, entry_id: int) -> str:
         entry = self.ontology.by_id.get(entry_id)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.importers.validation import Problems
+from studio.outfits.geometry import RleError, check_rle
 from studio.outfits.ontology import Ontology
 from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS, PART_SUPERCATEGORIES
 
@@ -209,6 +210,12 @@ class _Checker:
             or box[2] < 0 or box[3] < 0
         ):
             self.add(index, where, "box must be [x, y, width, height]")
+        mask = entry.get("mask")
+        if mask is not None:
+            try:
+                check_rle(mask, *(size if size is not None else (None, None)))
+            except RleError as error:
+                self.add(index, where, f"malformed mask: {error}")
         polygon = entry.get("polygon")
         if polygon is None:
             return

@@ -47,3 +47,26 @@ def test_suggestions_per_region_respect_decisions_and_rerun_cleanly(
         assert review_suggestions(project, "ana", again[-1].value_id,
                                   [int(label.owner) for label in others], "accepted") >= 1
         assert project.audit_trail("outfits", again[-1].value_id)[-1]["actor"] == "ana"
+
+
+def test_cli_bulk_review_decides_one_attribute_everywhere(tmp_path: Path, capsys) -> None:
+    from studio.cli.main import main
+    from studio.outfits.ontology import load_ontology
+    from studio.store.repos import outfits as repo
+
+    with Project.create(tmp_path / "p", image_root=tmp_path) as project:
+        add_demo_outfits(project, tmp_path, count=2, seed=1)
+        red = load_ontology(project).find("attribute", "red", "color")
+        regions = [r["id"] for r in repo.region_rows(project)][:3]
+        with project.writing("outfits"):
+            for region_id in regions:
+                repo.upsert_label(project, "outfit_region_attributes", {
+                    "region_id": region_id, "attribute_id": red.id, "source": "model",
+                    "model": "m", "confidence": 0.5, "status": "suggested", "author": "bot",
+                    "reviewer": "", "position": 9, "updated_at": "2026-01-01",
+                })
+    assert main(["outfits", "review", "--project", str(tmp_path / "p"), "--attribute",
+                 "red", "--reject"]) == 0
+    assert "Rejected 'red' on 3 regions." in capsys.readouterr().out
+    with Project.open(tmp_path / "p") as project:
+        assert repo.undecided_suggestions(project, red.id, None) == []

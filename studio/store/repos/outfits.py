@@ -365,3 +365,16 @@ def decided_facts(project: Project, region_ids: Sequence[int]) -> set[tuple[int,
         ).fetchall()
         out.update((int(r[0]), int(r[1])) for r in rows)
     return out
+
+
+def undecided_suggestions(project: Project, attribute_id: int, model: str | None
+                          ) -> list[int]:
+    """Regions with an undecided model suggestion of one attribute (bulk review)."""
+    sql = ("SELECT DISTINCT region_id FROM outfit_region_attributes WHERE attribute_id = ? "
+           "AND source = 'model' AND status = 'suggested'")
+    params: list[Any] = [attribute_id]
+    if model:
+        sql += " AND model = ?"
+        params.append(model)
+    rows = project.db.execute(sql + " ORDER BY region_id", params).fetchall()
+    return [int(row[0]) for row in rows]
