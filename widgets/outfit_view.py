@@ -14,7 +14,7 @@ The state lives in the Qt-free ``OutfitController``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel, Qt, QTimer
+from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -72,7 +74,15 @@ def folded(labels: list[Label]) -> list[tuple[int, str, float | None, str]]:
     return out
 
 
+IMPORTS = {"fashionpedia": "Fashionpedia file…", "fashionx": "FashionX file…"}
+EXPORTS = {"fashionpedia": "Fashionpedia file…", "fashionx": "FashionX file…",
+           "omnifashion": "OmniFashion samples (JSON Lines)…"}
+
+
 class OutfitView(QWidget):
+    import_requested = Signal(str)  # fashionpedia | fashionx (the pane runs the job)
+    export_requested = Signal(str)  # fashionpedia | fashionx | omnifashion
+
     def __init__(self, workspace: Workspace, thumbnails: ThumbnailCache,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -107,6 +117,16 @@ class OutfitView(QWidget):
             widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             nav.addWidget(widget)
         nav.addStretch(1)
+        for text, choices, signal in (("Import", IMPORTS, self.import_requested),
+                                      ("Export", EXPORTS, self.export_requested)):
+            button = QToolButton()
+            button.setText(text)
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+            menu = QMenu(button)
+            for kind, label in choices.items():
+                menu.addAction(label, lambda k=kind, s=signal: s.emit(k))
+            button.setMenu(menu)
+            nav.addWidget(button)
         panel.addLayout(nav)
         panel.addWidget(self.position)
         modes = QHBoxLayout()

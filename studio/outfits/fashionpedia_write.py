@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.importers.json_format import dump
-from studio.jobs import ProgressCallback, no_progress
+from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.fashionpedia import DATASET
 from studio.outfits.geometry import decode_counts, polygon_area, polygon_bounds, rle_area
 from studio.outfits.ontology import Ontology, load_ontology
@@ -29,9 +29,12 @@ DEFAULT_HEADER = {"info": {"description": "Exported by CIR Studio", "version": "
 
 
 def export_fashionpedia(project: Project, out: Path, *,
-                        progress: ProgressCallback = no_progress) -> dict[str, Any]:
+                        progress: ProgressCallback = no_progress,
+                        cancel: CancelToken | None = None) -> dict[str, Any]:
     """Write the file; returns counts (pictures, annotations, categories, attributes)."""
     document, options = fashionpedia_document(project, progress)
+    if cancel is not None:
+        cancel.raise_if_cancelled()
     out = Path(out)
     if out.parent and not out.parent.exists():
         out.parent.mkdir(parents=True)

@@ -15,7 +15,7 @@ from typing import Any
 from studio.importers.image_files import file_facts
 from studio.importers.plan import image_record
 from studio.importers.validation import Problems
-from studio.jobs import ProgressCallback, no_progress
+from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.editing import ensure_ontology
 from studio.outfits.fashionpedia_read import OutfitImportError
 from studio.outfits.fashionx import check_pictures, load_strict, pictures_of
@@ -103,11 +103,14 @@ def picture_document(project: Project, outfit: Outfit, ontology: Ontology) -> di
 
 
 def export_fashionx(project: Project, out: Path, *,
-                    progress: ProgressCallback = no_progress) -> dict[str, Any]:
+                    progress: ProgressCallback = no_progress,
+                    cancel: CancelToken | None = None) -> dict[str, Any]:
     ontology = load_ontology(project)
     outfits = load_outfits(project)
     documents = []
     for done, outfit in enumerate(outfits, start=1):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         documents.append(picture_document(project, outfit, ontology))
         progress(done, len(outfits), "pictures")
     out = Path(out)
@@ -123,7 +126,8 @@ def export_fashionx(project: Project, out: Path, *,
 
 
 def import_fashionx(project: Project, file: Path, images_dir: Path | None = None, *,
-                    actor: str = "", progress: ProgressCallback = no_progress) -> dict[str, Any]:
+                    actor: str = "", progress: ProgressCallback = no_progress,
+                    cancel: CancelToken | None = None) -> dict[str, Any]:
     """Check every picture, then write them all in one audited change (or nothing)."""
     file = Path(file).expanduser()
     images_dir = Path(images_dir).expanduser() if images_dir else file.parent / "images"
@@ -154,6 +158,8 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
                              "nothing was written", index, f"picture {image_id}")
     if len(problems):
         raise OutfitImportError("FashionX", problems.items)
+    if cancel is not None:
+        cancel.raise_if_cancelled()
     report = {"file": file.name, "pictures_added": 0, "pictures_known": len(skipped),
               "garments_added": 0, "parts_added": 0, "labels_added": 0}
     progress(0, len(pictures), "writing")

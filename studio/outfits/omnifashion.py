@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from studio.jobs import ProgressCallback, no_progress
+from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.ontology import Ontology, load_ontology
 from studio.outfits.records import Outfit, Region, effective
 from studio.outfits.store import load_outfits
@@ -313,12 +313,15 @@ class _Writer:
 
 
 def export_omnifashion(project: Project, out: Path, *, seed: int = 0,
-                       progress: ProgressCallback = no_progress) -> dict[str, Any]:
+                       progress: ProgressCallback = no_progress,
+                       cancel: CancelToken | None = None) -> dict[str, Any]:
     """Write the samples; returns the count per task (every family, zeros included)."""
     rng = random.Random(seed)
     writer = _Writer(project, load_ontology(project), rng)
     outfits = load_outfits(project)
     for done, outfit in enumerate(outfits, start=1):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         writer.picture(outfit)
         progress(done, len(outfits), "pictures")
     writer.several(outfits, rounds=max(1, len(outfits) // 2))

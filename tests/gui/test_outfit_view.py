@@ -216,3 +216,20 @@ def test_dragging_a_handle_reshapes_a_polygon_and_a_box(view: OutfitView) -> Non
     skirt = load_outfit(project, "look").regions[0]
     assert skirt.polygon[0][4:6] == pytest.approx((200, 560), abs=3)
     assert skirt.box[3] == pytest.approx(260, abs=3)  # the box follows the points
+
+
+def test_the_pane_imports_and_exports_outfits_as_jobs(window, event_loop_qt,
+                                                       tmp_path: Path) -> None:
+    from tests.outfit_samples import small_document, write_sample
+
+    path = write_sample(tmp_path / "data")
+    Project.create(tmp_path / "p", image_root=tmp_path / "data" / "images").close()
+    assert window.open_project(tmp_path / "p")
+    pane = next(p for p in window.panes if p.title == "Attributes")
+    window.show_pane(window.panes.index(pane))
+    pane.tabs.setCurrentWidget(pane.outfits)
+    event_loop_qt.run_until_complete(pane.outfit_import("fashionpedia", path))
+    assert pane.outfits.controller.image_ids == ["a", "b"]
+    assert pane.outfits.region_list.count() == 4  # shirt, its sleeve, pants, its pocket
+    event_loop_qt.run_until_complete(pane.outfit_export("fashionpedia", tmp_path / "o.json"))
+    assert json.loads((tmp_path / "o.json").read_text()) == small_document()

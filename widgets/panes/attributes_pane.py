@@ -9,9 +9,12 @@ suggestions run as background jobs in the status bar; the vocabulary has its own
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -85,6 +88,8 @@ class AttributesPane(Pane):
         # Its own cache: a 2,048-pixel picture is ~25 MB as a pixmap, so keep only a few.
         self.outfits = OutfitView(workspace, ThumbnailCache(capacity=4, parent=self))
         self.tabs.addTab(self.outfits, "Outfits")
+        self.outfits.import_requested.connect(self.ask_outfit_import)
+        self.outfits.export_requested.connect(self.ask_outfit_export)
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self._stack.addWidget(content)
@@ -194,6 +199,45 @@ class AttributesPane(Pane):
             for button in buttons:
                 button.setEnabled(True)
         self.refresh()
+
+    # -- outfits in and out ----------------------------------------------------------
+
+    @asyncSlot(str)
+    async def ask_outfit_import(self, kind: str) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, f"Import {kind}", "", "JSON (*.json)")
+        if path:
+            await self.outfit_import(kind, Path(path))
+
+    @asyncSlot(str)
+    async def ask_outfit_export(self, kind: str) -> None:
+        suffix = "JSON Lines (*.jsonl)" if kind == "omnifashion" else "JSON (*.json)"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", suffix)
+        if path:
+            await self.outfit_export(kind, Path(path))
+
+    async def outfit_import(self, kind: str, path: Path) -> None:
+        """Import a Fashionpedia or FashionX file as a job (pictures from FILE/../images)."""
+        project = self.workspace.project
+        if project is None:
+            return
+        if kind == "fashionpedia":
+            from studio.outfits.fashionpedia import import_fashionpedia as function
+        else:
+            from studio.outfits.fashionx_io import import_fashionx as function
+        await self._run_job(f"Importing {path.name}", function, project, path,
+                            path.parent / "images", actor=self.workspace.user_name)
+
+    async def outfit_export(self, kind: str, path: Path) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        if kind == "fashionpedia":
+            from studio.outfits.fashionpedia_write import export_fashionpedia as function
+        elif kind == "fashionx":
+            from studio.outfits.fashionx_io import export_fashionx as function
+        else:
+            from studio.outfits.omnifashion import export_omnifashion as function
+        await self._run_job(f"Exporting {path.name}", function, project, path)
 
     # -- vocabulary ------------------------------------------------------------------
 
