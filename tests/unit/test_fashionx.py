@@ -117,3 +117,23 @@ def test_strict_json_is_required(exported: Path, tmp_path: Path) -> None:
     assert "bad.json entry [0] (picture a): unknown field 'mood'" in problems_of(
         tmp_path, documents
     )
+
+
+def test_the_documented_schema_and_the_checks_name_the_same_fields(exported: Path) -> None:
+    from studio.outfits import fashionx
+    from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS
+
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs" /
+                         "fashionx.schema.json").read_text())
+    assert set(schema["properties"]) == fashionx.PICTURE_KEYS
+    assert set(schema["required"]) == set(fashionx.REQUIRED)
+    assert set(schema["$defs"]["garment"]["properties"]) == fashionx.GARMENT_KEYS
+    assert set(schema["$defs"]["part"]["properties"]) == fashionx.PART_KEYS
+    assert set(schema["properties"]["garment_count"]["properties"]) == set(GARMENT_TYPES)
+    assert set(schema["properties"]["overall"]["properties"]) == set(OUTFIT_FIELDS)
+    assert schema["$defs"]["garment"]["properties"]["type"]["enum"] == list(GARMENT_TYPES)
+    # and an export holds only the fields the schema names
+    for document in json.loads(exported.read_text()):
+        assert set(document) <= fashionx.PICTURE_KEYS
+        for garment in document["garments"]:
+            assert set(garment) <= fashionx.GARMENT_KEYS
