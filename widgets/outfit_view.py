@@ -494,7 +494,9 @@ class OutfitView(QWidget):
         region = controller.region() if controller else None
         if controller is None or region is None or controller.outfit is None:
             return
-        labels = controller.outfit.region_labels.get(region.id, [])
+        if region.status == "suggested":  # a region a model proposed: decide it first
+            self._run(controller.review_region, status)
+        labels = controller.outfit.region_labels.get(region.id, []) if controller.outfit else []
         for value_id, state, _, _ in folded(labels):
             if state == "suggested":
                 self._review(REGION_LABELS, region.id, value_id, status)

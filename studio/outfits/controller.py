@@ -189,6 +189,20 @@ class OutfitController:
             self.undo_stack.append((image_id, saved))
         self._load()
 
+    def review_region(self, status: str) -> None:
+        """A second person accepts or rejects the current region (a model's proposal)."""
+        if self.region_id is not None:
+            self._edit_as_reviewer(editing.review_region, self.region_id, status)
+
+    def _edit_as_reviewer(self, function: Any, *args: Any) -> None:
+        image_id = self.image_id
+        if image_id is None:
+            return
+        saved = editing.snapshot(self.project, image_id)
+        function(self.project, self.actor, *args)
+        self.undo_stack.append((image_id, saved))
+        self._load()
+
     def describe(self, general: str, concise: str) -> None:
         """Autosave of the description fields (no undo step: typing has its own)."""
         if self.image_id is not None:

@@ -93,3 +93,16 @@ def test_undo_restores_a_picture_with_the_same_identities(project: Project) -> N
     assert load_outfit(project, "look1").regions == []  # type: ignore[union-attr]
     editing.restore(project, "ann", "look1", saved)
     assert editing.snapshot(project, "look1") == saved
+
+
+def test_a_model_region_is_reviewed_by_someone_else(project: Project) -> None:
+    hat = editing.add_region(project, "bot", "look1", entry(project, "category", "hat"),
+                             box=(10, 0, 50, 30), source="model", confidence=0.7, model="m")
+    assert load_outfit(project, "look1").regions[0].status == "suggested"
+    editing.review_region(project, "ana", hat, "accepted")
+    region = load_outfit(project, "look1").regions[0]
+    assert (region.status, region.reviewer) == ("accepted", "ana")
+    mine = editing.add_region(project, "ana", "look1", entry(project, "category", "belt"),
+                              box=(10, 200, 80, 10))
+    with pytest.raises(editing.OutfitError, match="second person"):
+        editing.review_region(project, "ana", mine, "rejected")

@@ -76,18 +76,6 @@ def adopt_ontology(project: Project, entry_id: int, row: Mapping[str, Any]) -> N
     )
 
 
-def set_ontology_descriptions(project: Project, descriptions: Mapping[tuple[str, int], str]) -> int:
-    """Descriptions by (kind, external id); returns how many entries were found."""
-    found = 0
-    for (kind, external_id), text in descriptions.items():
-        cursor = project.db.execute(
-            "UPDATE outfit_ontology SET description = ? WHERE kind = ? AND external_id = ?",
-            [text, kind, external_id],
-        )
-        found += cursor.rowcount
-    return found
-
-
 # -- sources ----------------------------------------------------------------------------
 
 
