@@ -250,9 +250,10 @@ class OutfitView(QWidget):
         self.show_current(load_picture=True)
 
     def _on_project_data(self) -> None:
+        """Another writer (an import job, a merge, another window) changed outfits or
+        images: re-read the picture list too, keeping the current picture and region."""
         if self.controller is not None and not self._saving:
-            self.controller.reload(self.controller.image_ids or None)
-            self.show_current(load_picture=False)
+            self.reload()
 
     # -- showing ----------------------------------------------------------------------
 
