@@ -137,3 +137,14 @@ def test_the_documented_schema_and_the_checks_name_the_same_fields(exported: Pat
         assert set(document) <= fashionx.PICTURE_KEYS
         for garment in document["garments"]:
             assert set(garment) <= fashionx.GARMENT_KEYS
+
+
+def test_the_documented_example_passes_the_checks(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "docs" / "fashionx.example.json"
+    problems = Problems(tmp_path)
+    with Project.create(tmp_path / "e") as project:
+        with project.writing():
+            seed_studio_ontology(project)
+        check_pictures(example, [json.loads(example.read_text())], load_ontology(project),
+                       problems)
+    assert problems.items == []
