@@ -2,7 +2,8 @@
 """Set up a virtual environment inside the checkout, then run the studio or the tests.
 
     python3 dev.py studio [ARGS...]   open CIR Studio on the demo project (or pass ARGS)
-    python3 dev.py test [PYTEST ARGS] run ruff, mypy and the whole test suite headless
+    python3 dev.py test [PYTEST ARGS] run ruff, mypy and the whole test suite headless,
+                                      then tests/unit and tests/reliability on PostgreSQL
 
 Needs nothing but Python 3.11+. Setup is idempotent: the venv is reused and pip runs
 again only when pyproject.toml changed since the last successful install.
@@ -74,6 +75,11 @@ def run_tests(args: list[str]) -> int:
             subprocess.call([str(PYTHON), "-m", "pytest", *suite], cwd=ROOT, env=env)
             for suite in suites
         ]
+        # The core suites once more with every project on PostgreSQL (a throwaway server
+        # from the pgserver wheel, started by tests/conftest.py), so both engines are tested.
+        pg_env = {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}
+        core = ["tests/unit", "tests/reliability"]
+        results.append(subprocess.call([str(PYTHON), "-m", "pytest", *core], cwd=ROOT, env=pg_env))
     return next((code for code in results if code), lint)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from studio.store import Project
+from studio.store.repos import stats as stats_repo
 
 LABEL_STATUSES = ("accepted", "rejected", "suggested")
 
@@ -40,12 +41,7 @@ def dashboard_data(project: Project) -> DashboardData:
 
 def captions_per_day(project: Project) -> dict[str, dict[str, int]]:
     """{annotator: {YYYY-MM-DD: captions first submitted that day}}, names sorted."""
-    rows = project.db.execute(
-        "SELECT actor, substr(first, 1, 10) AS day, count(*) FROM ("
-        "  SELECT actor, entity_id, min(at) AS first FROM audit_log "
-        "  WHERE entity = 'caption' AND action = 'submit' GROUP BY actor, entity_id"
-        ") GROUP BY actor, day ORDER BY actor, day"
-    ).fetchall()
+    rows = stats_repo.first_submissions_per_day(project)
     out: dict[str, dict[str, int]] = {}
     for actor, day, count in rows:
         out.setdefault(str(actor), {})[str(day)] = int(count)
@@ -56,11 +52,7 @@ def labels_per_type(project: Project) -> dict[str, dict[str, int]]:
     """{attribute type: {accepted, rejected, suggested: labels}}, types in vocabulary order."""
     from studio.attributes.records import ATTRIBUTE_TYPES
 
-    rows = project.db.execute(
-        "SELECT v.type, l.status, count(*) FROM ("
-        "  SELECT DISTINCT image_id, attribute_id, status FROM image_attributes"
-        ") l JOIN attribute_vocab v ON v.id = l.attribute_id GROUP BY v.type, l.status"
-    ).fetchall()
+    rows = stats_repo.labels_by_type_and_status(project)
     found: dict[str, dict[str, int]] = {}
     for kind, status, count in rows:
         found.setdefault(str(kind), dict.fromkeys(LABEL_STATUSES, 0))[str(status)] = int(count)
@@ -70,8 +62,4 @@ def labels_per_type(project: Project) -> dict[str, dict[str, int]]:
 
 def ratings_progress(project: Project) -> dict[str, tuple[int, int]]:
     """{rater: (items rated done, items assigned)} over every sample, names sorted."""
-    rows = project.db.execute(
-        "SELECT p.name, sum(a.status = 'done'), count(*) FROM rating_assignments a "
-        "JOIN people p ON p.id = a.rater_id GROUP BY p.name ORDER BY p.name"
-    ).fetchall()
-    return {str(name): (int(done or 0), int(total)) for name, done, total in rows}
+    return {name: (done, total) for name, done, total in stats_repo.ratings_by_rater(project)}

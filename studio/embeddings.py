@@ -8,7 +8,8 @@ reports. The cache lives in ``<project cache>/embeddings/<model-slug>/``:
 - ``shard-*.npy`` are float32 arrays written atomically, a few thousand rows each, under
   unique names, so two processes (the window and the command line) can fill one cache;
 - ``keys.sqlite`` maps a content hash to (shard file, row), and remembers images that could
-  not be read, with the reason, so they are not retried until their bytes change.
+  not be read, with the reason, so they are not retried until their bytes change (its
+  SQL lives in ``studio.store.embedding_cache``).
 
 A build that is cancelled or killed keeps every shard already written; the next run skips
 those hashes (resumable). Renamed or moved images keep their vectors (same content).
@@ -19,8 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sqlite3
-import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
@@ -34,13 +33,13 @@ from studio.errors import ImagePathError, StudioError
 from studio.hashing import file_digest
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.embedding_cache import EmbeddingKeys
 from studio.store.records import ImageRecord
 
 if TYPE_CHECKING:
     from backends.models.base import EmbeddingModel
 
 SHARD_ROWS = 2048
-KEYS_FILE = "keys.sqlite"
 MODEL_FILE = "model.json"
 
 
@@ -64,13 +63,7 @@ class EmbeddingCache:
         self.dim = int(dim)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._check_model()
-        self._local = threading.local()
-        with self._db() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors "
-                "(hash TEXT PRIMARY KEY, shard TEXT NOT NULL, row INTEGER NOT NULL)"
-            )
-            db.execute("CREATE TABLE IF NOT EXISTS skipped (hash TEXT PRIMARY KEY, reason TEXT)")
+        self.keys = EmbeddingKeys(self.folder)
 
     @classmethod
     def for_project(cls, project: Project, model: EmbeddingModel) -> EmbeddingCache:
@@ -91,38 +84,18 @@ class EmbeddingCache:
         else:
             path.write_text(json.dumps(wanted, indent=2))
 
-    def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.folder / KEYS_FILE, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            self._local.db = db
-        return db
-
     def close(self) -> None:
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+        self.keys.close()
 
     def __len__(self) -> int:
-        return int(self._db().execute("SELECT count(*) FROM vectors").fetchone()[0])
+        return self.keys.count()
 
     def known(self, hashes: Iterable[str]) -> set[str]:
         """Hashes already embedded or already known to be unreadable."""
-        wanted = list(dict.fromkeys(hashes))
-        found: set[str] = set()
-        db = self._db()
-        for start in range(0, len(wanted), 900):
-            chunk = wanted[start : start + 900]
-            marks = ",".join("?" * len(chunk))
-            for table in ("vectors", "skipped"):
-                rows = db.execute(f"SELECT hash FROM {table} WHERE hash IN ({marks})", chunk)
-                found.update(row[0] for row in rows)
-        return found
+        return self.keys.known(hashes)
 
     def skipped(self) -> dict[str, str]:
-        return dict(self._db().execute("SELECT hash, reason FROM skipped").fetchall())
+        return self.keys.skipped()
 
     def put(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
         """Store vectors: the shard file first, then its keys in one transaction."""
@@ -131,36 +104,18 @@ class EmbeddingCache:
             raise ValueError(f"expected {len(hashes)} vectors of dimension {self.dim}")
         if not len(hashes):
             return
-        db = self._db()
         shard = f"shard-{time.time_ns():x}-{uuid.uuid4().hex[:8]}.npy"
         tmp = self.folder / (shard + ".tmp.npy")
         np.save(tmp, vectors)
         tmp.replace(self.folder / shard)
-        with db:
-            db.executemany(
-                "INSERT OR REPLACE INTO vectors (hash, shard, row) VALUES (?, ?, ?)",
-                [(h, shard, row) for row, h in enumerate(hashes)],
-            )
+        self.keys.add_vectors(shard, hashes)
 
     def put_skipped(self, reasons: dict[str, str]) -> None:
-        if reasons:
-            with self._db() as db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO skipped (hash, reason) VALUES (?, ?)", reasons.items()
-                )
+        self.keys.add_skipped(reasons)
 
     def get(self, hashes: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(found mask, vectors of the found hashes in input order)."""
-        locations: dict[str, tuple[str, int]] = {}
-        db = self._db()
-        unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 900):
-            chunk = unique[start : start + 900]
-            marks = ",".join("?" * len(chunk))
-            rows = db.execute(
-                f"SELECT hash, shard, row FROM vectors WHERE hash IN ({marks})", chunk
-            )
-            locations.update((h, (shard_file(s), r)) for h, s, r in rows)
+        locations = {h: (shard_file(s), r) for h, (s, r) in self.keys.locations(hashes).items()}
         found = np.array([h in locations for h in hashes], dtype=bool)
         out = np.zeros((int(found.sum()), self.dim), dtype=np.float32)
         by_shard: dict[str, list[tuple[int, int]]] = {}

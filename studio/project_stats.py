@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from studio.store import Project
+from studio.store.repos import stats as stats_repo
 
 ACTIVE_GAP_S = 600.0
 
@@ -16,10 +17,7 @@ ACTIVE_GAP_S = 600.0
 def image_counts_by_category_split(project: Project) -> dict[str, dict[str, int]]:
     """{category: {split: image count}}, categories and splits in sorted order."""
     counts: dict[str, dict[str, int]] = {}
-    rows = project.db.execute(
-        "SELECT category, split, count(*) FROM images GROUP BY 1, 2 ORDER BY 1, 2"
-    ).fetchall()
-    for category, split, count in rows:
+    for category, split, count, _ in stats_repo.images_by_group(project):
         counts.setdefault(category or "(none)", {})[split or "(none)"] = int(count)
     return counts
 
@@ -38,29 +36,19 @@ def pair_counts_by_category_split(project: Project) -> dict[str, dict[str, dict[
             split or "(none)", {"pairs": 0, "captions": 0, "gallery": 0, "missing": 0}
         )
 
-    db = project.db
-    for category, split, images, missing in db.execute(
-        "SELECT category, split, count(*), sum(missing) FROM images GROUP BY 1, 2"
-    ):
-        cell(category, split).update(gallery=int(images), missing=int(missing or 0))
-    for category, split, pairs in db.execute(
-        "SELECT category, split, count(*) FROM pairs GROUP BY 1, 2"
-    ):
-        cell(category, split)["pairs"] = int(pairs)
-    for category, split, captions in db.execute(
-        "SELECT p.category, p.split, count(*) FROM captions c JOIN pairs p ON p.id = c.pair_id "
-        "WHERE c.status IN ('submitted', 'accepted') GROUP BY 1, 2"
-    ):
-        cell(category, split)["captions"] = int(captions)
+    for category, split, images, missing in stats_repo.images_by_group(project):
+        cell(category, split).update(gallery=images, missing=missing)
+    for category, split, pairs in stats_repo.pairs_by_group(project):
+        cell(category, split)["pairs"] = pairs
+    for category, split, captions in stats_repo.written_captions_by_group(project):
+        cell(category, split)["captions"] = captions
     return {c: dict(sorted(s.items())) for c, s in sorted(counts.items())}
 
 
 def caption_length_distribution(project: Project) -> dict[int, int]:
     """{number of words: captions} over submitted and accepted captions."""
     lengths: Counter[int] = Counter()
-    for (text,) in project.db.execute(
-        "SELECT text FROM captions WHERE status IN ('submitted', 'accepted')"
-    ):
+    for text in stats_repo.written_caption_texts(project):
         lengths[len(text.split())] += 1
     return dict(sorted(lengths.items()))
 
@@ -70,9 +58,7 @@ def frequent_words(project: Project, top: int = 20) -> list[tuple[str, int]]:
     from studio.captions.flags import STOPWORDS, words
 
     counts: Counter[str] = Counter()
-    for (text,) in project.db.execute(
-        "SELECT text FROM captions WHERE status IN ('submitted', 'accepted')"
-    ):
+    for text in stats_repo.written_caption_texts(project):
         counts.update(w for w in words(text) if w not in STOPWORDS and len(w) > 1)
     return counts.most_common(top)
 
@@ -93,10 +79,7 @@ def captions_per_hour(times: list[datetime], max_gap_s: float = ACTIVE_GAP_S) ->
 def annotator_throughput(project: Project) -> list[dict[str, Any]]:
     """Per author: captions by status, and captions per hour from their submissions."""
     rows: dict[str, dict[str, Any]] = {}
-    for name, status, count in project.db.execute(
-        "SELECT a.name, c.status, count(*) FROM captions c JOIN people a ON a.id = c.author_id "
-        "GROUP BY 1, 2"
-    ):
+    for name, status, count in stats_repo.captions_by_author_and_status(project):
         entry = rows.setdefault(
             name,
             {
@@ -108,11 +91,9 @@ def annotator_throughput(project: Project) -> list[dict[str, Any]]:
                 "per_hour": None,
             },
         )
-        entry[status] = int(count)
+        entry[status] = count
     times: dict[str, list[datetime]] = {}
-    for actor, at in project.db.execute(
-        "SELECT actor, at FROM audit_log WHERE entity = 'caption' AND action = 'submit'"
-    ):
+    for actor, at in stats_repo.caption_submissions(project):
         times.setdefault(actor, []).append(datetime.fromisoformat(at))
     for name, stamps in times.items():
         if name in rows:
@@ -125,10 +106,7 @@ def annotator_throughput(project: Project) -> list[dict[str, Any]]:
 def review_outcomes(project: Project) -> dict[str, dict[str, int]]:
     """Per reviewer: captions accepted as written, accepted after an edit, and rejected."""
     outcomes: dict[str, dict[str, int]] = {}
-    for actor, action, before, after in project.db.execute(
-        "SELECT actor, action, before, after FROM audit_log WHERE entity = 'caption' "
-        "AND action IN ('accept', 'reject')"
-    ):
+    for actor, action, before, after in stats_repo.caption_reviews(project):
         entry = outcomes.setdefault(actor, {"accepted": 0, "edited": 0, "rejected": 0})
         if action == "reject":
             entry["rejected"] += 1

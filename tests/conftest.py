@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+# The PostgreSQL test engine (tests/pg_site): importable here, and in every subprocess
+# a test starts (its ``sitecustomize`` installs the engine there).
+PG_SITE = Path(__file__).resolve().parent / "pg_site"
+sys.path.insert(0, str(PG_SITE))
+import cir_pg_engine  # noqa: E402
 
 # The real dataset slices live beside the checkout (``../shared/fixtures``); a checkout
 # elsewhere (a git worktree) can point at them with CIR_STUDIO_FIXTURES.
@@ -33,12 +43,58 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         has_cuda = torch.cuda.is_available()
     except ImportError:
         has_cuda = False
+    if cir_pg_engine.engine_is_postgresql():
+        sqlite_only = pytest.mark.skip(reason="tests SQLite's own file or pragmas")
+        for item in items:
+            if "sqlite_only" in item.keywords:
+                item.add_marker(sqlite_only)
     if has_cuda:
         return
     skip = pytest.mark.skip(reason="needs a CUDA device")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def postgresql_server() -> Iterator[Any]:
+    """A throwaway PostgreSQL 16 server (pgserver wheel) on a Unix socket in a temp folder,
+    stopped and deleted after the session. It fails, never skips: a run that was asked to
+    test PostgreSQL and cannot must say so."""
+    # Directly under the system temp folder, not pytest's: run as root, pgserver starts
+    # the server as an unprivileged user, who cannot enter pytest's private folder (and
+    # a Unix socket path must stay short).
+    folder = Path(tempfile.mkdtemp(prefix="cir-pg-"))
+    try:
+        server = cir_pg_engine.start_server(folder / "data")
+    except Exception as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(f"Cannot start PostgreSQL for the tests: {error}", pytrace=False)
+    yield server
+    server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def postgresql_url(postgresql_server: Any) -> str:
+    """A fresh, empty database on the test server (its URL)."""
+    return cir_pg_engine.new_database(postgresql_server.get_uri())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``CIR_STUDIO_TEST_ENGINE=postgresql``: every project the tests create by path lives
+    on PostgreSQL (see tests/pg_site/cir_pg_engine.py); otherwise SQLite, untouched."""
+    if not cir_pg_engine.engine_is_postgresql():
+        yield "sqlite"
+        return
+    server = request.getfixturevalue("postgresql_server")
+    os.environ[cir_pg_engine.SERVER_VARIABLE] = server.get_uri()
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        part for part in (str(PG_SITE), os.environ.get("PYTHONPATH", "")) if part
+    )
+    cir_pg_engine.install()
+    yield "postgresql"
 
 
 @pytest.fixture(autouse=True)

@@ -42,7 +42,7 @@ class CaptionRankLine(QWidget):
         )
         self.recompute.clicked.connect(self._recompute)
         self.order = QComboBox()
-        for key, (label, _sql) in REVIEW_ORDERS.items():
+        for key, label in REVIEW_ORDERS.items():
             self.order.addItem(f"Queue: {label}", key)
         self.order.setToolTip(
             "Order of the review queue; by rank puts captions that do not "

@@ -15,6 +15,7 @@ from studio.attributes.records import STATUSES
 from studio.attributes.vocabulary import VocabularyError, get_entry
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import attributes as attributes_repo
 
 ENTITY = "image_attributes"
 Fact = tuple[str, int]  # (image id, attribute id)
@@ -22,10 +23,7 @@ Fact = tuple[str, int]  # (image id, attribute id)
 
 def decided_statuses(project: Project, image_ids: Iterable[str] | None = None) -> dict[Fact, str]:
     """The latest accept/reject per (image, attribute), over every source."""
-    rows = project.db.execute(
-        "SELECT image_id, attribute_id, status FROM image_attributes "
-        "WHERE status != 'suggested' ORDER BY updated_at, id"
-    ).fetchall()
+    rows = attributes_repo.decisions(project)
     wanted = None if image_ids is None else set(image_ids)
     return {(r[0], r[1]): r[2] for r in rows if wanted is None or r[0] in wanted}
 
@@ -45,51 +43,32 @@ def replace_suggestions(
     row; returns counts of rows added, updated and removed.
     """
     images = list(found)
-    existing: dict[Fact, tuple[str, float | None]] = {}
-    for start in range(0, len(images), 500):
-        chunk = images[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for image_id, attribute_id, status, confidence in project.db.execute(
-            "SELECT image_id, attribute_id, status, confidence FROM image_attributes "
-            f"WHERE source = ? AND model = ? AND image_id IN ({marks})",
-            [source, model, *chunk],
-        ):
-            existing[(image_id, attribute_id)] = (status, confidence)
+    existing: dict[Fact, tuple[str, float | None]] = {
+        (image_id, attribute_id): (status, confidence)
+        for image_id, attribute_id, status, confidence in attributes_repo.source_rows(
+            project, source, model, images
+        )
+    }
     decided = decided_statuses(project, images)
     wanted = {(i, a): c for i, attrs in found.items() for a, c in attrs.items()}
     now = utc_now()
     added = [
-        (i, a, source, model, c, decided.get((i, a), "suggested"), now)
+        (i, a, c, decided.get((i, a), "suggested"))
         for (i, a), c in wanted.items()
         if (i, a) not in existing
     ]
     updated = [
-        (c, now, i, a, source, model)
-        for (i, a), c in wanted.items()
-        if (i, a) in existing and existing[(i, a)][1] != c
+        (i, a, c) for (i, a), c in wanted.items() if (i, a) in existing and existing[(i, a)][1] != c
     ]
     removed = [
-        (i, a, source, model)
+        (i, a)
         for (i, a), (status, _) in existing.items()
         if (i, a) not in wanted and status == "suggested"
     ]
     counts = {"added": len(added), "updated": len(updated), "removed": len(removed)}
     with project.change(actor, action, ENTITY) as record:
-        db = project.db
-        db.conn.executemany(
-            "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
-            "status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            added,
-        )
-        db.conn.executemany(
-            "UPDATE image_attributes SET confidence = ?, updated_at = ? "
-            "WHERE image_id = ? AND attribute_id = ? AND source = ? AND model = ?",
-            updated,
-        )
-        db.conn.executemany(
-            "DELETE FROM image_attributes "
-            "WHERE image_id = ? AND attribute_id = ? AND source = ? AND model = ?",
-            removed,
+        attributes_repo.replace_source_rows(
+            project, source, model, added=added, updated=updated, removed=removed, now=now
         )
         record["after"] = {"source": source, "model": model, "images": len(images), **counts}
     return counts
@@ -99,12 +78,7 @@ def _states(project: Project, image_id: str, attribute_ids: Sequence[int]) -> di
     """Current folded status per attribute of one image (None-free: absent = missing)."""
     out: dict[int, str] = {}
     for attribute_id in attribute_ids:
-        rows = project.db.execute(
-            "SELECT status FROM image_attributes WHERE image_id = ? AND attribute_id = ? "
-            "ORDER BY updated_at DESC, id DESC",
-            [image_id, attribute_id],
-        ).fetchall()
-        statuses = [r[0] for r in rows]
+        statuses = attributes_repo.statuses_newest_first(project, image_id, attribute_id)
         decided = [s for s in statuses if s != "suggested"]
         if statuses:
             out[attribute_id] = decided[0] if decided else "suggested"
@@ -112,25 +86,7 @@ def _states(project: Project, image_id: str, attribute_ids: Sequence[int]) -> di
 
 
 def _apply(project: Project, image_id: str, attribute_id: int, status: str, now: str) -> None:
-    db = project.db
-    if status == "suggested":
-        db.execute(
-            "DELETE FROM image_attributes WHERE image_id = ? AND attribute_id = ? "
-            "AND source = 'person'",
-            [image_id, attribute_id],
-        )
-    db.execute(
-        "UPDATE image_attributes SET status = ?, updated_at = ? "
-        "WHERE image_id = ? AND attribute_id = ?",
-        [status, now, image_id, attribute_id],
-    )
-    if status != "suggested":
-        db.execute(
-            "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
-            "status, updated_at) SELECT ?, ?, 'person', '', 1.0, ?, ? WHERE NOT EXISTS "
-            "(SELECT 1 FROM image_attributes WHERE image_id = ? AND attribute_id = ?)",
-            [image_id, attribute_id, status, now, image_id, attribute_id],
-        )
+    attributes_repo.decide(project, image_id, attribute_id, status, now)
 
 
 def _check_status(status: str) -> None:

@@ -28,6 +28,7 @@ from studio.attributes.vocabulary import (
 )
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import attributes as attributes_repo
 
 FIELDS = ("image_id", "attribute", "type", "source", "model", "confidence", "status")
 
@@ -95,7 +96,7 @@ def import_labels(project: Project, actor: str, path: Path) -> dict[str, int]:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise VocabularyError(f"{path}: cannot read the file ({error})") from error
-    images = {r[0] for r in project.db.execute("SELECT id FROM images").fetchall()}
+    images = attributes_repo.image_ids(project)
     known = {e.name: e for e in load_vocabulary(project)}
     new_entries: dict[str, str] = {}
     rows = []
@@ -133,20 +134,13 @@ def import_labels(project: Project, actor: str, path: Path) -> dict[str, int]:
     now = utc_now()
     with project.change(actor, "attributes.import_labels", "image_attributes") as record:
         added = store_entries(project, actor, entries, origin=str(path))[0] if entries else 0
-        before = project.db.execute("SELECT total_changes()").fetchone()[0]
+        changed = 0
         for data, name in rows:
             entry = find_entry(project, name)
-            project.db.execute(
-                "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence,"
-                " status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (image_id, attribute_id, source, model) DO UPDATE SET "
-                "confidence = excluded.confidence, status = excluded.status, "
-                "updated_at = excluded.updated_at WHERE confidence IS NOT excluded.confidence "
-                "OR status IS NOT excluded.status",
-                [data["image_id"], entry.id if entry else None, data["source"],
-                 data.get("model", ""), data.get("confidence"), data["status"], now],
+            changed += attributes_repo.upsert_label(
+                project, data["image_id"], entry.id if entry else None, data["source"],
+                data.get("model", ""), data.get("confidence"), data["status"], now,
             )
-        changed = project.db.execute("SELECT total_changes()").fetchone()[0] - before
         record["after"] = {"file": str(path), "lines": len(rows), "changed": changed,
                            "attributes_added": added}
     return {"lines": len(rows), "changed": int(changed), "attributes_added": added}

@@ -11,18 +11,7 @@ from typing import Any
 
 from studio.attributes.records import ATTRIBUTE_TYPES, AttributeState, Label
 from studio.store import Project
-
-_LABEL_SELECT = (
-    "SELECT l.image_id, v.name AS attribute, v.type, l.source, l.status, l.confidence, "
-    "l.model, v.id AS attribute_id "
-    "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
-)
-
-
-def _in(column: str, values: Sequence[str] | None) -> tuple[str, list[str]]:
-    if not values:
-        return "", []
-    return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
+from studio.store.repos import attributes as attributes_repo
 
 
 def _label(row: Mapping[str, Any]) -> Label:
@@ -40,21 +29,13 @@ def labels_of_image(
     sources: Sequence[str] | None = None,
 ) -> list[Label]:
     """Every label row of an image, optionally only some statuses or sources."""
-    status_sql, status_args = _in("l.status", statuses)
-    source_sql, source_args = _in("l.source", sources)
-    rows = project.db.query(
-        _LABEL_SELECT + "WHERE l.image_id = ?" + status_sql + source_sql
-        + " ORDER BY v.type, v.name, l.source, l.model",
-        [image_id, *status_args, *source_args],
-    )
+    rows = attributes_repo.label_rows_of_image(project, image_id, statuses, sources)
     return [_label(row) for row in rows]
 
 
 def all_labels(project: Project) -> Iterable[Label]:
     """Every label of the project, image by image (for export)."""
-    for row in project.db.query(
-        _LABEL_SELECT + "ORDER BY l.image_id, v.type, v.name, l.source, l.model"
-    ):
+    for row in attributes_repo.all_label_rows(project):
         yield _label(row)
 
 
@@ -99,16 +80,8 @@ def images_with_attribute(
     Sorted by confidence, highest first, which is the order bulk review shows them in.
     A status filter applies to the folded status (a decision beats a suggestion).
     """
-    source_sql, source_args = _in("l.source", sources)
-    model_sql, model_args = ("", []) if model is None else (" AND l.model = ?", [model])
-    rows = project.db.execute(
-        "SELECT l.image_id, max(l.confidence), "
-        "coalesce(max(CASE WHEN l.status != 'suggested' THEN l.status END), 'suggested') "
-        "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
-        "WHERE v.name = ?" + source_sql + model_sql + " GROUP BY l.image_id",
-        [attribute, *source_args, *model_args],
-    ).fetchall()
-    out = [(str(r[0]), r[1], str(r[2])) for r in rows if not statuses or r[2] in statuses]
+    rows = attributes_repo.images_with_attribute(project, attribute, sources, model)
+    out = [r for r in rows if not statuses or r[2] in statuses]
     out.sort(key=lambda r: (-(r[1] if r[1] is not None else -1.0), r[0]))
     return out
 
@@ -116,11 +89,7 @@ def images_with_attribute(
 def suggestions(project: Project, source: str, model: str = "") -> dict[str, set[str]]:
     """image id -> attributes one source (and model) suggested, whatever their status."""
     out: dict[str, set[str]] = {}
-    for image_id, name in project.db.execute(
-        "SELECT l.image_id, v.name FROM image_attributes AS l "
-        "JOIN attribute_vocab AS v ON v.id = l.attribute_id WHERE l.source = ? AND l.model = ?",
-        [source, model],
-    ):
+    for image_id, name in attributes_repo.suggested_names(project, source, model):
         out.setdefault(image_id, set()).add(name)
     return out
 
@@ -128,11 +97,7 @@ def suggestions(project: Project, source: str, model: str = "") -> dict[str, set
 def reviewed(project: Project) -> dict[str, tuple[set[str], set[str]]]:
     """image id -> (accepted, rejected) attributes, for images with any decision."""
     out: dict[str, tuple[set[str], set[str]]] = {}
-    for image_id, name, status in project.db.execute(
-        "SELECT l.image_id, v.name, l.status FROM image_attributes AS l "
-        "JOIN attribute_vocab AS v ON v.id = l.attribute_id WHERE l.status != 'suggested' "
-        "ORDER BY l.updated_at, l.id"
-    ):
+    for image_id, name, status in attributes_repo.decisions_by_name(project):
         accepted, rejected = out.setdefault(image_id, (set(), set()))
         (accepted if status == "accepted" else rejected).add(name)
         (rejected if status == "accepted" else accepted).discard(name)
@@ -151,15 +116,9 @@ def truth(project: Project, image_ids: Iterable[str] | None = None) -> dict[str,
 
 def label_models(project: Project) -> list[str]:
     """Models that have suggestions in the project, in name order."""
-    rows = project.db.execute(
-        "SELECT DISTINCT model FROM image_attributes WHERE source = 'model' ORDER BY 1"
-    ).fetchall()
-    return [r[0] for r in rows]
+    return attributes_repo.label_models(project)
 
 
 def label_counts(project: Project) -> dict[str, int]:
     """Label rows per status, for summaries."""
-    rows = project.db.execute(
-        "SELECT status, count(*) FROM image_attributes GROUP BY status"
-    ).fetchall()
-    return {str(status): int(count) for status, count in rows}
+    return attributes_repo.label_counts(project)

@@ -18,6 +18,7 @@ from studio.attributes.records import ATTRIBUTE_TYPES, VocabularyEntry
 from studio.errors import ValidationError
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import attributes as attributes_repo
 
 ENTITY = "attribute_vocab"
 # An attribute is a word or a short phrase ("a-line", "floral print"); longer text is a
@@ -98,17 +99,12 @@ def _from_row(row: Mapping[str, Any]) -> VocabularyEntry:
 
 def load_vocabulary(project: Project) -> list[VocabularyEntry]:
     """All attributes, grouped by type then by name."""
-    rows = project.db.query(
-        "SELECT id, name, type, synonyms FROM attribute_vocab ORDER BY type, name"
-    )
-    return [_from_row(row) for row in rows]
+    return [_from_row(row) for row in attributes_repo.vocabulary_rows(project)]
 
 
 def find_entry(project: Project, name: str) -> VocabularyEntry | None:
-    rows = list(project.db.query(
-        "SELECT id, name, type, synonyms FROM attribute_vocab WHERE name = ?", [clean_name(name)]
-    ))
-    return _from_row(rows[0]) if rows else None
+    row = attributes_repo.vocabulary_row(project, clean_name(name))
+    return _from_row(row) if row else None
 
 
 def get_entry(project: Project, name: str) -> VocabularyEntry:
@@ -136,11 +132,9 @@ def add_attribute(
         raise VocabularyError(f"The vocabulary already has {entry.name!r}.")
     _check_fits(project, entry)
     with project.change(actor, "vocabulary.add", ENTITY) as record:
-        cursor = project.db.execute(
-            "INSERT INTO attribute_vocab (name, type, synonyms, created_at) VALUES (?, ?, ?, ?)",
-            [entry.name, entry.type, json.dumps(list(entry.synonyms)), utc_now()],
+        record["entity_id"] = attributes_repo.add_attribute(
+            project, entry.name, entry.type, json.dumps(list(entry.synonyms)), utc_now()
         )
-        record["entity_id"] = cursor.lastrowid
         record["after"] = entry.to_json()
     return get_entry(project, entry.name)
 
@@ -148,9 +142,8 @@ def add_attribute(
 def _update(project: Project, actor: str, action: str, old: VocabularyEntry,
             new: VocabularyEntry) -> VocabularyEntry:
     with project.change(actor, action, ENTITY, old.id, before=old.to_json()) as record:
-        project.db.execute(
-            "UPDATE attribute_vocab SET name = ?, type = ?, synonyms = ? WHERE id = ?",
-            [new.name, new.type, json.dumps(list(new.synonyms)), old.id],
+        attributes_repo.update_attribute(
+            project, int(old.id or 0), new.name, new.type, json.dumps(list(new.synonyms))
         )
         record["after"] = new.to_json()
     return get_entry(project, new.name)
@@ -207,25 +200,10 @@ def merge_attributes(
     new = make_entry(target.name, target.type, spellings)
     before = {"into": target.to_json(), "merged": [e.to_json() for e in merged]}
     with project.change(actor, "vocabulary.merge", ENTITY, target.id, before=before) as record:
-        db = project.db
         for entry in merged:
-            db.execute(
-                "UPDATE OR IGNORE image_attributes SET attribute_id = ? WHERE attribute_id = ?",
-                [target.id, entry.id],
-            )
-            db.execute(
-                """UPDATE image_attributes AS t SET
-                     status = CASE WHEN t.status = 'suggested' THEN s.status ELSE t.status END,
-                     confidence = max(coalesce(t.confidence, 0), coalesce(s.confidence, 0))
-                   FROM image_attributes AS s
-                   WHERE s.attribute_id = ? AND t.attribute_id = ? AND s.image_id = t.image_id
-                     AND s.source = t.source AND s.model = t.model""",
-                [entry.id, target.id],
-            )
-            db.execute("DELETE FROM attribute_vocab WHERE id = ?", [entry.id])
-        db.execute(
-            "UPDATE attribute_vocab SET synonyms = ? WHERE id = ?",
-            [json.dumps(list(new.synonyms)), target.id],
+            attributes_repo.merge_attribute_into(project, int(entry.id or 0), int(target.id or 0))
+        attributes_repo.set_synonyms(
+            project, int(target.id or 0), json.dumps(list(new.synonyms))
         )
         record["after"] = new.to_json()
     return get_entry(project, target.name)
@@ -235,10 +213,7 @@ def remove_attribute(project: Project, actor: str, name: str) -> int:
     """Delete an attribute and its labels; returns how many labels went with it."""
     old = get_entry(project, name)
     with project.change(actor, "vocabulary.remove", ENTITY, old.id, before=old.to_json()) as rec:
-        labels = project.db.execute(
-            "SELECT count(*) FROM image_attributes WHERE attribute_id = ?", [old.id]
-        ).fetchone()[0]
-        project.db.execute("DELETE FROM attribute_vocab WHERE id = ?", [old.id])
+        labels = attributes_repo.remove_attribute(project, int(old.id or 0))
         rec["after"] = {"removed": old.name, "labels_removed": int(labels)}
     return int(labels)
 
@@ -271,15 +246,12 @@ def store_entries(
     with project.change(actor, "vocabulary.import", ENTITY, before=before) as record:
         now = utc_now()
         for entry in added:
-            project.db.execute(
-                "INSERT INTO attribute_vocab (name, type, synonyms, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                [entry.name, entry.type, json.dumps(list(entry.synonyms)), now],
+            attributes_repo.add_attribute(
+                project, entry.name, entry.type, json.dumps(list(entry.synonyms)), now
             )
         for entry in updated:
-            project.db.execute(
-                "UPDATE attribute_vocab SET type = ?, synonyms = ? WHERE name = ?",
-                [entry.type, json.dumps(list(entry.synonyms)), entry.name],
+            attributes_repo.update_attribute_by_name(
+                project, entry.name, entry.type, json.dumps(list(entry.synonyms))
             )
         record["after"] = {
             "origin": origin,

@@ -25,6 +25,7 @@ from studio.attributes.vocabulary import (
     store_entries,
 )
 from studio.store import Project
+from studio.store.repos import attributes as attributes_repo
 
 FORMAT = "cir-studio-vocabulary"
 CSV_FIELDS = ("name", "type", "synonyms")
@@ -122,7 +123,7 @@ def starter_vocabulary() -> list[VocabularyEntry]:
 
 def ensure_vocabulary(project: Project, actor: str) -> int:
     """Give a project without a vocabulary the starter one; returns how many were added."""
-    if project.db.execute("SELECT 1 FROM attribute_vocab LIMIT 1").fetchone():
+    if attributes_repo.has_vocabulary(project):
         return 0
     added, _ = store_entries(project, actor, starter_vocabulary(), origin=STARTER)
     return added

@@ -15,6 +15,7 @@ from typing import Literal
 from studio.captions.reading import Request, read_caption
 from studio.captions.records import Caption
 from studio.store import Project
+from studio.store.repos import captions as captions_repo
 
 FlagKind = Literal[
     "empty", "short", "reference_only", "colour_conflict", "contradiction", "duplicate", "no_target"
@@ -355,26 +356,13 @@ def _describes_reference(tokens: list[str], reference_title: str, target_title: 
 
 def caption_flags(project: Project, caption: Caption) -> list[Flag]:
     """Flags of a stored caption: its pair's other captions, titles, the author's history."""
-    rows = project.db.execute(
-        "SELECT r.title, t.title FROM pairs p JOIN images r ON r.id = p.reference_id "
-        "LEFT JOIN images t ON t.id = p.target_id WHERE p.id = ?",
-        [caption.pair_id],
-    ).fetchone()
-    reference_title, target_title = (rows[0] or "", rows[1] or "") if rows else ("", "")
-    others = [
-        row[0]
-        for row in project.db.execute(
-            "SELECT text FROM captions WHERE pair_id = ? AND id != ? AND status != 'rejected'",
-            [caption.pair_id, caption.id],
-        )
-    ]
+    reference_title, target_title = captions_repo.pair_titles(project, caption.pair_id)
+    others = captions_repo.other_texts(project, caption.pair_id, caption.id)
     flags = text_flags(caption.text, others, reference_title, target_title)
     if caption.author and len(words(caption.text)) >= 3:
-        copies = project.db.execute(
-            "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
-            "WHERE a.name = ? AND c.text = ? AND c.pair_id != ?",
-            [caption.author, caption.text, caption.pair_id],
-        ).fetchone()[0]
+        copies = captions_repo.same_text_elsewhere(
+            project, caption.author, caption.text, caption.pair_id
+        )
         if copies:
             flags.append(
                 Flag(

@@ -1,9 +1,9 @@
 """Which pair an annotator writes next, and which caption a reviewer checks next.
 
-Queues are queries, not stored lists: two people working at once never get a stale
-queue, and a pair leaves everyone's queue the moment it has its captions. Pairs are
-visited in creation order. A pair whose image file is missing is never offered: nobody
-can describe what they cannot see.
+Queues are queries, not stored lists (``studio.store.repos.caption_queue``): two people
+working at once never get a stale queue, and a pair leaves everyone's queue the moment
+it has its captions. Pairs are visited in creation order. A pair whose image file is
+missing is never offered: nobody can describe what they cannot see.
 """
 
 from __future__ import annotations
@@ -11,219 +11,66 @@ from __future__ import annotations
 from studio.captions.records import CaptionPolicy
 from studio.errors import StudioError
 from studio.store import Project
+from studio.store.repos import caption_queue as queue_repo
 
-_VISIBLE = """
-    p.target_id IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id IN (p.reference_id, p.target_id)
-                    AND i.missing = 1)
-"""
-_LIVE = (
-    "(SELECT count(*) FROM captions c WHERE c.pair_id = p.id "
-    "AND c.status IN ('submitted', 'accepted'))"
-)
-_MINE_LIVE = (
-    "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
-    "WHERE c.pair_id = p.id AND a.name = :me AND c.status IN ('submitted', 'accepted'))"
-)
-_MINE_ANY = (
-    "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
-    "WHERE c.pair_id = p.id AND a.name = :me AND c.status != 'rejected')"
-)
-_MY_DRAFT = (
-    "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
-    "WHERE c.pair_id = p.id AND a.name = :me AND c.status = 'draft')"
-)
-_SKIPPED = (
-    "EXISTS (SELECT 1 FROM audit_log s WHERE s.entity = 'pair' "
-    "AND s.entity_id = CAST(p.id AS TEXT) AND s.action = 'skip' AND s.actor = :me)"
-)
-
-
-def _needs_me(policy: CaptionPolicy) -> str:
-    """A pair needs this person: it lacks captions, they did not skip it or write one yet."""
-    mine = f"AND NOT {_MINE_LIVE}" if policy.distinct_authors else ""
-    return f"({_MY_DRAFT} OR ({_LIVE} < :quota {mine} AND NOT {_SKIPPED}))"
+# How a reviewer's queue can be ordered (key: label). The rank orders put captions
+# without a stored rank last; ties fall back to pair order.
+REVIEW_ORDERS: dict[str, str] = {
+    "pair": "pair order",
+    "rank_worst": "worst rank first",
+    "rank_best": "best rank first",
+}
 
 
 def next_to_write(
     project: Project, author: str, policy: CaptionPolicy, after: int | None = None
 ) -> int | None:
     """The first pair after ``after`` that needs this author's caption, wrapping around."""
-    sql = (
-        f"SELECT p.id FROM pairs p WHERE p.id > :after AND {_VISIBLE} "
-        f"AND {_needs_me(policy)} ORDER BY p.id LIMIT 1"
+    return queue_repo.next_to_write(
+        project, author, policy.per_pair, policy.distinct_authors, after
     )
-    params = {"me": author, "quota": policy.per_pair}
-    for start in [after, -1] if after is not None else [-1]:
-        row = project.db.execute(sql, {**params, "after": start}).fetchone()
-        if row is not None:
-            return int(row[0])
-    return None
 
 
 def step_writing(
     project: Project, author: str, policy: CaptionPolicy, current: int, forward: bool
 ) -> int | None:
     """The neighbour of ``current`` among the pairs this author wrote or may write."""
-    mine = f"({_MINE_ANY} OR {_needs_me(policy)})"
-    compare, order = (">", "ASC") if forward else ("<", "DESC")
-    row = project.db.execute(
-        f"SELECT p.id FROM pairs p WHERE p.id {compare} :current AND {_VISIBLE} AND {mine} "
-        f"ORDER BY p.id {order} LIMIT 1",
-        {"me": author, "quota": policy.per_pair, "current": current},
-    ).fetchone()
-    return None if row is None else int(row[0])
+    return queue_repo.step_writing(
+        project, author, policy.per_pair, policy.distinct_authors, current, forward
+    )
 
 
 def remaining_for(project: Project, author: str, policy: CaptionPolicy) -> int:
-    """How many visible pairs still need this author (the queue's length).
-
-    Counted with set arithmetic over a few flat queries whose results are small (pairs
-    that are hidden, full, or touched by this author): the per-pair conditions of
-    ``next_to_write`` would cost correlated subqueries per pair, too slow to run after
-    every save on 100,000 pairs.
-    """
-    db = project.db
-    total = int(db.execute("SELECT count(*) FROM pairs").fetchone()[0])
-    hidden = {
-        row[0]
-        for row in db.execute(
-            "SELECT id FROM pairs WHERE target_id IS NULL "
-            "OR reference_id IN (SELECT id FROM images WHERE missing = 1) "
-            "OR target_id IN (SELECT id FROM images WHERE missing = 1)"
-        )
-    }
-    full = {
-        row[0]
-        for row in db.execute(
-            "SELECT pair_id FROM captions WHERE status IN ('submitted', 'accepted') "
-            "GROUP BY pair_id HAVING count(*) >= ?",
-            [policy.per_pair],
-        )
-    }
-    mine: dict[int, set[str]] = {}
-    for pair_id, status in db.execute(
-        "SELECT c.pair_id, c.status FROM captions c JOIN people a ON a.id = c.author_id "
-        "WHERE a.name = ?",
-        [author],
-    ):
-        mine.setdefault(pair_id, set()).add(status)
-    drafts = {pair_id for pair_id, statuses in mine.items() if "draft" in statuses}
-    done = (
-        {pair_id for pair_id, statuses in mine.items() if statuses & {"submitted", "accepted"}}
-        if policy.distinct_authors
-        else set()
-    )
-    skipped = {
-        int(row[0])
-        for row in db.execute(
-            "SELECT entity_id FROM audit_log WHERE entity = 'pair' AND action = 'skip' "
-            "AND actor = ?",
-            [author],
-        )
-    }
-    closed = (full | done | skipped) - hidden
-    return total - len(hidden) - len(closed) + len((drafts - hidden) & closed)
+    """How many visible pairs still need this author (the queue's length)."""
+    return queue_repo.remaining_for(project, author, policy.per_pair, policy.distinct_authors)
 
 
-_REVIEWABLE = """
-    c.status != 'draft' AND (a.name IS NULL OR a.name != :me)
-    AND (c.status = 'submitted' OR r.name = :me)
-"""
-_REVIEW_FROM = """
-    FROM captions c LEFT JOIN people a ON a.id = c.author_id
-    LEFT JOIN people r ON r.id = c.reviewer_id
-"""
-
-
-# How a reviewer's queue can be ordered: a key of SQL expressions, sorted ascending. The
-# rank orders put captions without a stored rank last; ties fall back to pair order.
-REVIEW_ORDERS: dict[str, tuple[str, str]] = {
-    "pair": ("pair order", "c.pair_id, c.position, c.id"),
-    "rank_worst": ("worst rank first", "-coalesce(c.rank, 0), c.pair_id, c.position, c.id"),
-    "rank_best": ("best rank first", "coalesce(c.rank, 1000000000), c.pair_id, c.position, c.id"),
-}
-
-
-def _order_key(order: str) -> str:
+def _checked(order: str) -> str:
     if order not in REVIEW_ORDERS:
         raise StudioError(
             f"Unknown review order '{order}'. The available orders are: " + ", ".join(REVIEW_ORDERS)
         )
-    return REVIEW_ORDERS[order][1]
+    return order
 
 
 def next_to_review(
     project: Project, reviewer: str, after: int | None = None, order: str = "pair"
 ) -> int | None:
     """The next submitted caption (by someone else) after caption ``after``, wrapping."""
-    key = _order_key(order)
-    base = (
-        f"SELECT c.id {_REVIEW_FROM} WHERE c.status = 'submitted' "
-        "AND (a.name IS NULL OR a.name != :me)"
-    )
-    after_key = _review_key(project, after, key)
-    if after_key is not None:
-        row = project.db.execute(
-            f"{base} AND ({key}) > {_row(len(after_key))} ORDER BY {key} LIMIT 1",
-            {"me": reviewer, **_params(after_key)},
-        ).fetchone()
-        if row is not None:
-            return int(row[0])
-    row = project.db.execute(f"{base} ORDER BY {key} LIMIT 1", {"me": reviewer}).fetchone()
-    return None if row is None else int(row[0])
+    return queue_repo.next_to_review(project, reviewer, after, _checked(order))
 
 
 def step_review(
     project: Project, reviewer: str, current: int, forward: bool, order: str = "pair"
 ) -> int | None:
     """The neighbour of caption ``current`` among those to review or reviewed by this person."""
-    key = _order_key(order)
-    start = _review_key(project, current, key)
-    if start is None:
-        return None
-    compare = ">" if forward else "<"
-    descending = ", ".join(f"{part} DESC" for part in key.split(", "))
-    row = project.db.execute(
-        f"SELECT c.id {_REVIEW_FROM} WHERE {_REVIEWABLE} "
-        f"AND ({key}) {compare} {_row(len(start))} "
-        f"ORDER BY {key if forward else descending} LIMIT 1",
-        {"me": reviewer, **_params(start)},
-    ).fetchone()
-    return None if row is None else int(row[0])
+    return queue_repo.step_review(project, reviewer, current, forward, _checked(order))
 
 
 def review_remaining(project: Project, reviewer: str) -> int:
-    row = project.db.execute(
-        f"SELECT count(*) {_REVIEW_FROM} WHERE c.status = 'submitted' "
-        "AND (a.name IS NULL OR a.name != :me)",
-        {"me": reviewer},
-    ).fetchone()
-    return int(row[0])
+    return queue_repo.review_remaining(project, reviewer)
 
 
 def own_waiting(project: Project, reviewer: str) -> int:
     """How many submitted captions wait for review that ``reviewer`` wrote (others review them)."""
-    row = project.db.execute(
-        "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
-        "WHERE c.status = 'submitted' AND a.name = ?",
-        [reviewer],
-    ).fetchone()
-    return int(row[0])
-
-
-def _review_key(project: Project, caption_id: int | None, key: str) -> tuple | None:
-    """The sort key of one caption under an order (None: no such caption)."""
-    if caption_id is None:
-        return None
-    return project.db.execute(
-        f"SELECT {key} FROM captions c WHERE c.id = ?", [caption_id]
-    ).fetchone()
-
-
-def _row(size: int) -> str:
-    return "(" + ", ".join(f":k{i}" for i in range(size)) + ")"
-
-
-def _params(values: tuple) -> dict[str, object]:
-    return {f"k{i}": value for i, value in enumerate(values)}
+    return queue_repo.own_waiting(project, reviewer)

@@ -37,6 +37,8 @@ from studio.sessions.strategies import (
     make_strategy,
 )
 from studio.store import Project
+from studio.store.repos import attributes as attributes_repo
+from studio.store.repos import pairs as pairs_repo
 
 TOP_K = 5
 DEFAULT_THRESHOLD = 50
@@ -98,19 +100,16 @@ class PairQuery:
 
 
 def pair_query(project: Project, pair_id: int) -> PairQuery:
-    row = project.db.execute(
-        "SELECT reference_id, target_id, category, split, source FROM pairs WHERE id = ?",
-        [pair_id],
-    ).fetchone()
+    row = pairs_repo.pair_row(project, pair_id)
     if row is None:
         raise StudioError(f"Pair {pair_id} does not exist.")
     return PairQuery(
         pair_id,
-        row[0],
-        row[1],
-        row[2] or "",
-        row[3] or "",
-        keep_reference=(row[4] or "") not in REFERENCE_REMOVED_SOURCES,
+        row["reference_id"],
+        row["target_id"],
+        row["category"] or "",
+        row["split"] or "",
+        keep_reference=(row["source"] or "") not in REFERENCE_REMOVED_SOURCES,
     )
 
 
@@ -385,7 +384,7 @@ def build_rank_index(
     from studio.attributes.extract import extract_from_text
     from studio.index_service import build_index, load_project_model
 
-    if not project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone():
+    if not attributes_repo.any_labels(project):
         extract_from_text(project, actor, progress=progress, cancel=cancel)
     model = load_project_model(model_name, device)
     return build_index(project, model, progress=progress, cancel=cancel)

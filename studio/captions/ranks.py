@@ -22,6 +22,7 @@ from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import ranks as ranks_repo
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,6 @@ class StoredRank:
         return band_of(self.rank)
 
 
-_COLUMNS = "id, rank, gallery_size, rank_model, rank_strategy, rank_index_key, rank_text, ranked_at"
-
-
 def _stored(row: Any) -> StoredRank:
     return StoredRank(
         int(row[0]),
@@ -78,37 +76,30 @@ def _stored(row: Any) -> StoredRank:
     )
 
 
+def _as_row(result: RankResult) -> dict[str, Any]:
+    return {
+        "rank": result.rank,
+        "gallery_size": result.gallery_size,
+        "model": result.model,
+        "strategy": result.strategy,
+        "index_key": result.index_key,
+        "text": result.text,
+    }
+
+
 def save_rank(project: Project, caption_id: int, result: RankResult) -> None:
     """Keep ``result`` with the caption (replacing an older rank)."""
-    with project.db.atomic():
-        project.db.execute(
-            "UPDATE captions SET rank = ?, gallery_size = ?, rank_model = ?, rank_strategy = ?, "
-            "rank_index_key = ?, rank_text = ?, ranked_at = ? WHERE id = ?",
-            [
-                result.rank,
-                result.gallery_size,
-                result.model,
-                result.strategy,
-                result.index_key,
-                result.text,
-                utc_now(),
-                caption_id,
-            ],
-        )
+    ranks_repo.save_ranks(project, [(caption_id, _as_row(result))], utc_now())
 
 
 def stored_rank(project: Project, caption_id: int) -> StoredRank | None:
-    row = project.db.execute(
-        f"SELECT {_COLUMNS} FROM captions WHERE id = ? AND rank_model IS NOT NULL", [caption_id]
-    ).fetchone()
+    row = ranks_repo.stored_rank(project, caption_id)
     return None if row is None else _stored(row)
 
 
 def stored_ranks(project: Project, caption_ids: Iterable[int] | None = None) -> list[StoredRank]:
     """Every ranked caption (or those of ``caption_ids``), in caption id order."""
-    rows = project.db.execute(
-        f"SELECT {_COLUMNS} FROM captions WHERE rank_model IS NOT NULL ORDER BY id"
-    ).fetchall()
+    rows = ranks_repo.stored_ranks(project)
     wanted = None if caption_ids is None else set(caption_ids)
     return [_stored(r) for r in rows if wanted is None or int(r[0]) in wanted]
 
@@ -116,11 +107,8 @@ def stored_ranks(project: Project, caption_ids: Iterable[int] | None = None) -> 
 def stale_count(project: Project, settings: RankSettings) -> tuple[int, int]:
     """(stale, ranked) over live captions, for the "recompute" offer."""
     key = index_key(project, settings.model)
-    rows = project.db.execute(
-        f"SELECT {_COLUMNS}, text FROM captions WHERE rank_model IS NOT NULL "
-        "AND status IN ('submitted', 'accepted')"
-    ).fetchall()
-    stale = sum(1 for r in rows if _stored(r).stale_reasons(settings, key, r[8]))
+    rows = ranks_repo.live_ranks_with_text(project)
+    stale = sum(1 for row, text in rows if _stored(row).stale_reasons(settings, key, text))
     return stale, len(rows)
 
 
@@ -168,15 +156,9 @@ def log_histogram(ranks: Iterable[int | None]) -> list[tuple[str, int]]:
 
 def ranks_by_annotator(project: Project) -> dict[str, list[int | None]]:
     """Each author's stored ranks over their submitted and accepted captions."""
-    rows = project.db.execute(
-        "SELECT coalesce(a.name, '(unknown)'), c.rank FROM captions c "
-        "LEFT JOIN people a ON a.id = c.author_id "
-        "WHERE c.rank_model IS NOT NULL AND c.status IN ('submitted', 'accepted') "
-        "ORDER BY 1, c.id"
-    ).fetchall()
     by_author: dict[str, list[int | None]] = {}
-    for name, rank in rows:
-        by_author.setdefault(name, []).append(None if rank is None else int(rank))
+    for name, rank in ranks_repo.live_ranks_by_author(project):
+        by_author.setdefault(name, []).append(rank)
     return by_author
 
 
@@ -207,16 +189,7 @@ def rank_captions(
 
     settings = rank_settings(project)
     model, strategy = model or settings.model, strategy or settings.strategy
-    sql = (
-        "SELECT c.id, c.pair_id, c.text, coalesce(a.name, '') FROM captions c "
-        "JOIN pairs p ON p.id = c.pair_id LEFT JOIN people a ON a.id = c.author_id "
-        "WHERE c.status IN ('submitted', 'accepted') AND p.target_id IS NOT NULL"
-    )
-    params: list[Any] = []
-    if source is not None:
-        sql += " AND p.source = ?"
-        params.append(source)
-    rows = project.db.execute(sql + " ORDER BY c.pair_id, c.position, c.id", params).fetchall()
+    rows = ranks_repo.captions_to_rank(project, source)
     if not rows:
         raise StudioError(
             "No submitted captions of pairs with a target to rank"
@@ -233,9 +206,10 @@ def rank_captions(
         result = ranker.rank(pairs[pair_id], text)
         results.append((caption_id, author, result))
         progress(done, len(rows), f"caption {done} of {len(rows)}")
-    with project.db.atomic():  # all ranks or none: a cancelled run changes nothing
-        for caption_id, _author, result in results:
-            save_rank(project, caption_id, result)
+    # all ranks or none: a cancelled run changes nothing
+    ranks_repo.save_ranks(
+        project, [(caption_id, _as_row(result)) for caption_id, _, result in results], utc_now()
+    )
     return {
         "model": model,
         "strategy": strategy,

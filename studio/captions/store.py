@@ -13,18 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from studio.captions.records import LIVE_STATUSES, MAX_CAPTION_CHARS, Caption, CaptionPolicy
+from studio.captions.records import MAX_CAPTION_CHARS, Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.store import Project
-from studio.store.database import inserted_id, utc_now
-
-_SELECT = """
-    SELECT c.id, c.pair_id, c.position, c.text, a.name AS author, c.status, c.flagged,
-           c.reject_reason, r.name AS reviewer, c.created_at, c.updated_at, c.reviewed_at
-    FROM captions c
-    LEFT JOIN people a ON a.id = c.author_id
-    LEFT JOIN people r ON r.id = c.reviewer_id
-"""
+from studio.store.database import utc_now
+from studio.store.repos import captions as captions_repo
 
 
 def _caption(row: dict[str, Any]) -> Caption:
@@ -38,25 +31,20 @@ def _caption(row: dict[str, Any]) -> Caption:
 
 
 def get_caption(project: Project, caption_id: int) -> Caption:
-    rows = list(project.db.query(_SELECT + " WHERE c.id = ?", [caption_id]))
-    if not rows:
+    row = captions_repo.caption_row(project, caption_id)
+    if row is None:
         raise StudioError(f"Caption {caption_id} does not exist (was its pair deleted?).")
-    return _caption(rows[0])
+    return _caption(row)
 
 
 def captions_for_pair(project: Project, pair_id: int) -> list[Caption]:
-    rows = project.db.query(_SELECT + " WHERE c.pair_id = ? ORDER BY c.position, c.id", [pair_id])
-    return [_caption(row) for row in rows]
+    return [_caption(row) for row in captions_repo.pair_caption_rows(project, pair_id)]
 
 
 def own_caption(project: Project, pair_id: int, author: str) -> Caption | None:
     """The author's current caption on the pair: a draft, or one they submitted."""
-    mine = [
-        c
-        for c in captions_for_pair(project, pair_id)
-        if c.author == author and c.status != "rejected"
-    ]
-    return mine[-1] if mine else None
+    row = captions_repo.own_caption_row(project, pair_id, author)
+    return None if row is None else _caption(row)
 
 
 def load_policy(project: Project) -> CaptionPolicy:
@@ -102,19 +90,8 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
             return edit_caption(project, current.id, author, text)
         if current is not None and current.status == "accepted":
             raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
-        if current is None:
-            person = project.ensure_person(author)
-            cursor = project.db.execute(
-                "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, 'draft', ?, ?)",
-                [pair_id, _next_position(project, pair_id), text, person.id, now, now],
-            )
-            caption_id = inserted_id(cursor)
-        else:
-            caption_id = current.id
-            project.db.execute(
-                "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, caption_id]
-            )
+        person = project.ensure_person(author)
+        caption_id = captions_repo.write_draft(project, pair_id, person.id, text, now)
         return get_caption(project, caption_id)
 
 
@@ -144,22 +121,26 @@ def submit_caption(
     before = draft.audit_state()
     with project.change(author, "submit", "caption", draft.id, before=before) as record:
         rule = policy or load_policy(project)
-        live = [c for c in captions_for_pair(project, pair_id) if c.is_live]
-        mine = get_caption(project, draft.id)
-        if mine.status != "draft":
+        outcome, live = captions_repo.submit_draft(
+            project,
+            draft.id,
+            pair_id,
+            author,
+            text,
+            utc_now(),
+            per_pair=rule.per_pair,
+            distinct_authors=rule.distinct_authors,
+        )
+        if outcome == "changed":
             raise StudioError("This caption changed in another window; reload the pair.")
-        if len(live) >= rule.per_pair:
+        if outcome == "full":
             raise StudioError(
-                f"This pair already has {len(live)} captions; your text is kept as a draft."
+                f"This pair already has {live} captions; your text is kept as a draft."
             )
-        if rule.distinct_authors and any(c.author == author for c in live):
+        if outcome == "mine":
             raise StudioError(
                 "You already captioned this pair; a second caption must come from someone else."
             )
-        project.db.execute(
-            "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ?",
-            [text, utc_now(), draft.id],
-        )
         caption = get_caption(project, draft.id)
         record["after"] = caption.audit_state()
     return caption, before
@@ -173,10 +154,7 @@ def edit_caption(project: Project, caption_id: int, actor: str, text: str) -> Ca
         with project.change(
             actor, "edit", "caption", caption_id, before=current.audit_state()
         ) as record:
-            project.db.execute(
-                "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?",
-                [text, utc_now(), caption_id],
-            )
+            captions_repo.set_text(project, caption_id, text, utc_now())
             caption = get_caption(project, caption_id)
             record["after"] = caption.audit_state()
     return caption
@@ -191,9 +169,8 @@ def undo_save(project: Project, caption_id: int, actor: str, before: dict) -> Ca
         with project.change(
             actor, "undo", "caption", caption_id, before=current.audit_state()
         ) as record:
-            project.db.execute(
-                "UPDATE captions SET text = ?, status = ?, updated_at = ? WHERE id = ?",
-                [before["text"], before["status"], utc_now(), caption_id],
+            captions_repo.restore(
+                project, caption_id, before["text"], before["status"], utc_now()
             )
             caption = get_caption(project, caption_id)
             record["after"] = caption.audit_state()
@@ -229,10 +206,14 @@ def review_caption(
         with project.change(
             reviewer, decision, "caption", caption_id, before=current.audit_state()
         ) as record:
-            project.db.execute(
-                "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
-                "reviewed_at = ?, updated_at = ? WHERE id = ?",
-                [new_text, status, reason or None, person.id, utc_now(), utc_now(), caption_id],
+            captions_repo.record_review(
+                project,
+                caption_id,
+                text=new_text,
+                status=status,
+                reason=reason or None,
+                reviewer_id=person.id,
+                now=utc_now(),
             )
             caption = get_caption(project, caption_id)
             record["after"] = caption.audit_state()
@@ -249,30 +230,14 @@ def mark_pair(project: Project, pair_id: int, actor: str, action: str, reason: s
 
 def flagged_pairs(project: Project) -> dict[int, str]:
     """Pairs whose latest flag/unflag is a flag, with the reason given."""
-    rows = project.db.execute(
-        "SELECT entity_id, action, after FROM audit_log WHERE entity = 'pair' "
-        "AND action IN ('flag', 'unflag') ORDER BY id"
-    ).fetchall()
     flags: dict[int, str] = {}
-    for entity_id, action, after in rows:
+    for pair_id, action, after in captions_repo.pair_marks(project):
         if action == "flag":
-            flags[int(entity_id)] = json.loads(after or "{}").get("reason", "")
+            flags[pair_id] = json.loads(after or "{}").get("reason", "")
         else:
-            flags.pop(int(entity_id), None)
+            flags.pop(pair_id, None)
     return flags
 
 
-def _next_position(project: Project, pair_id: int) -> int:
-    row = project.db.execute(
-        "SELECT max(position) FROM captions WHERE pair_id = ?", [pair_id]
-    ).fetchone()
-    return 0 if row[0] is None else int(row[0]) + 1
-
-
 def live_count(project: Project, pair_id: int) -> int:
-    marks = ",".join("?" * len(LIVE_STATUSES))
-    row = project.db.execute(
-        f"SELECT count(*) FROM captions WHERE pair_id = ? AND status IN ({marks})",
-        [pair_id, *LIVE_STATUSES],
-    ).fetchone()
-    return int(row[0])
+    return captions_repo.live_count(project, pair_id)

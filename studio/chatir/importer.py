@@ -30,6 +30,7 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
+from studio.store.repos import sessions as sessions_repo
 
 DATASET = "ChatIR"
 SOURCE = "chatir"
@@ -106,7 +107,7 @@ def import_chatir(
     dialogs = [d for path in dialogue_files for d in _read_dialogs(path, problems)]
     found = problems.settle(DATASET, skip_invalid)
     in_space = {name for names in spaces.values() for name in names}
-    known = {row[0] for row in project.db.execute("SELECT id FROM images")}
+    known = sessions_repo.image_ids(project)
     wanted: dict[str, str] = {}
     for split, names in spaces.items():
         for name in names:
@@ -121,36 +122,13 @@ def import_chatir(
     ]
     missing = [image.id for image in images if image.missing]
     missing += [
-        row[0]
-        for row in project.db.execute(
-            "SELECT id FROM images WHERE missing = 1 AND source = ?", [SOURCE]
-        )
-        if row[0] in wanted
+        image_id for image_id in sessions_repo.missing_images(project, SOURCE) if image_id in wanted
     ]
     before = _dialog_count(project)
     now = utc_now()
     with project.change(actor or SOURCE, "import", "dataset", SOURCE) as record:
         cancel.raise_if_cancelled()
-        project.db.conn.executemany(
-            "INSERT OR IGNORE INTO images (id, path, content_hash, width, height, bytes, "
-            "category, split, source, missing, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    i.id,
-                    i.path,
-                    i.content_hash,
-                    i.width,
-                    i.height,
-                    i.bytes,
-                    i.category,
-                    i.split,
-                    i.source,
-                    int(i.missing),
-                    now,
-                )
-                for i in images
-            ],
-        )
+        project.add_images(images)  # an id already present is kept
         if images:  # a folder outside the image root must be registered to be read
             project.add_image_folder(images_dir)
         for split, names in spaces.items():
@@ -180,35 +158,21 @@ def import_chatir(
 
 
 def _dialog_count(project: Project) -> int:
-    return int(project.db.execute("SELECT count(*) FROM dialog_sources").fetchone()[0])
+    return sessions_repo.dialog_count(project)
 
 
 def _store_dialog(project: Project, dialog: Dialog, now: str) -> None:
-    db = project.db
-    exists = db.execute(
-        "SELECT 1 FROM dialog_sources WHERE dataset = ? AND position = ?",
-        [dialog.dataset, dialog.position],
-    ).fetchone()
-    if exists:
-        return
-    cursor = db.execute(
-        "INSERT INTO retrieval_sessions (mode, strategy, model, target_id, person_id, title, "
-        "created_at) VALUES ('chat', ?, '', ?, NULL, ?, ?)",
-        [f"ChatIR {dialog.dataset}", dialog.image, f"{dialog.dataset} #{dialog.position}", now],
-    )
-    session_id = int(cursor.lastrowid or 0)
-    db.execute(
-        "INSERT INTO dialog_sources (session_id, dataset, position) VALUES (?, ?, ?)",
-        [session_id, dialog.dataset, dialog.position],
-    )
-    rows = []
-    for index, text in enumerate(dialog.rounds):
-        question, answer = split_turn(text) if index else (None, None)
-        rows.append((session_id, index, text, question, answer, now))
-    db.conn.executemany(
-        "INSERT INTO session_turns (session_id, turn_index, kind, text, question, answer, "
-        "created_at) VALUES (?, ?, 'chat', ?, ?, ?, ?)",
-        rows,
+    rounds = [
+        (text, *(split_turn(text) if index else (None, None)))
+        for index, text in enumerate(dialog.rounds)
+    ]
+    sessions_repo.add_dialog(
+        project,
+        dataset=dialog.dataset,
+        position=dialog.position,
+        target_id=dialog.image,
+        rounds=rounds,
+        now=now,
     )
 
 

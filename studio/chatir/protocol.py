@@ -23,6 +23,7 @@ from studio.sessions.setup import SessionContext
 from studio.simulation.metrics import mean_rank, percentile, recall_at, wilson
 from studio.store import Project
 from studio.store.galleries import gallery as gallery_ids
+from studio.store.repos import sessions as sessions_repo
 
 ROUNDS = 11  # the caption and ten question-answer rounds
 K = 10
@@ -33,15 +34,8 @@ def dialogs_by_dataset(
     project: Project, dataset: str | None = None
 ) -> dict[str, list[tuple[str, list[str]]]]:
     """(target id, rounds) of every imported dialog, per dataset, in file order."""
-    sql = (
-        "SELECT d.dataset, d.position, s.target_id, t.text FROM dialog_sources d "
-        "JOIN retrieval_sessions s ON s.id = d.session_id "
-        "JOIN session_turns t ON t.session_id = s.id "
-        + ("WHERE d.dataset = ? " if dataset else "")
-        + "ORDER BY d.dataset, d.position, t.turn_index"
-    )
     found: dict[str, dict[int, tuple[str, list[str]]]] = {}
-    rows = project.db.execute(sql, [dataset] if dataset else [])
+    rows = sessions_repo.dialog_rounds(project, dataset)
     for name, position, target, text in rows:
         found.setdefault(name, {}).setdefault(position, (target, []))[1].append(text)
     return {name: list(dialogs.values()) for name, dialogs in found.items()}

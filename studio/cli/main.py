@@ -2,14 +2,13 @@
 
 Without a subcommand it opens the window (importing Qt only then); with one it runs
 headless. Heavy libraries are imported by the commands that need them, so ``--help`` and
-``--version`` are instant. Every ``StudioError``, ``OSError`` and ``sqlite3.Error``
-becomes one line on stderr and exit 2: no traceback reaches a user.
+``--version`` are instant. Every ``StudioError``, ``OSError`` and database error (the
+store's ``DATABASE_ERRORS``, whatever the engine) becomes one line on stderr and exit 2: no traceback reaches a user.
 """
 
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from studio.cli import (
     index_cmd,
     outfits_cmd,
     pairs_cmd,
+    project_cmd,
     quality_cmd,
     sessions_cmd,
     simulate_cmd,
@@ -35,6 +35,7 @@ from studio.cli import (
 )
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
+from studio.store.errors import DATABASE_ERRORS
 
 PROCESS_START = time.perf_counter()
 
@@ -42,7 +43,7 @@ PROCESS_START = time.perf_counter()
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
 COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
-COMMAND_MODULES += (outfits_cmd,)
+COMMAND_MODULES += (project_cmd, outfits_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cir-studio: interrupted", file=sys.stderr)
         return 130
-    except sqlite3.Error as error:  # the store maps busy/read-only; anything else, one line
+    except DATABASE_ERRORS as error:  # the store maps busy/read-only; anything else, one line
         print(
             f"cir-studio: error: the project database refused the change ({error})", file=sys.stderr
         )

@@ -12,6 +12,7 @@ from pathlib import Path
 from studio.errors import ProjectError
 from studio.settings import Settings
 from studio.store import Project, resolve_project_path
+from studio.store.engines import is_url
 
 
 def add_project_argument(
@@ -26,7 +27,7 @@ def open_project(args: argparse.Namespace) -> Project:
     path = getattr(args, "sub_project", None) or getattr(args, "project", None)
     if not path:
         raise ProjectError("Say which project with --project PATH.")
-    return Project.open(Path(path))
+    return Project.open(path if is_url(path) else Path(path))
 
 
 def cli_user() -> str:

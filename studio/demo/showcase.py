@@ -13,6 +13,8 @@ import random
 from typing import Any
 
 from studio.store import Project
+from studio.store.repos import captions as captions_repo
+from studio.store.repos import pairs as pairs_repo
 
 ANNOTATORS = ("Ana", "Ben")
 REVIEWER = "Chris"
@@ -34,7 +36,7 @@ def fill_showcase(project: Project, *, captions: int = 24, seed: int = 0) -> dic
 
     rng = random.Random(seed)
     summary: dict[str, Any] = {}
-    if not project.db.execute("SELECT count(*) FROM image_attributes").fetchone()[0]:
+    if not project.table_counts()["image_attributes"]:
         extract_from_text(project, "demo")
     decided = 0
     for image in list(project.iter_images())[:12]:
@@ -44,13 +46,17 @@ def fill_showcase(project: Project, *, captions: int = 24, seed: int = 0) -> dic
             review(project, ANNOTATORS[0], image.id, names[-1:], "rejected")
             decided += len(names)
     summary["labels_decided"] = decided
-    if not project.db.execute("SELECT count(*) FROM pairs").fetchone()[0]:
+    if not pairs_repo.count(project):
         mine_pairs(project, "tfidf", max(captions, 20), actor="demo")
-    pairs = project.db.execute(
-        "SELECT p.id, r.title, t.title FROM pairs p JOIN images r ON r.id = p.reference_id "
-        "JOIN images t ON t.id = p.target_id ORDER BY p.id LIMIT ?",
-        [captions // 2],
-    ).fetchall()
+    with_target = [
+        pair_id
+        for pair_id in pairs_repo.pair_ids(project, quota=0)
+        if (images := pairs_repo.pair_images(project, pair_id)) and images[1] is not None
+    ]
+    pairs = [
+        (pair_id, *captions_repo.pair_titles(project, pair_id))
+        for pair_id in with_target[: captions // 2]
+    ]
     written = []
     policy = CaptionPolicy(2, True)
     for pair_id, reference_title, target_title in pairs:

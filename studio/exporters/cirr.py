@@ -18,6 +18,7 @@ from studio.exporters.fashioniq import source_formats
 from studio.importers.json_format import dump
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import datasets as datasets_repo
 
 # CIRR's published style: one line, ", " and ": " (json.dumps defaults), no final newline.
 STYLE = {"indent": None, "separators": [", ", ": "], "ensure_ascii": True, "newline": False}
@@ -90,9 +91,4 @@ def _entry(pair, pairid: int, caption: str) -> dict[str, Any]:
 
 
 def _image_splits(project: Project, source: str | None) -> set[str]:
-    sql = "SELECT DISTINCT split FROM images WHERE split != ''"
-    params = []
-    if source:
-        sql += " AND source = ?"
-        params.append(source)
-    return {row[0] for row in project.db.execute(sql, params)}
+    return datasets_repo.image_splits(project, source)

@@ -11,6 +11,7 @@ from typing import Any
 
 from studio.errors import StudioError
 from studio.store import Project
+from studio.store.repos import datasets as datasets_repo
 
 # Captions a dataset file should contain: written and not turned down. Drafts are work in
 # progress and rejected captions were judged wrong, so neither leaves the studio.
@@ -40,23 +41,8 @@ def iter_pairs(
     project: Project, source: str | None = None, statuses: tuple[str, ...] = EXPORTED_STATUSES
 ) -> Iterator[ExportedPair]:
     """Pairs in creation order, each with its captions (of ``statuses``) by position."""
-    where = "WHERE p.source = ?" if source else ""
-    marks = ",".join("?" * len(statuses))
-    sql = f"""
-        SELECT p.id, p.reference_id, p.target_id, p.category, p.split, p.source,
-               p.external_key, p.method, p.score, p.extra,
-               c.position, c.text, c.status, a.name AS author, r.name AS reviewer,
-               c.created_at, c.updated_at, c.reviewed_at, c.reject_reason, c.flagged
-        FROM pairs p
-        LEFT JOIN captions c ON c.pair_id = p.id AND c.status IN ({marks})
-        LEFT JOIN people a ON a.id = c.author_id
-        LEFT JOIN people r ON r.id = c.reviewer_id
-        {where}
-        ORDER BY p.id, c.position, c.id
-    """
-    params: list[Any] = [*statuses, *([source] if source else [])]
     current: ExportedPair | None = None
-    for row in project.db.query(sql, params):
+    for row in datasets_repo.pairs_with_captions(project, source, statuses):
         if current is None or current.id != row["id"]:
             if current is not None:
                 yield current
@@ -81,15 +67,7 @@ def gallery_ids(
     project: Project, category: str | None, split: str, source: str | None = None
 ) -> list[tuple[str, str]]:
     """(id, path) of the images of one split, in the order they were added."""
-    clauses, params = ["split = ?"], [split]
-    if category is not None:
-        clauses.append("category = ?")
-        params.append(category)
-    if source:
-        clauses.append("source = ?")
-        params.append(source)
-    sql = f"SELECT id, path FROM images WHERE {' AND '.join(clauses)} ORDER BY rowid"
-    return [(row[0], row[1]) for row in project.db.execute(sql, params)]
+    return datasets_repo.split_images(project, category, split, source)
 
 
 def prepare_folder(out: Path) -> Path:

@@ -9,7 +9,6 @@ no final newline), so exporting an imported set writes files identical to the or
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from studio.exporters.common import iter_pairs, prepare_folder, write_text_atomi
 from studio.importers.json_format import dump, ordered
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import datasets as datasets_repo
 
 ENTRY_KEYS = ("target", "candidate", "captions")
 
@@ -81,33 +81,16 @@ def export_fashioniq(
 
 
 def _image_groups(project: Project, source: str | None) -> set[tuple[str, str]]:
-    sql = (
-        "SELECT DISTINCT g.category, g.split FROM gallery_members g JOIN images i "
-        "ON i.id = g.image_id WHERE g.category != '' AND g.split != ''"
-    )
-    params: list[str] = []
-    if source:
-        sql += " AND i.source = ?"
-        params.append(source)
-    return {(row[0], row[1]) for row in project.db.execute(sql, params)}
+    return datasets_repo.gallery_groups(project, source)
 
 
 def gallery_members(
     project: Project, category: str, split: str, source: str | None = None
 ) -> list[str]:
     """The gallery's image ids in split-file order (only images of ``source`` if given)."""
-    sql = (
-        "SELECT g.image_id FROM gallery_members g JOIN images i ON i.id = g.image_id "
-        "WHERE g.category = ? AND g.split = ?"
-    )
-    params = [category, split]
-    if source:
-        sql += " AND i.source = ?"
-        params.append(source)
-    return [row[0] for row in project.db.execute(sql + " ORDER BY g.position, g.rowid", params)]
+    return datasets_repo.gallery_members(project, category, split, source)
 
 
 def source_formats(project: Project, source: str) -> dict[str, dict[str, Any] | None]:
     """How each file of ``source`` was written when it was imported, by its path."""
-    rows = project.db.execute("SELECT file, format FROM source_formats WHERE source = ?", [source])
-    return {row[0]: json.loads(row[1]) for row in rows}
+    return datasets_repo.source_formats(project, source)

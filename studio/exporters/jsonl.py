@@ -14,6 +14,7 @@ from typing import Any
 from studio.exporters.common import iter_pairs, write_text_atomic
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import datasets as datasets_repo
 
 STATUSES = ("submitted", "accepted", "rejected")
 
@@ -31,7 +32,7 @@ def export_jsonl(
     out = Path(out).expanduser()
     if out.is_dir():
         out = out / "pairs.jsonl"
-    total = int(project.db.execute("SELECT count(*) FROM pairs").fetchone()[0])
+    total = datasets_repo.count_pairs(project)
     lines: list[str] = []
     captions = 0
     for number, pair in enumerate(iter_pairs(project, source, STATUSES), start=1):

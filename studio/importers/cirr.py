@@ -35,6 +35,7 @@ from studio.importers.validation import (
 )
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import images as images_repo
 
 DATASET = "CIRR"
 SOURCE = "cirr"
@@ -97,7 +98,7 @@ def read_cirr(
             "image_splits/split.rc2.SPLIT.json."
         )
     problems = Problems(root)
-    known = dict(project.db.execute("SELECT id, missing FROM images").fetchall())
+    known = images_repo.missing_flags(project)
     galleries: dict[str, dict[str, str]] = {}
     for split, path in split_files.items():
         galleries[split] = _read_split(path, problems)

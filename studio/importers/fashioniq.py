@@ -27,6 +27,7 @@ from studio.importers.validation import (
 )
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import images as images_repo
 
 DATASET = "Fashion IQ"
 SOURCE = "fashioniq"
@@ -89,7 +90,7 @@ def read_fashioniq(
             "and image_splits/split.CATEGORY.SPLIT.json."
         )
     problems = Problems(root)
-    known = dict(project.db.execute("SELECT id, missing FROM images").fetchall())
+    known = images_repo.missing_flags(project)
     galleries, listed = _read_galleries(split_files, problems)
     pairs: list[PairEntry] = []
     for group, path in caption_files.items():
@@ -149,15 +150,7 @@ def _known_missing(
     referenced = {i for ids in galleries.values() for i in ids}
     referenced |= {i for p in pairs for i in (p.reference_id, p.target_id) if i}
     gone = [i for i in referenced if known.get(i)]
-    groups: list[tuple[str, Group]] = []
-    for start in range(0, len(gone), 500):
-        chunk = gone[start : start + 500]
-        rows = project.db.execute(
-            f"SELECT id, category, split FROM images WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall()
-        groups += [(row[0], (row[1], row[2])) for row in rows]
-    return sorted(groups)
+    return sorted(images_repo.first_galleries(project, gone))
 
 
 def _read_galleries(

@@ -21,6 +21,7 @@ from studio.importers.plan import ImportPlan, ImportReport, apply_plan, image_re
 from studio.importers.validation import Problems, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import images as images_repo
 
 DATASET = "Folder"
 SOURCE = "folder"
@@ -86,7 +87,7 @@ def read_folder(
     metadata = Path(metadata).expanduser() if metadata else find_metadata(folder)
     rows = _read_metadata(metadata, set(files), problems) if metadata else {}
     found = problems.settle(DATASET, skip_invalid)
-    known = {row[0] for row in project.db.execute("SELECT id FROM images").fetchall()}
+    known = images_repo.image_ids(project)
     new = {image_id: path for image_id, path in files.items() if image_id not in known}
     facts = facts_for(new, progress, cancel, "hashing images")
     images = [

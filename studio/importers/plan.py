@@ -9,7 +9,6 @@ position), so importing the same files twice adds nothing.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,6 +23,8 @@ from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
 from studio.store.records import ImageRecord
+from studio.store.repos import datasets as datasets_repo
+from studio.store.repos import images as images_repo
 
 BATCH = 1000
 
@@ -171,7 +172,6 @@ def apply_plan(
 ) -> ImportReport:
     """Write the plan in one transaction; returns what was added."""
     cancel = cancel or CancelToken()
-    db = project.db
     total = len(plan.images) + len(plan.pairs)
     done = 0
     now = utc_now()
@@ -184,17 +184,13 @@ def apply_plan(
             rows = [
                 {**image.to_row(), "added_at": now} for image in plan.images[start : start + BATCH]
             ]
-            db.table("images").insert_all(rows, pk="id", ignore=True)
+            images_repo.add_missing_images(project, rows)
             done += len(rows)
             progress(done, total, "images")
         for (category, split), members in plan.memberships.items():
             set_gallery(project, category, split, members)
         for name, options in plan.formats.items():
-            db.execute(
-                "INSERT INTO source_formats (source, file, format) VALUES (?, ?, ?) "
-                "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
-                [plan.source, name, json.dumps(options)],
-            )
+            datasets_repo.set_source_format(project, plan.source, name, options)
         author_id = project.ensure_person(plan.author).id if plan.author else None
         for start in range(0, len(plan.pairs), BATCH):
             cancel.raise_if_cancelled()
@@ -221,42 +217,13 @@ def apply_plan(
 def _insert_pairs(
     project: Project, source: str, batch: list[PairEntry], author_id: int | None, now: str
 ) -> None:
-    db = project.db
-    db.conn.executemany(
-        "INSERT INTO pairs (reference_id, target_id, category, split, method, source, "
-        "external_key, extra, created_at) VALUES (?, ?, ?, ?, 'imported', ?, ?, ?, ?) "
-        "ON CONFLICT (source, external_key) DO NOTHING",
+    datasets_repo.add_imported_pairs(
+        project,
+        source,
         [
-            (p.reference_id, p.target_id, p.category, p.split, source, p.external_key, p.extra, now)
+            (p.reference_id, p.target_id, p.category, p.split, p.external_key, p.extra, p.captions)
             for p in batch
         ],
-    )
-    keys = [p.external_key for p in batch]
-    ids: dict[str, int] = {}
-    for start in range(0, len(keys), 500):
-        chunk = keys[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = db.execute(
-            f"SELECT external_key, id FROM pairs WHERE source = ? AND external_key IN ({marks})",
-            [source, *chunk],
-        ).fetchall()
-        ids.update(dict(rows))
-    db.conn.executemany(
-        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
-        "updated_at) SELECT ?, ?, ?, ?, 'submitted', ?, ? WHERE NOT EXISTS "
-        "(SELECT 1 FROM captions WHERE pair_id = ? AND position = ?)",
-        [
-            (
-                ids[p.external_key],
-                position,
-                text,
-                author_id,
-                now,
-                now,
-                ids[p.external_key],
-                position,
-            )
-            for p in batch
-            for position, text in enumerate(p.captions)
-        ],
+        author_id,
+        now,
     )

@@ -27,6 +27,7 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.pairs.tfidf import TitleTfidf
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import pairs as pairs_repo
 
 METHODS = ("tfidf", "embedding")
 SOURCE = "mined"
@@ -137,32 +138,19 @@ def _groups(
     project: Project, category: str | None, split: str | None
 ) -> dict[tuple[str, str], list[tuple[str, str, str | None]]]:
     """(id, title, content hash) of the visible images of each (category, split)."""
-    sql = (
-        "SELECT category, split, id, title, content_hash FROM images "
-        "WHERE missing = 0 AND category != '' AND split != ''"
-    )
-    params = []
-    if category:
-        sql += " AND category = ?"
-        params.append(category)
-    if split:
-        sql += " AND split = ?"
-        params.append(split)
     groups: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
-    for row in project.db.execute(sql + " ORDER BY category, split, id", params):
+    for row in pairs_repo.visible_images_by_group(project, category, split):
         groups.setdefault((row[0], row[1]), []).append((row[2], row[3], row[4]))
     return {key: images for key, images in groups.items() if len(images) > 1}
 
 
 def _mined_targets(project: Project, method: str) -> set[str]:
-    rows = project.db.execute("SELECT target_id FROM pairs WHERE method = ?", [method])
-    return {row[0] for row in rows}
+    return pairs_repo.targets_of_method(project, method)
 
 
 def _existing_pairs(project: Project) -> set[frozenset[str]]:
     """Every pair of the project as an unordered set of its two images."""
-    rows = project.db.execute("SELECT reference_id, target_id FROM pairs")
-    return {frozenset((row[0], row[1])) for row in rows}
+    return pairs_repo.image_pairs(project)
 
 
 def _without_mirrors(found: list[MinedPair], paired: set[frozenset[str]]) -> list[MinedPair]:
@@ -202,30 +190,26 @@ def _mine_group_tfidf(
 
 
 def _store(project: Project, method: str, mined: list[MinedPair], actor: str) -> MiningReport:
-    before = int(project.db.execute("SELECT count(*) FROM pairs").fetchone()[0])
     now = utc_now()
     per_group: dict[str, int] = {}
     with project.change(actor, "mine", "pairs", method) as record:
-        project.db.conn.executemany(
-            "INSERT INTO pairs (reference_id, target_id, category, split, method, score, "
-            "source, external_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (source, external_key) DO NOTHING",
-            [
-                (
-                    p.reference_id,
-                    p.target_id,
-                    p.category,
-                    p.split,
-                    method,
-                    round(p.score, 6),
-                    SOURCE,
-                    f"{method}:{p.reference_id}>{p.target_id}",
-                    now,
-                )
+        added = pairs_repo.add_pairs(
+            project,
+            (
+                {
+                    "reference_id": p.reference_id,
+                    "target_id": p.target_id,
+                    "category": p.category,
+                    "split": p.split,
+                    "method": method,
+                    "score": round(p.score, 6),
+                    "source": SOURCE,
+                    "external_key": f"{method}:{p.reference_id}>{p.target_id}",
+                }
                 for p in mined
-            ],
+            ),
+            now,
         )
-        added = int(project.db.execute("SELECT count(*) FROM pairs").fetchone()[0]) - before
         for pair in mined:
             key = f"{pair.category}/{pair.split}"
             per_group[key] = per_group.get(key, 0) + 1

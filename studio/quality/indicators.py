@@ -30,6 +30,7 @@ import numpy as np
 from studio.captions.reading import CaptionReader
 from studio.quality.stats import spearman
 from studio.store import Project
+from studio.store.repos import transactions as transactions_repo
 from studio.transactions.attribute_data import AttributeData, load_attribute_data
 
 Item = tuple[int, int]
@@ -141,13 +142,8 @@ def _turns(project: Project, items: Sequence[Item]) -> dict[Item, tuple[str, int
     images: dict[int, tuple[str, ...]] = {}
     for tid, turn in items:
         if tid not in images:
-            rows = project.db.execute(
-                "SELECT image_id FROM transaction_images WHERE transaction_id = ? "
-                "ORDER BY position", [tid]).fetchall()
-            images[tid] = tuple(r[0] for r in rows)
-        row = project.db.execute(
-            "SELECT text, reference_position FROM transaction_turns "
-            "WHERE transaction_id = ? AND turn_index = ?", [tid, turn]).fetchone()
+            images[tid] = transactions_repo.image_ids(project, tid)
+        row = transactions_repo.turn(project, tid, turn)
         if row is not None:
             out[(tid, turn)] = (row[0], int(row[1]), images[tid])
     return out

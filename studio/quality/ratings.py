@@ -15,6 +15,7 @@ from studio.errors import ImagePathError, StudioError
 from studio.quality.criteria import CRITERION_KEYS, SCALE
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import ratings as ratings_repo
 
 FINAL_STATUSES = ("done", "skipped", "flagged")
 
@@ -59,77 +60,46 @@ class Progress:
 
 def _assignment(project: Project, assignment_id: int, rater: str) -> tuple[int, int, int, str]:
     """(transaction id, turn index, order key, status), refusing another rater's item."""
-    rows = list(project.db.query(
-        "SELECT a.transaction_id, a.turn_index, a.order_key, a.status, p.name AS rater "
-        "FROM rating_assignments a JOIN people p ON p.id = a.rater_id WHERE a.id = ?",
-        [assignment_id],
-    ))
-    if not rows:
+    row = ratings_repo.assignment(project, assignment_id)
+    if row is None:
         raise StudioError(f"There is no rating assignment {assignment_id}.")
-    row = rows[0]
     if row["rater"] != rater:
         raise StudioError("This item belongs to another rater's queue.")
     return int(row["transaction_id"]), int(row["turn_index"]), int(row["order_key"]), row["status"]
 
 
 def rater_progress(project: Project, sample: str, rater: str) -> Progress:
-    rows = project.db.execute(
-        "SELECT a.status, count(*) FROM rating_assignments a JOIN people p ON p.id = a.rater_id "
-        "WHERE a.sample = ? AND p.name = ? GROUP BY 1",
-        [sample, rater],
-    ).fetchall()
-    counts = {status: int(n) for status, n in rows}
+    counts = ratings_repo.status_counts(project, sample, rater)
     return Progress(sum(counts.values()), counts.get("pending", 0), counts.get("done", 0),
                     counts.get("skipped", 0), counts.get("flagged", 0))
 
 
 def next_item(project: Project, sample: str, rater: str) -> RatingItem | None:
     """The rater's first pending item in their shuffled order; None when all are through."""
-    row = project.db.execute(
-        "SELECT a.id FROM rating_assignments a JOIN people p ON p.id = a.rater_id "
-        "WHERE a.sample = ? AND p.name = ? AND a.status = 'pending' ORDER BY a.order_key LIMIT 1",
-        [sample, rater],
-    ).fetchone()
-    return None if row is None else load_item(project, int(row[0]), rater)
+    first = ratings_repo.first_pending(project, sample, rater)
+    return None if first is None else load_item(project, first, rater)
 
 
 def load_item(project: Project, assignment_id: int, rater: str) -> RatingItem:
     tid, turn_index, order_key, status = _assignment(project, assignment_id, rater)
-    db = project.db
-    images = db.execute(
-        "SELECT position, image_id, caption, i.path FROM transaction_images ti "
-        "JOIN images i ON i.id = ti.image_id WHERE ti.transaction_id = ? ORDER BY position",
-        [tid],
-    ).fetchall()
+    images = ratings_repo.item_images(project, tid)
     views = {pos: ImageView(image_id, _shown_file(project, image_id, path), caption)
              for pos, image_id, caption, path in images}
-    turns = db.execute(
-        "SELECT turn_index, reference_position, text FROM transaction_turns "
-        "WHERE transaction_id = ? AND turn_index <= ? ORDER BY turn_index",
-        [tid, turn_index],
-    ).fetchall()
+    turns = ratings_repo.turns_up_to(project, tid, turn_index)
     shown = [TurnView(k, views[ref], views[k], text) for k, ref, text in turns]
-    sample, person = db.execute(
-        "SELECT sample, rater_id FROM rating_assignments WHERE id = ?", [assignment_id]
-    ).fetchone()
-    queue = db.execute(
-        "SELECT count(*), sum(order_key < ?) FROM rating_assignments "
-        "WHERE sample = ? AND rater_id = ?",
-        [order_key, sample, person],
-    ).fetchone()
+    row = ratings_repo.assignment(project, assignment_id)
+    assert row is not None  # checked by _assignment above
+    size, before = ratings_repo.queue_place(project, row["sample"], row["rater_id"], order_key)
     scores, note = _own_scores(project, assignment_id)
-    return RatingItem(assignment_id, int(queue[1] or 0) + 1, int(queue[0]), tuple(shown[:-1]),
+    return RatingItem(assignment_id, before + 1, size, tuple(shown[:-1]),
                       shown[-1], scores, note, status)
 
 
 def _own_scores(project: Project, assignment_id: int) -> tuple[dict[str, int | None], str]:
-    columns = ", ".join(CRITERION_KEYS)
-    row = project.db.execute(
-        f"SELECT {columns}, note FROM ratings WHERE assignment_id = ?", [assignment_id]
-    ).fetchone()
-    if row is None:
+    found = ratings_repo.scores(project, assignment_id)
+    if found is None:
         return {key: None for key in CRITERION_KEYS}, ""
-    return dict(zip(CRITERION_KEYS, row[:-1], strict=True)), row[-1]
+    return {key: found[0][key] for key in CRITERION_KEYS}, found[1]
 
 
 def save_scores(project: Project, assignment_id: int, rater: str,
@@ -149,15 +119,7 @@ def save_scores(project: Project, assignment_id: int, rater: str,
         return
     with project.change(rater, "rate", "rating", assignment_id,
                         {**before, "note": old_note}) as record:
-        columns = ", ".join(CRITERION_KEYS)
-        marks = ", ".join("?" * len(CRITERION_KEYS))
-        updates = ", ".join(f"{k} = excluded.{k}" for k in CRITERION_KEYS)
-        project.db.execute(
-            f"INSERT INTO ratings (assignment_id, {columns}, note, updated_at) "
-            f"VALUES (?, {marks}, ?, ?) ON CONFLICT (assignment_id) DO UPDATE SET "
-            f"{updates}, note = excluded.note, updated_at = excluded.updated_at",
-            [assignment_id, *(merged[k] for k in CRITERION_KEYS), note, utc_now()],
-        )
+        ratings_repo.save_scores(project, assignment_id, merged, note, utc_now())
         record["after"] = {**merged, "note": note}
 
 
@@ -179,8 +141,7 @@ def set_status(project: Project, assignment_id: int, rater: str, status: str,
         save_scores(project, assignment_id, rater, {}, note)
     with project.change(rater, status if status != "pending" else "reopen", "rating_assignment",
                         assignment_id, {"status": old}) as record:
-        project.db.execute("UPDATE rating_assignments SET status = ? WHERE id = ?",
-                           [status, assignment_id])
+        ratings_repo.set_status(project, assignment_id, status)
         record["after"] = {"status": status}
 
 

@@ -28,6 +28,7 @@ from studio.quality.indicators import (
 from studio.quality.krippendorff import krippendorff_alpha
 from studio.quality.stats import mean_ci
 from studio.store import Project
+from studio.store.repos import ratings as ratings_repo
 
 Item = tuple[int, int]
 MEAN = "mean"
@@ -117,14 +118,7 @@ def _round(value: float | None, digits: int = 1) -> float | None:
 def finished_ratings(project: Project, sample: str | None = None
                      ) -> list[tuple[str, Item, int, dict[str, int]]]:
     """(dataset, item, rater id, scores) of every rating marked done."""
-    columns = ", ".join(f"r.{k}" for k in CRITERION_KEYS)
-    where = "a.status = 'done'" + (" AND a.sample = ?" if sample else "")
-    rows = project.db.query(
-        f"SELECT t.dataset, a.transaction_id, a.turn_index, a.rater_id, {columns} "
-        "FROM rating_assignments a JOIN ratings r ON r.assignment_id = a.id "
-        f"JOIN transactions t ON t.id = a.transaction_id WHERE {where} ORDER BY a.id",
-        [sample] if sample else [],
-    )
+    rows = ratings_repo.finished(project, sample)
     found: list[tuple[str, Item, int, dict[str, int]]] = []
     for row in rows:
         scores = {key: row[key] for key in CRITERION_KEYS}

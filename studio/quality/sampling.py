@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from studio.errors import StudioError
 from studio.store import Project
+from studio.store.repos import ratings as ratings_repo
 
 Item = tuple[int, int]  # (transaction id, turn index)
 Stratum = tuple[str, str, int]  # (dataset, category, turn index)
@@ -75,11 +76,7 @@ class SampleSummary:
 
 def eligible_items(project: Project) -> dict[Stratum, list[Item]]:
     """Accepted turns by stratum, in id order (so the draw depends only on the data)."""
-    rows = project.db.execute(
-        "SELECT t.dataset, t.category, u.turn_index, t.id FROM transaction_turns u "
-        "JOIN transactions t ON t.id = u.transaction_id WHERE u.status = 'accepted' "
-        "ORDER BY t.dataset, t.category, u.turn_index, t.id"
-    ).fetchall()
+    rows = ratings_repo.accepted_turns(project)
     strata: dict[Stratum, list[Item]] = defaultdict(list)
     for dataset, category, turn, tid in rows:
         strata[(dataset, category, int(turn))].append((int(tid), int(turn)))
@@ -107,37 +104,21 @@ def allocate(sizes: dict[Stratum, int], share: float) -> dict[Stratum, int]:
 
 
 def sample_names(project: Project) -> list[str]:
-    rows = project.db.execute("SELECT DISTINCT sample FROM rating_assignments ORDER BY 1")
-    return [row[0] for row in rows.fetchall()]
+    return ratings_repo.sample_names(project)
 
 
 def rater_names(project: Project) -> list[str]:
     """Everyone with a rating queue in any sample, in name order."""
-    rows = project.db.execute(
-        "SELECT DISTINCT p.name FROM people p JOIN rating_assignments a ON a.rater_id = p.id "
-        "ORDER BY 1"
-    )
-    return [row[0] for row in rows.fetchall()]
+    return ratings_repo.rater_names(project)
 
 
 def _sampled(project: Project, name: str) -> set[Item]:
-    rows = project.db.execute(
-        "SELECT DISTINCT transaction_id, turn_index FROM rating_assignments WHERE sample = ?",
-        [name],
-    ).fetchall()
-    return {(int(a), int(b)) for a, b in rows}
+    return ratings_repo.sampled_items(project, name)
 
 
 def _seen_by(project: Project, rater_ids: dict[str, int]) -> dict[str, set[Item]]:
     """Every item each rater was ever given, in any sample."""
-    seen: dict[str, set[Item]] = {name: set() for name in rater_ids}
-    for name, person in rater_ids.items():
-        rows = project.db.execute(
-            "SELECT transaction_id, turn_index FROM rating_assignments WHERE rater_id = ?",
-            [person],
-        ).fetchall()
-        seen[name] = {(int(a), int(b)) for a, b in rows}
-    return seen
+    return {name: ratings_repo.items_of_rater(project, person) for name, person in rater_ids.items()}
 
 
 def _choose_raters(raters: Sequence[str], k: int, item: Item, seen: dict[str, set[Item]],
@@ -198,23 +179,10 @@ def create_sample(project: Project, options: SampleOptions, actor: str) -> Sampl
 def _insert_assignments(project: Project, options: SampleOptions, rater: str, person: int,
                         items: list[Item]) -> None:
     """Append ``items`` to the rater's queue in an order shuffled with the rater's seed."""
-    row = project.db.execute(
-        "SELECT coalesce(max(order_key), -1) FROM rating_assignments "
-        "WHERE sample = ? AND rater_id = ?", [options.name, person]
-    ).fetchone()
-    start = int(row[0]) + 1
     order = sorted(items)
     random.Random(f"order:{options.seed}:{options.name}:{rater}").shuffle(order)
-    project.db.conn.executemany(
-        "INSERT INTO rating_assignments (sample, transaction_id, turn_index, rater_id, "
-        "order_key, status) VALUES (?, ?, ?, ?, ?, 'pending')",
-        [(options.name, tid, turn, person, start + n) for n, (tid, turn) in enumerate(order)],
-    )
+    ratings_repo.add_to_queue(project, options.name, person, order)
 
 
 def _count(project: Project, name: str, person: int) -> int:
-    row = project.db.execute(
-        "SELECT count(*) FROM rating_assignments WHERE sample = ? AND rater_id = ?",
-        [name, person],
-    ).fetchone()
-    return int(row[0])
+    return ratings_repo.queue_size(project, name, person)

@@ -17,6 +17,7 @@ from pathlib import Path
 from resources import resource_path
 from studio.attributes.records import VocabularyEntry
 from studio.store import Project
+from studio.store.repos import attributes as attributes_repo
 
 FACETS_FILE = resource_path("vocabulary", "facets.json")
 # Which labels describe an item best, best first; rejected labels never count.
@@ -56,11 +57,7 @@ class FacetMap:
 
 def project_facets(project: Project, facet_map: FacetMap) -> dict[str, dict[str, str]]:
     """image id → {facet: value}: people's accepted labels first, then text, then model."""
-    rows = project.db.execute(
-        "SELECT l.image_id, v.name, l.source, l.status, coalesce(l.confidence, 0) "
-        "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
-        "WHERE l.status != 'rejected'"
-    ).fetchall()
+    rows = attributes_repo.unrejected_labels(project)
     ranked = sorted(
         rows,
         key=lambda r: (r[3] != "accepted", _SOURCE_RANK.get(r[2], 3), -float(r[4]), r[1]),

@@ -14,10 +14,11 @@ from typing import Any
 from studio.index_service import DEFAULT_KIND, BuildReport, build_index, index_status
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import attributes as attributes_repo
 
 
 def has_attribute_labels(project: Project) -> bool:
-    return project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone() is not None
+    return attributes_repo.any_labels(project)
 
 
 @dataclass

@@ -15,7 +15,8 @@ from typing import Any
 from studio.errors import StudioError
 from studio.sessions.engine import RetrievalSession, SessionTurn
 from studio.store import Project
-from studio.store.database import inserted_id, utc_now
+from studio.store.database import utc_now
+from studio.store.repos import sessions as sessions_repo
 from studio.transactions.records import Transaction
 from studio.transactions.sources import PlainTurn, from_session_turns
 
@@ -45,13 +46,16 @@ class SessionRecorder:
     def start(self, session: RetrievalSession, model: str, title: str = "") -> int:
         person = self.project.ensure_person(self.actor, "researcher") if self.actor else None
         with self.project.change(self.actor, "start session", "retrieval_session") as record:
-            cursor = self.project.db.execute(
-                "INSERT INTO retrieval_sessions (mode, strategy, model, target_id, person_id, "
-                "title, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [session.mode, session.strategy.name, model, session.target_id,
-                 person.id if person else None, title, utc_now()],
+            self.session_id = sessions_repo.start(
+                self.project,
+                mode=session.mode,
+                strategy=session.strategy.name,
+                model=model,
+                target_id=session.target_id,
+                person_id=person.id if person else None,
+                title=title,
+                now=utc_now(),
             )
-            self.session_id = inserted_id(cursor)
             record["entity_id"] = self.session_id
             record["after"] = {"mode": session.mode, "strategy": session.strategy.name,
                                "model": model}
@@ -63,15 +67,21 @@ class SessionRecorder:
         row = turn_row(turn)
         with self.project.change(self.actor, "record turn", "retrieval_session",
                                  self.session_id) as record:
-            self.project.db.execute(
-                "INSERT INTO session_turns (session_id, turn_index, kind, reference_id, text, "
-                "question, answer, results, target_rank, timings, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (session_id, turn_index) DO UPDATE SET results = excluded.results, "
-                "timings = excluded.timings",
-                [self.session_id, turn.index, turn.kind, turn.reference_id, turn.text,
-                 turn.question, turn.answer, row["results"], turn.target_rank,
-                 row["timings"], utc_now()],
+            sessions_repo.record_turn(
+                self.project,
+                self.session_id,
+                {
+                    "turn_index": turn.index,
+                    "kind": turn.kind,
+                    "reference_id": turn.reference_id,
+                    "text": turn.text,
+                    "question": turn.question,
+                    "answer": turn.answer,
+                    "results": row["results"],
+                    "target_rank": turn.target_rank,
+                    "timings": row["timings"],
+                },
+                utc_now(),
             )
             record["after"] = {"turn": turn.index, "text": turn.text,
                                "target_rank": turn.target_rank}
@@ -86,23 +96,15 @@ def turn_row(turn: SessionTurn) -> dict[str, str]:
 
 
 def list_sessions(project: Project) -> list[dict[str, Any]]:
-    rows = project.db.query(
-        "SELECT s.id, s.mode, s.strategy, s.model, s.target_id, s.title, s.created_at, "
-        "count(t.id) AS turns FROM retrieval_sessions AS s "
-        "LEFT JOIN session_turns AS t ON t.session_id = s.id GROUP BY s.id ORDER BY s.id DESC"
-    )
-    return list(rows)
+    return sessions_repo.list_sessions(project)
 
 
 def load_session(project: Project, session_id: int) -> RecordedSession:
-    rows = list(project.db.query("SELECT * FROM retrieval_sessions WHERE id = ?", [session_id]))
-    if not rows:
+    row = sessions_repo.session_row(project, session_id)
+    if row is None:
         raise StudioError(f"There is no retrieval session {session_id} in this project.")
-    row = rows[0]
     turns = []
-    for turn in project.db.query(
-        "SELECT * FROM session_turns WHERE session_id = ? ORDER BY turn_index", [session_id]
-    ):
+    for turn in sessions_repo.turn_rows(project, session_id):
         turn["results"] = json.loads(turn["results"])
         turn["timings"] = json.loads(turn["timings"])
         turns.append(turn)

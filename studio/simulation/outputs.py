@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from studio.store import Project
-from studio.store.database import inserted_id, utc_now
+from studio.store.database import utc_now
+from studio.store.repos import runs as runs_repo
 
 CSV_COLUMNS = ("label", "turn", "R@1", "R@5", "R@10", "R@20", "R@50", "percentile",
                "percentile_low", "percentile_high", "hits@10", "mean_rank", "queries")
@@ -21,22 +22,21 @@ def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, 
               ) -> int:
     """Keep config, per-query ranks and summary in the project; returns the run id."""
     with project.change(actor, f"record {kind} run", "experiment_run") as record:
-        cursor = project.db.execute(
-            "INSERT INTO experiment_runs (kind, config, summary, ranks, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [kind, json.dumps(finite(summary.get("config", {}))), json.dumps(finite(summary)),
-             json.dumps(finite(ranks)), utc_now()],
+        run_id = runs_repo.add_run(
+            project,
+            kind,
+            json.dumps(finite(summary.get("config", {}))),
+            json.dumps(finite(summary)),
+            json.dumps(finite(ranks)),
+            utc_now(),
         )
-        record["entity_id"] = cursor.lastrowid
+        record["entity_id"] = run_id
         record["after"] = {"kind": kind, "label": summary.get("label", kind)}
-    return inserted_id(cursor)
+    return run_id
 
 
 def list_runs(project: Project, kind: str | None = None) -> list[dict[str, Any]]:
-    where, params = ("WHERE kind = ?", [kind]) if kind else ("", [])
-    rows = project.db.query(
-        f"SELECT id, kind, summary, created_at FROM experiment_runs {where} ORDER BY id", params
-    )
+    rows = runs_repo.runs(project, kind)
     return [{"id": r["id"], "kind": r["kind"], "created_at": r["created_at"],
              "summary": json.loads(r["summary"])} for r in rows]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, 
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 5000
+BUSY_WAIT_S = 0.002  # a BEGIN slower than this waited for another writer's lock
 
 
 def utc_now() -> str:
@@ -63,6 +65,7 @@ class StudioDatabase(sqlite_utils.Database):
 
     path: Path = Path()
     read_only_reason: str | None = None
+    busy_waits = 0  # transactions whose BEGIN waited for another writer (for the bench)
 
     def execute(self, sql: str, parameters: Any = None) -> sqlite3.Cursor:
         try:
@@ -81,7 +84,10 @@ class StudioDatabase(sqlite_utils.Database):
             return
         if self.read_only_reason is not None:
             raise ProjectReadOnlyError(read_only_message(self.path, self.read_only_reason))
+        started = time.perf_counter()
         self.execute("BEGIN IMMEDIATE")
+        if time.perf_counter() - started > BUSY_WAIT_S:
+            self.busy_waits += 1
         try:
             yield self
         except BaseException:
@@ -172,7 +178,10 @@ def inserted_id(cursor: sqlite3.Cursor) -> int:
     return int(cursor.lastrowid)
 
 
-def schema_version(db: sqlite_utils.Database) -> int:
+def schema_version(db: Any) -> int:
+    """The schema version (PostgreSQL keeps it in a table; SQLite in ``user_version``)."""
+    if getattr(db, "engine", "sqlite") == "postgresql":
+        return int(db.schema_version())
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 

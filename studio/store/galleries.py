@@ -14,7 +14,7 @@ from studio.store.project import Project
 
 def gallery(project: Project, category: str, split: str) -> list[str]:
     """The image ids of one gallery in split-file order."""
-    rows = project.db.execute(
+    rows = project.db.execute(  # dialect: sqlite (rowid breaks position ties by insertion)
         "SELECT image_id FROM gallery_members WHERE category = ? AND split = ? "
         "ORDER BY position, rowid",
         [category, split],

@@ -7,7 +7,7 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
-from studio.team.schema import TEAM_MIGRATION, identity_triggers
+from studio.store.team_schema import TEAM_MIGRATION, identity_triggers
 
 MIGRATION_1 = """
 CREATE TABLE meta (
@@ -222,7 +222,7 @@ CREATE UNIQUE INDEX captions_one_draft ON captions (pair_id, author_id) WHERE st
 """
 
 # Version 5 (team work): global record identity (uid + origin), edit times, assignments,
-# handed-out packages; generated in studio/team/schema.py (see there).
+# handed-out packages; generated in studio/store/team_schema.py (see there).
 MIGRATION_5 = TEAM_MIGRATION
 
 # Version 6: gallery membership is its own relation. Fashion IQ lists some images in more
@@ -312,8 +312,7 @@ ALTER TABLE captions ADD COLUMN ranked_at TEXT;
 # each imported entry as the file had it, so an export writes every field back.
 # Every table people write gets the team identity (uid, origin_copy) by trigger; an
 # ontology entry is named the same in every copy by ``key`` (kind/supercategory/name).
-MIGRATION_8 = (
-    """
+OUTFIT_TABLES = """
 CREATE TABLE outfit_ontology (
     id INTEGER PRIMARY KEY,
     key TEXT NOT NULL UNIQUE,
@@ -418,16 +417,15 @@ CREATE TABLE outfit_attributes (
     UNIQUE (image_id, value_id, source, model)
 );
 """
-    + identity_triggers(
-        (
-            "outfit_ontology",
-            "outfit_pictures",
-            "outfit_regions",
-            "outfit_region_attributes",
-            "outfit_attributes",
-        )
-    )
+OUTFIT_IDENTITY_TABLES = (
+    "outfit_ontology",
+    "outfit_pictures",
+    "outfit_regions",
+    "outfit_region_attributes",
+    "outfit_attributes",
 )
+# PostgreSQL gets the same tables with its own identity triggers (``pg_schema``).
+MIGRATION_8 = OUTFIT_TABLES + identity_triggers(OUTFIT_IDENTITY_TABLES)
 
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,

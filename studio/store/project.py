@@ -1,4 +1,5 @@
-"""A project: one SQLite file, an image root, and a cache folder beside the database.
+"""A project: one database (an SQLite file, or a PostgreSQL database named by a URL), an
+image root, and a cache folder (beside the SQLite file; named in a PostgreSQL project's meta).
 
 Each thread gets its own connection (SQLite connections are not shared across threads),
 so a background job can write while the UI reads. Every change a person makes goes
@@ -14,10 +15,11 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from studio.errors import ImagePathError, ProjectError, ProjectReadOnlyError
 from studio.project_events import KINDS, ProjectEvents, kinds_for
+from studio.store import pg_database
 from studio.store.database import (
     StudioDatabase,
     check_header,
@@ -27,13 +29,14 @@ from studio.store.database import (
     schema_version,
     utc_now,
 )
+from studio.store.engines import is_url
 from studio.store.records import ROLES, ImageRecord, Person
 
 PROJECT_SUFFIX = ".cirdb"
 DEFAULT_FILE_NAME = "project" + PROJECT_SUFFIX
 
 
-def resolve_project_path(path: Path) -> Path:
+def resolve_project_path(path: Path | str) -> Path:
     """Accept either the database file or the folder that holds ``project.cirdb``."""
     path = Path(path).expanduser()
     if path.is_dir() or (not path.suffix and not path.exists()):
@@ -44,10 +47,16 @@ def resolve_project_path(path: Path) -> Path:
 class Project:
     """An open project. Create with ``Project.create`` or ``Project.open``."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, url: str | None = None) -> None:
+        # ``path``: the SQLite file; for PostgreSQL (``url``) a local anchor that is never a
+        # file: its folder holds the images and the cache, as a SQLite project's folder does.
         self.path = Path(path).resolve()
+        self.url = url
+        self.engine = "postgresql" if url else "sqlite"
         self._local = threading.local()
-        self._connections: list[StudioDatabase] = []
+        self._connections: list[Any] = []
+        self._token = secrets.token_hex(8)  # tells this project's own NOTIFYs from others'
+        self._listener: Any = None
         self._lock = threading.Lock()
         self.backup_path: Path | None = None
         # Why the project cannot be written (None: it can); set by ``open``.
@@ -58,7 +67,14 @@ class Project:
     # -- lifecycle -------------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: Path, name: str = "", image_root: Path | None = None) -> Project:
+    def create(
+        cls,
+        path: Path | str,
+        name: str = "",
+        image_root: Path | None = None,
+        *,
+        local_path: Path | None = None,
+    ) -> Project:
         """Create a new project file; refuses to overwrite an existing one.
 
         Atomic: the file is built beside the target under a temporary name (in rollback-
@@ -67,7 +83,15 @@ class Project:
         first connection there switches it to WAL. A crash at any
         point leaves either no project or a complete one (never a file ``open`` refuses);
         a leftover temporary file of a dead process is removed by the next ``create``.
+
+        A ``postgresql://`` URL creates the project in that (existing, empty) database;
+        ``local_path`` is its local anchor (see ``__init__``), by default
+        ``<image_root's folder or the current folder>/project.pg``.
         """
+        if is_url(path):
+            from studio.store.pg_project import create_postgresql
+
+            return create_postgresql(cls, str(path), name, image_root, local_path)
         path = resolve_project_path(path)
         if path.exists():
             raise ProjectError(f"{path} already exists; open it instead of creating it.")
@@ -101,13 +125,18 @@ class Project:
         return project
 
     @classmethod
-    def open(cls, path: Path) -> Project:
+    def open(cls, path: Path | str) -> Project:
         """Open an existing project, backing up and migrating an older schema first.
 
         The file's header is checked before SQLite touches it (SQLite would write a header
         into an empty file). A file or folder that cannot be written is opened read-only:
         reading works, and a write says which permission is missing.
+        A ``postgresql://`` URL opens the project in that database.
         """
+        if is_url(path):
+            from studio.store.pg_project import open_postgresql
+
+            return open_postgresql(cls, str(path))
         path = resolve_project_path(path)
         if not path.is_file():
             raise ProjectError(f"No project at {path}: the file does not exist.")
@@ -127,6 +156,9 @@ class Project:
         """Tell listeners the project is closing (they flush what they hold), then close."""
         if self._connections:
             self.events.closing.emit()
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener = None
         with self._lock:
             for db in self._connections:
                 db.close()
@@ -145,14 +177,31 @@ class Project:
 
     @property
     def db(self) -> StudioDatabase:
-        """This thread's connection, opened on first use."""
+        """This thread's connection, opened on first use (PostgreSQL: again after the
+        server dropped it, so a restarted server costs one failed write, not the session)."""
         db = getattr(self._local, "db", None)
+        if db is not None and self.url is not None and db.raw.broken:
+            with self._lock:
+                self._connections.remove(db)
+            db.close()
+            db = None
         if db is None:
-            db = connect(self.path, self.read_only_reason, journal=self._journal)
+            if self.url is not None:
+                # PgDatabase answers the part of StudioDatabase's surface the store uses.
+                db = cast(StudioDatabase, pg_database.connect(self.url, self.read_only_reason))
+            else:
+                db = connect(self.path, self.read_only_reason, journal=self._journal)
             self._local.db = db
             with self._lock:
                 self._connections.append(db)
         return db
+
+    @property
+    def pg_db(self) -> pg_database.PgDatabase:
+        """This thread's connection of a PostgreSQL project (its engine-only operations)."""
+        if self.url is None:
+            raise ProjectError(f"{self.path} is an SQLite project, not a PostgreSQL one.")
+        return cast(pg_database.PgDatabase, self.db)
 
     # -- locations -------------------------------------------------------------------
 
@@ -167,8 +216,18 @@ class Project:
         return root if root.is_absolute() else (self.path.parent / root).resolve()
 
     @property
+    def location(self) -> str:
+        """What opens this project again: the file's path, or the PostgreSQL URL."""
+        return self.url if self.url is not None else str(self.path)
+
+    @property
     def cache_dir(self) -> Path:
-        """Embeddings and indexes live beside the database, never inside it."""
+        """Embeddings and indexes live beside the database, never inside it (a PostgreSQL
+        project names its cache folder in its meta: files stay on this machine)."""
+        if self.url is not None:
+            stored = self.get_meta("cache_dir")
+            if stored:
+                return (self.path.parent / stored).resolve()
         return self.path.with_name(self.path.stem + ".cache")
 
     def image_folders(self) -> list[Path]:
@@ -274,6 +333,8 @@ class Project:
         try:
             with self.db.atomic():
                 yield self.db
+                if outermost and self.url is not None:
+                    self._notify(pending | set(kinds))  # delivered with the commit
         except BaseException:
             if outermost:
                 pending.clear()
@@ -282,15 +343,27 @@ class Project:
         if outermost:
             self._announce()
 
-    def announce(self, *kinds: str) -> None:
-        """For a writer on the raw connection (team merge): tell listeners what it changed.
+    def _notify(self, kinds: set[str]) -> None:
+        """PostgreSQL: tell every other studio on this database what changed (NOTIFY)."""
+        if kinds:
+            self.db.execute(
+                "SELECT pg_notify(?, ?)",
+                [pg_database.EVENT_CHANNEL, f"{self._token} {','.join(sorted(kinds))}"],
+            )
 
-        Call it after that writer's commit; inside an open transaction the kinds wait for
-        the commit like any other write's.
-        """
-        self._pending_kinds().update(kind for kind in kinds if kind in KINDS)
-        if not self.db.conn.in_transaction:
-            self._announce()
+    def listen(self) -> None:
+        """PostgreSQL: emit the events other processes' commits announce (one thread)."""
+        if self.url is None or self._listener is not None:
+            return
+        from studio.store.pg_events import EventListener
+
+        self._listener = EventListener(self.url, self._token, self._remote_kinds)
+        self._listener.start()
+
+    def _remote_kinds(self, kinds: list[str]) -> None:
+        for kind in KINDS:
+            if kind in kinds:
+                self.events.emit(kind)
 
     def _pending_kinds(self) -> set[str]:
         pending: set[str] | None = getattr(self._local, "pending_kinds", None)
@@ -321,11 +394,20 @@ class Project:
 
         The body fills ``record["after"]`` (and may refine ``record["entity_id"]``); if it
         raises, nothing is written, the audit row included. After the commit the project
-        announces the kinds of data the entity belongs to (``studio.project_events``).
+        announces the kinds of data the entity belongs to (``studio.project_events``). A
+        body that found nothing to do (a team merge of a package already merged) sets
+        ``record["nothing_changed"] = True``: no audit row then, and no event.
         """
+        announced = kinds if kinds is not None else kinds_for(entity)
+        for kind in announced:
+            if kind not in KINDS:
+                raise ValueError(f"Unknown project event kind {kind!r}.")
         record: dict[str, Any] = {"entity_id": entity_id, "after": None}
-        with self.writing(*(kinds if kinds is not None else kinds_for(entity))):
+        with self.writing():
             yield record
+            if record.get("nothing_changed"):
+                return
+            self._pending_kinds().update(announced)
             self.db.execute(
                 "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -380,13 +462,16 @@ class Project:
 
         Returns how many rows were new, so importing the same files twice adds nothing.
         """
+        from studio.store.repos import images as images_repo
+
         now = utc_now()
         rows = [{**image.to_row(), "added_at": now} for image in images]
         with self.writing("images"):
             before = self.count_images()
-            self.db.table("images").insert_all(
-                rows, pk="id", batch_size=500, replace=replace, ignore=not replace
-            )
+            if replace:
+                images_repo.put_images(self, rows)
+            else:
+                images_repo.add_missing_images(self, rows)
             return self.count_images() - before
 
     def count_images(self, category: str | None = None, split: str | None = None) -> int:

@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from studio.captions.store import load_policy
 from studio.errors import StudioError
 from studio.store import Project
-from studio.store.database import utc_now
+from studio.store.repos import team as team_repo
 
 KINDS = ("caption", "review", "attributes")
 
@@ -36,10 +35,7 @@ def _people(project: Project, names: Sequence[str], role: str) -> dict[str, int]
 
 
 def _load(project: Project, kind: str, people: dict[str, int]) -> dict[str, int]:
-    rows = project.db.execute(
-        "SELECT person_id, count(*) FROM team_assignments WHERE kind = ? GROUP BY 1", [kind]
-    ).fetchall()
-    by_id = dict(rows)
+    by_id = team_repo.assignment_load(project, kind)
     return {name: int(by_id.get(pid, 0)) for name, pid in people.items()}
 
 
@@ -65,16 +61,7 @@ def _give(
 
 
 def _insert(project: Project, kind: str, rows: list[tuple[int, str, str]], actor: str) -> int:
-    if not rows:
-        return 0
-    before = project.db.execute("SELECT count(*) FROM team_assignments").fetchone()[0]
-    project.db.conn.executemany(
-        "INSERT OR IGNORE INTO team_assignments (person_id, kind, item, batch, assigned_by, "
-        "assigned_at) VALUES (?, ?, ?, ?, ?, ?)",
-        [(pid, kind, item, batch, actor, utc_now()) for pid, item, batch in rows],
-    )
-    after = project.db.execute("SELECT count(*) FROM team_assignments").fetchone()[0]
-    return int(after - before)
+    return team_repo.add_assignments(project, kind, rows, actor)
 
 
 def assign_captions(
@@ -86,35 +73,19 @@ def assign_captions(
 ) -> dict[str, int]:
     """Spread the pairs that still need captions over ``names``; returns new pairs per person."""
     policy = load_policy(project)
-    where = (
-        "p.target_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id IN "
-        "(p.reference_id, p.target_id) AND i.missing = 1)"
-    )
-    params: list[Any] = []
-    if category:
-        where += " AND p.category = ?"
-        params.append(category)
     with project.change(actor, "team.assign", "team_assignments", "caption") as record:
         people = _people(project, names, "annotator")
         load = _load(project, "caption", people)
         given = {name: 0 for name in people}
         authors: dict[int, set[str]] = defaultdict(set)
-        for pair_id, name in project.db.execute(
-            "SELECT c.pair_id, a.name FROM captions c JOIN people a ON a.id = c.author_id "
-            "WHERE c.status IN ('submitted', 'accepted')"
-        ):
+        for pair_id, name in team_repo.caption_authors(project):
             authors[pair_id].add(name)
         holders: dict[str, set[str]] = defaultdict(set)
-        for item, name in project.db.execute(
-            "SELECT t.item, p.name FROM team_assignments t JOIN people p ON p.id = t.person_id "
-            "WHERE t.kind = 'caption'"
-        ):
+        for item, name in team_repo.assignment_holders(project, "caption"):
             holders[item].add(name)
         rows: list[tuple[int, str, str]] = []
         batch = f"category:{category}" if category else ""
-        for pair_id, uid in project.db.execute(
-            f"SELECT p.id, p.uid FROM pairs p WHERE {where} ORDER BY p.id", params
-        ).fetchall():
+        for pair_id, uid in team_repo.pairs_to_caption(project, category):
             done = authors.get(pair_id, set())
             # holders who already wrote their caption count once, not twice
             need = policy.per_pair - len(done | holders[uid])
@@ -148,22 +119,11 @@ def assign_reviews(
         load = _load(project, "review", people)
         given = {name: 0 for name in people}
         held: dict[str, set[str]] = defaultdict(set)
-        for item, name in project.db.execute(
-            "SELECT t.item, p.name FROM team_assignments t JOIN people p ON p.id = t.person_id "
-            "WHERE t.kind = 'review'"
-        ):
+        for item, name in team_repo.assignment_holders(project, "review"):
             held[item].add(name)
         pairs: dict[str, set[str]] = defaultdict(set)
-        sql = (
-            "SELECT p.uid, a.name FROM captions c JOIN pairs p ON p.id = c.pair_id "
-            "LEFT JOIN people a ON a.id = c.author_id WHERE c.status = 'submitted'"
-        )
-        params: list[Any] = []
-        if category:
-            sql += " AND p.category = ?"
-            params.append(category)
-        for uid, author in project.db.execute(sql + " ORDER BY p.id", params):
-            pairs[uid].add(author or "")
+        for uid, author in team_repo.submitted_caption_authors(project, category):
+            pairs[uid].add(author)
         rows: list[tuple[int, str, str]] = []
         batch = f"category:{category}" if category else ""
         for uid, authors in pairs.items():
@@ -185,28 +145,12 @@ def assign_attributes(
     """A batch of images whose labels need a decision, by category or by attribute."""
     if not category and not attribute:
         raise StudioError("Say which batch: --category NAME or --attribute NAME.")
-    sql = (
-        "SELECT DISTINCT l.image_id FROM image_attributes l JOIN images i ON i.id = "
-        "l.image_id JOIN attribute_vocab v ON v.id = l.attribute_id WHERE i.missing = 0"
-    )
-    params: list[Any] = []
-    if category:
-        sql += " AND i.category = ?"
-        params.append(category)
-    if attribute:
-        sql += " AND v.name = ?"
-        params.append(attribute)
     batch = f"attribute:{attribute}" if attribute else f"category:{category}"
     with project.change(actor, "team.assign", "team_assignments", batch) as record:
         people = _people(project, names, "annotator")
         load = _load(project, "attributes", people)
-        held = {
-            row[0]
-            for row in project.db.execute(
-                "SELECT item FROM team_assignments WHERE kind = 'attributes' AND batch = ?", [batch]
-            )
-        }
-        images = [row[0] for row in project.db.execute(sql + " ORDER BY 1", params)]
+        held = team_repo.assigned_items(project, "attributes", batch)
+        images = team_repo.labelled_images(project, category, attribute)
         if category and not attribute:  # outfit pictures of the category are work too
             from studio.store.repos.outfits import picture_ids_in_category
 
@@ -241,75 +185,26 @@ class PersonProgress:
         return sum(self.outstanding.values())
 
 
-_OUTSTANDING = {
-    "caption": (
-        "SELECT count(*) FROM team_assignments t JOIN pairs p ON p.uid = t.item "
-        "WHERE t.kind = 'caption' AND t.person_id = :pid AND NOT EXISTS (SELECT 1 FROM captions "
-        "c WHERE c.pair_id = p.id AND c.author_id = :pid AND c.status != 'draft')"
-    ),
-    "review": (
-        "SELECT count(*) FROM team_assignments t JOIN pairs p ON p.uid = t.item "
-        "WHERE t.kind = 'review' AND t.person_id = :pid AND EXISTS (SELECT 1 FROM captions c "
-        "WHERE c.pair_id = p.id AND c.status = 'submitted' "
-        "AND coalesce(c.author_id, -1) != :pid)"
-    ),
-    "attributes": (
-        "SELECT count(*) FROM team_assignments t WHERE t.kind = 'attributes' "
-        "AND t.person_id = :pid AND EXISTS (SELECT 1 FROM image_attributes l "
-        "JOIN attribute_vocab v ON v.id = l.attribute_id WHERE l.image_id = t.item "
-        "AND (t.batch NOT LIKE 'attribute:%' OR 'attribute:' || v.name = t.batch) "
-        "AND NOT EXISTS (SELECT 1 FROM image_attributes d WHERE d.image_id = l.image_id "
-        "AND d.attribute_id = l.attribute_id AND d.status != 'suggested'))"
-    ),
-    "rating": "SELECT count(*) FROM rating_assignments WHERE rater_id = :pid "
-    "AND status = 'pending'",
-}
-
-
 def team_progress(project: Project) -> list[PersonProgress]:
     """Per person with any assignment: assigned, outstanding, packages, last returned."""
-    db = project.db
-    people = db.execute(
-        "SELECT id, name FROM people WHERE id IN (SELECT person_id FROM team_assignments "
-        "UNION SELECT rater_id FROM rating_assignments UNION SELECT person_id FROM "
-        "team_packages) ORDER BY name"
-    ).fetchall()
     out = []
-    for pid, name in people:
-        assigned = dict(
-            db.execute(
-                "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY 1", [pid]
-            ).fetchall()
-        )
-        ratings = db.execute(
-            "SELECT count(*) FROM rating_assignments WHERE rater_id = ?", [pid]
-        ).fetchone()[0]
-        if ratings:
-            assigned["rating"] = ratings
-        outstanding = {
-            kind: int(db.execute(sql, {"pid": pid}).fetchone()[0])
-            for kind, sql in _OUTSTANDING.items()
+    for pid, name in team_repo.people_with_team_work(project):
+        assigned = team_repo.handed_out(project, pid)
+        outstanding: dict[str, int] = {
+            kind: team_repo.outstanding(project, kind, pid)
+            for kind in ("caption", "review", "attributes", "rating")
             if kind in assigned
         }
-        packages = db.execute(
-            "SELECT count(*), max(created_at), max(returned_at) FROM team_packages "
-            "WHERE person_id = ?",
-            [pid],
-        ).fetchone()
-        edits = db.execute(
-            "SELECT count(*) FROM audit_log WHERE origin_copy IN (SELECT package_id FROM "
-            "team_packages WHERE person_id = ?) AND action NOT LIKE 'team.%'",
-            [pid],
-        ).fetchone()[0]
+        packages, handed_out_at, came_back_at = team_repo.package_summary(project, pid)
         out.append(
             PersonProgress(
                 name,
-                {k: int(v) for k, v in assigned.items()},
+                assigned,
                 outstanding,
-                int(packages[0]),
-                packages[1],
-                packages[2],
-                int(edits),
+                packages,
+                handed_out_at,
+                came_back_at,
+                team_repo.edits_back(project, pid),
             )
         )
     return out

@@ -1,7 +1,7 @@
 """A work package: a self-contained project file holding one person's work and no more.
 
-Made from a consistent snapshot of the project (``VACUUM INTO``), then cut down to the
-person's assignments: their caption and review pairs (with the captions already on them,
+Made from a consistent snapshot of the project (``studio.store.package_file``), then cut
+down to the person's assignments: their caption and review pairs (with the captions already on them,
 so the "N per pair from different people" rule still holds on their machine), their
 attribute batches, and their own rating queue. Ratings stay blind: no other rater's
 assignments or scores, and transactions lose their dataset name and key (their uid is
@@ -18,38 +18,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
-from studio.store import Project
+from studio.store import Project, package_file
 from studio.store.database import utc_now
 from studio.store.project import PROJECT_SUFFIX
-from studio.team.records import snapshot
-
-_PRUNE = (
-    # other raters' queues and scores: the rating view stays blind
-    "DELETE FROM ratings WHERE assignment_id IN "
-    "(SELECT id FROM rating_assignments WHERE rater_id != :pid)",
-    "DELETE FROM rating_assignments WHERE rater_id != :pid",
-    "DELETE FROM team_assignments WHERE person_id != :pid",
-    "DELETE FROM team_packages",
-    "DELETE FROM team_base",
-    "DELETE FROM team_merged",
-    "DELETE FROM experiment_runs",
-    "DELETE FROM retrieval_sessions",
-    "DELETE FROM captions WHERE pair_id NOT IN (SELECT id FROM keep_pairs)",
-    "DELETE FROM pairs WHERE id NOT IN (SELECT id FROM keep_pairs)",
-    "DELETE FROM transactions WHERE id NOT IN (SELECT transaction_id FROM rating_assignments)",
-    "UPDATE transactions SET dataset = 'blind', external_key = uid",
-    "DELETE FROM image_attributes WHERE image_id NOT IN (SELECT id FROM keep_images)",
-    "DELETE FROM images WHERE id NOT IN (SELECT id FROM keep_images)",
-    "UPDATE images SET source = ''",
-    "DELETE FROM audit_log WHERE actor != :name OR action LIKE 'team.%'",
-)
+from studio.store.repos import people as people_repo
+from studio.store.repos import team as team_repo
 
 
 @dataclass
@@ -72,18 +51,8 @@ def default_package_path(project: Project, person: str, out: Path) -> Path:
 
 
 def handed_out(project: Project, person_id: int) -> dict[str, int]:
-    counts = dict(
-        project.db.execute(
-            "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY 1",
-            [person_id],
-        ).fetchall()
-    )
-    ratings = project.db.execute(
-        "SELECT count(*) FROM rating_assignments WHERE rater_id = ?", [person_id]
-    ).fetchone()[0]
-    if ratings:
-        counts["rating"] = ratings
-    return {k: int(v) for k, v in counts.items()}
+    """kind -> items handed to the person (``rating``: their rating queue)."""
+    return team_repo.handed_out(project, person_id)
 
 
 def pack(
@@ -108,13 +77,13 @@ def pack(
         raise StudioError(
             f"{project.path} is itself a work package; pack from the coordinator's project."
         )
-    row = project.db.execute("SELECT id FROM people WHERE name = ?", [person]).fetchone()
-    if row is None:
+    found = people_repo.find_person(project, person)
+    if found is None:
         raise StudioError(
             f"There is nobody called {person!r} in {project.name}; "
             "assign them work first (cir-studio team assign …)."
         )
-    person_id = int(row[0])
+    person_id = found.id
     counts = handed_out(project, person_id)
     if not counts:
         raise StudioError(
@@ -132,7 +101,7 @@ def pack(
     copied = 0
     try:
         progress(0, 4, "copying the project")
-        project.db.execute("VACUUM INTO ?", [str(partial)])
+        package_file.copy_project(project, partial)
         if cancel is not None:
             cancel.raise_if_cancelled()
         progress(1, 4, f"keeping only {person}'s work")
@@ -146,14 +115,10 @@ def pack(
             root_text = images_dir.name
         else:
             root_text = image_root or str(root)
-        conn = sqlite3.connect(str(partial))
-        with conn:
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'image_root'", [root_text])
-        conn.execute("VACUUM")
-        conn.close()
+        package_file.finish(partial, root_text)
         progress(3, 4, "recording the hand-out")
         os.replace(partial, path)
-    except sqlite3.DatabaseError as error:
+    except package_file.PackageFileError as error:
         partial.unlink(missing_ok=True)
         raise StudioError(
             f"Packing {person}'s work failed ({error}); nothing was written."
@@ -164,10 +129,8 @@ def pack(
             shutil.rmtree(images_dir, ignore_errors=True)
         raise
     with project.change(actor, "team.pack", "team_package", package_id) as record:
-        project.db.execute(
-            "INSERT INTO team_packages (package_id, person_id, path, created_at, handed_out) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [package_id, person_id, str(path), utc_now(), json.dumps(counts, sort_keys=True)],
+        team_repo.add_package(
+            project, package_id, person_id, str(path), utc_now(), json.dumps(counts, sort_keys=True)
         )
         record["after"] = {"person": person, "path": str(path), "handed_out": counts}
     progress(4, 4, "packed")
@@ -183,65 +146,18 @@ def _cut_down(
     counts: dict[str, int],
 ) -> list[str]:
     """Prune the copy to the person's work; returns the image paths it needs."""
-    conn = sqlite3.connect(str(partial), isolation_level=None)
-    try:
-        # Foreign keys off while cutting; afterwards every row left pointing at something
-        # removed is removed too (what ON DELETE CASCADE would do), for every table, also
-        # tables this module does not know about.
-        conn.execute("PRAGMA foreign_keys = OFF")
-        conn.execute("PRAGMA journal_mode = DELETE")
-        conn.execute("BEGIN")
-        conn.execute(
-            "CREATE TEMP TABLE keep_pairs AS SELECT p.id FROM pairs p JOIN team_assignments t "
-            "ON t.item = p.uid WHERE t.person_id = ? AND t.kind IN ('caption', 'review')",
-            [person_id],
-        )
-        conn.execute(
-            "CREATE TEMP TABLE keep_images AS "
-            "SELECT reference_id AS id FROM pairs WHERE id IN (SELECT id FROM keep_pairs) "
-            "UNION SELECT target_id FROM pairs WHERE id IN (SELECT id FROM keep_pairs) "
-            "UNION SELECT ti.image_id FROM transaction_images ti JOIN rating_assignments a "
-            "ON a.transaction_id = ti.transaction_id WHERE a.rater_id = ? "
-            "UNION SELECT item FROM team_assignments WHERE person_id = ? "
-            "AND kind = 'attributes'",
-            [person_id, person_id],
-        )
-        for sql in _PRUNE:
-            conn.execute(sql, {"pid": person_id, "name": person})
-        _drop_orphans(conn)
-        meta = {
-            # the package is a copy of its own: what it makes carries the package id as
-            # origin, so the audit log says which package changed what
-            "origin_id": package_id,
-            "name": f"{project.name} — {person}'s work",
-            "team.package_id": package_id,
-            "team.person": person,
-            "team.packed_at": utc_now(),
-            "team.source_origin": project.get_meta("origin_id") or "",
-            "team.handed_out": json.dumps(counts, sort_keys=True),
-        }
-        conn.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            list(meta.items()),
-        )
-        conn.executemany(
-            "INSERT INTO team_base (uid, kind, hash) VALUES (?, ?, ?)", list(snapshot(conn))
-        )
-        paths = [row[0] for row in conn.execute("SELECT path FROM images ORDER BY path")]
-        conn.execute("COMMIT")
-        return paths
-    finally:
-        conn.close()
-
-
-def _drop_orphans(conn: sqlite3.Connection) -> None:
-    while True:
-        orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
-        if not orphans:
-            return
-        for table, rowid, _parent, _fk in orphans:
-            conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', [rowid])
+    meta = {
+        # the package is a copy of its own: what it makes carries the package id as
+        # origin, so the audit log says which package changed what
+        "origin_id": package_id,
+        "name": f"{project.name} — {person}'s work",
+        "team.package_id": package_id,
+        "team.person": person,
+        "team.packed_at": utc_now(),
+        "team.source_origin": project.get_meta("origin_id") or "",
+        "team.handed_out": json.dumps(counts, sort_keys=True),
+    }
+    return package_file.cut_down(partial, person, person_id, meta)
 
 
 def _copy_images(root: Path, paths: list[str], target: Path, cancel: CancelToken | None) -> int:

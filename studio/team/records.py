@@ -1,222 +1,41 @@
-"""Records as every copy of a project sees them: keyed by uid, refs by global names.
+"""Records as every copy of a project sees them (see ``studio.store.repos.team_records``).
 
-A row's *content* is what a person made, with every local integer id replaced by
-something the same in every copy (a person's name, a pair's uid, an attribute's name, an
-image id). Two copies hold the same version of a record exactly when their contents hash
-alike, which is how a work package's snapshot (``team_base``) tells the merge what
-changed since packing. ``dump`` of all kinds is the project's user data, independent of
-local ids: the tests compare projects with it.
+The definitions and their reads live in the store, beside the tables they describe; this
+module keeps the names the team workflow, its tests and its benchmark import.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
-
-# How a row of a parent table is named the same in every copy.
-GLOBAL_KEY = {
-    "people": "name",
-    "pairs": "uid",
-    "images": "id",
-    "transactions": "uid",
-    "attribute_vocab": "name",
-    "rating_assignments": "uid",
-    "retrieval_sessions": "uid",
-    "outfit_ontology": "key",
-    "outfit_pictures": "image_id",
-    "outfit_regions": "uid",
-}
-LOCAL = ("id", "uid", "origin_copy")  # never content
-# Derived per copy, never merged: a caption's stored target rank (studio.captions.ranks)
-# depends on that copy's model and index; merging it would turn a recompute into an edit.
-DERIVED: dict[str, tuple[str, ...]] = {
-    "captions": (
-        "rank",
-        "gallery_size",
-        "rank_model",
-        "rank_strategy",
-        "rank_index_key",
-        "rank_text",
-        "ranked_at",
-    ),
-}
-
-
-@dataclass(frozen=True)
-class Field:
-    """One content field: a column, or a foreign key read as its parent's global key."""
-
-    name: str  # the column's name
-    parent: str | None = None  # the parent table of a foreign key with a global key
-    parent_column: str = "id"  # the column the foreign key points at
-
-    def select(self) -> str:
-        if self.parent is None:
-            return f't."{self.name}"'
-        key = GLOBAL_KEY[self.parent]
-        return (
-            f'(SELECT p."{key}" FROM "{self.parent}" p '
-            f'WHERE p."{self.parent_column}" = t."{self.name}")'
-        )
-
-
-@dataclass(frozen=True)
-class Kind:
-    """One mergeable table. Its fields are read from the schema, so a column added by a
-    later migration (by any feature) is merged without changes here."""
-
-    name: str
-    table: str
-    key: tuple[str, ...] = ()  # natural key fields (a second way to find the same record)
-    time: str | None = None  # the field holding the last edit time
-    editable: bool = False  # rows change after insert (else insert-only)
-    unify: bool = False  # same key, two uids: keep the smaller uid (nothing refers to it)
-    extra: tuple[tuple[str, str], ...] = ()  # (field, SQL over ``t``): read-only extras
-    order: str = ""  # SQL over ``t``: rows a row of the same table refers to come first
-
-    def fields(self, conn: sqlite3.Connection) -> list[Field]:
-        parents = {
-            row[3]: (row[2], row[4] or "id")
-            for row in conn.execute(f'PRAGMA foreign_key_list("{self.table}")')
-        }
-        out = []
-        for row in conn.execute(f'PRAGMA table_info("{self.table}")'):
-            column = row[1]
-            if column in LOCAL or column in DERIVED.get(self.table, ()):
-                continue
-            parent, to = parents.get(column, (None, "id"))
-            out.append(Field(column, parent if parent in GLOBAL_KEY else None, to))
-        return out
-
-
-_IMAGES = (
-    "(SELECT json_group_array(json_array(position, image_id, caption)) FROM "
-    "(SELECT * FROM transaction_images i WHERE i.transaction_id = t.id ORDER BY position))"
+from studio.store.repos.team_records import (
+    DERIVED,
+    GLOBAL_KEY,
+    KIND_BY_NAME,
+    KINDS,
+    LOCAL,
+    SNAPSHOT_KINDS,
+    Field,
+    Kind,
+    Record,
+    Source,
+    content_hash,
+    dump,
+    read,
+    snapshot,
 )
 
-KINDS: tuple[Kind, ...] = (
-    Kind("person", "people", key=("name",), unify=True),
-    Kind(
-        "attribute", "attribute_vocab", key=("name",), time="changed_at", editable=True, unify=True
-    ),
-    Kind("pair", "pairs", key=("source", "external_key")),
-    Kind(
-        "transaction", "transactions", key=("dataset", "external_key"), extra=(("images", _IMAGES),)
-    ),
-    Kind(
-        "transaction_turn",
-        "transaction_turns",
-        key=("transaction_id", "turn_index"),
-        time="changed_at",
-        editable=True,
-        unify=True,
-    ),
-    Kind("caption", "captions", time="updated_at", editable=True),
-    Kind(
-        "label",
-        "image_attributes",
-        key=("image_id", "attribute_id", "source", "model"),
-        time="updated_at",
-        editable=True,
-        unify=True,
-    ),
-    Kind(
-        "rating_assignment",
-        "rating_assignments",
-        key=("sample", "transaction_id", "turn_index", "rater_id"),
-        time="changed_at",
-        editable=True,
-    ),
-    # Outfits (issue #25): the ontology by its natural key, pictures by image, regions by
-    # uid (garments before the parts that point at them), labels by their natural key.
-    Kind("outfit_ontology", "outfit_ontology", key=("key",), unify=True),
-    Kind(
-        "outfit_picture", "outfit_pictures", key=("image_id",), time="updated_at",
-        editable=True, unify=True,
-    ),
-    Kind(
-        "outfit_region", "outfit_regions", time="updated_at", editable=True,
-        order="t.garment_id IS NOT NULL, t.id",
-    ),
-    Kind(
-        "outfit_label", "outfit_region_attributes",
-        key=("region_id", "attribute_id", "source", "model"), time="updated_at",
-        editable=True, unify=True,
-    ),
-    Kind(
-        "outfit_value", "outfit_attributes", key=("image_id", "value_id", "source", "model"),
-        time="updated_at", editable=True, unify=True,
-    ),
-    Kind("rating", "ratings", key=("assignment_id",), time="updated_at", editable=True, unify=True),
-    Kind("session", "retrieval_sessions"),
-    Kind("session_turn", "session_turns", key=("session_id", "turn_index"), unify=True),
-    Kind("audit", "audit_log"),
-)
-KIND_BY_NAME = {kind.name: kind for kind in KINDS}
-SNAPSHOT_KINDS = tuple(kind for kind in KINDS if kind.name != "audit")
-
-
-@dataclass(frozen=True)
-class Record:
-    uid: str
-    origin: str | None
-    content: dict[str, Any]
-
-    def key(self, kind: Kind) -> tuple[Any, ...] | None:
-        return tuple(self.content[f] for f in kind.key) if kind.key else None
-
-    @property
-    def hash(self) -> str:
-        return content_hash(self.content)
-
-    def time(self, kind: Kind) -> str:
-        return str(self.content.get(kind.time) or "") if kind.time else ""
-
-
-def content_hash(content: dict[str, Any]) -> str:
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
-
-
-def read(conn: sqlite3.Connection, kind: Kind) -> Iterator[Record]:
-    fields = kind.fields(conn)
-    names = [f.name for f in fields] + [name for name, _ in kind.extra]
-    columns = ", ".join([f.select() for f in fields] + [sql for _, sql in kind.extra])
-    order = f" ORDER BY {kind.order}" if kind.order else ""
-    cursor = conn.execute(
-        f'SELECT t.uid, t.origin_copy, {columns} FROM "{kind.table}" t{order}'
-    )
-    for row in cursor:
-        yield Record(row[0], row[1], dict(zip(names, row[2:], strict=True)))
-
-
-def dump(conn: sqlite3.Connection, with_audit: bool = False) -> dict[str, dict[str, Any]]:
-    """The user data of a project: per kind, uid -> content (no local ids, no merge times).
-
-    Audit rows the merge itself writes (``team.*`` actions) are left out: they record when
-    a merge ran, which differs between two orders of merging the same packages.
-    """
-    out: dict[str, dict[str, Any]] = {}
-    for kind in KINDS:
-        if kind.name == "audit" and not with_audit:
-            continue
-        rows = {}
-        for record in read(conn, kind):
-            if kind.name == "audit":
-                if str(record.content["action"]).startswith("team."):
-                    continue
-                record.content.pop("entity_id")
-            rows[record.uid] = record.content
-        out[kind.name] = rows
-    return out
-
-
-def snapshot(conn: sqlite3.Connection) -> Iterator[tuple[str, str, str]]:
-    """(uid, kind, hash) of every mergeable record: a package's base at packing time."""
-    for kind in SNAPSHOT_KINDS:
-        for record in read(conn, kind):
-            yield record.uid, kind.name, record.hash
+__all__ = [
+    "DERIVED",
+    "GLOBAL_KEY",
+    "KINDS",
+    "KIND_BY_NAME",
+    "LOCAL",
+    "SNAPSHOT_KINDS",
+    "Field",
+    "Kind",
+    "Record",
+    "Source",
+    "content_hash",
+    "dump",
+    "read",
+    "snapshot",
+]

@@ -22,6 +22,8 @@ from studio.quality.criteria import CRITERION_KEYS
 from studio.quality.ratings import next_item, save_scores, set_status
 from studio.quality.sampling import SampleOptions, create_sample
 from studio.store import Project
+from studio.store.repos import people as people_repo
+from studio.store.repos import team as team_repo
 from studio.team.assignments import assign_attributes, assign_captions, assign_reviews
 from studio.transactions.records import Transaction, sequential_turns
 from studio.transactions.store import save_transactions
@@ -51,23 +53,23 @@ def build_project(
     project = Project.open(folder)
     save_policy(project, CaptionPolicy(2, True), LEAD)
     mine_pairs(project, "tfidf", n_pairs, actor=LEAD)
-    pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+    pairs = team_repo.pair_ids(project)
     # a few captions by earlier annotators, for the reviewers
     for n, pair_id in enumerate(pairs[: max(2, len(pairs) // 4)]):
         submit_caption(project, pair_id, f"earlier-{n % 2}", f"is darker and longer {n}")
     for name, type_ in ATTRIBUTES:
         add_attribute(project, LEAD, name, type_)
-    vocab = dict(project.db.execute("SELECT name, id FROM attribute_vocab").fetchall())
+    vocab = team_repo.attribute_ids(project)
     rng = random.Random(seed)
-    images = [row[0] for row in project.db.execute("SELECT id FROM images ORDER BY id")]
+    images = [image.id for image in project.iter_images()]
     found = {
         image: {vocab[name]: round(rng.random(), 3) for name, _ in rng.sample(ATTRIBUTES, 2)}
         for image in images
     }
     replace_suggestions(project, LEAD, "model", "demo", found, "attributes.suggest")
     by_category: dict[str, list[str]] = {}
-    for image_id, category in project.db.execute("SELECT id, category FROM images ORDER BY id"):
-        by_category.setdefault(category, []).append(image_id)
+    for image in project.iter_images():
+        by_category.setdefault(image.category, []).append(image.id)
     chains = []
     for category, ids in sorted(by_category.items()):
         for n in range(0, len(ids) - 3, 8):
@@ -92,11 +94,9 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
     rng = random.Random(f"{seed}:{person}")
     done = {"captions": 0, "reviews": 0, "labels": 0, "ratings": 0}
     with Project.open(path) as project:
-        pid = project.db.execute("SELECT id FROM people WHERE name = ?", [person]).fetchone()[0]
-        work = project.db.execute(
-            "SELECT t.kind, t.item FROM team_assignments t WHERE t.person_id = ? ORDER BY t.id",
-            [pid],
-        ).fetchall()
+        found = people_repo.find_person(project, person)
+        assert found is not None, f"{person} is not in the package"
+        work = team_repo.assigned_work(project, found.id)
         for kind, item in work:
             if kind == "caption":
                 pair_id = _pair(project, item)
@@ -109,11 +109,7 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
                 done["captions"] += 1
             elif kind == "review":
                 pair_id = _pair(project, item)
-                for caption_id, author in project.db.execute(
-                    "SELECT c.id, a.name FROM captions c JOIN people a ON a.id = c.author_id "
-                    "WHERE c.pair_id = ? AND c.status = 'submitted'",
-                    [pair_id],
-                ).fetchall():
+                for caption_id, author in team_repo.submitted_captions(project, pair_id):
                     if author == person:
                         continue
                     if rng.random() < 0.7:
@@ -122,15 +118,7 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
                         review_caption(project, caption_id, person, "reject", "too vague")
                     done["reviews"] += 1
             elif kind == "attributes":
-                names = [
-                    row[0]
-                    for row in project.db.execute(
-                        "SELECT DISTINCT v.name FROM image_attributes l JOIN attribute_vocab v "
-                        "ON v.id = l.attribute_id WHERE l.image_id = ? ORDER BY 1",
-                        [item],
-                    )
-                ]
-                for name in names:
+                for name in team_repo.labelled_attributes(project, item):
                     review(
                         project,
                         person,
@@ -139,10 +127,7 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
                         "accepted" if rng.random() < 0.6 else "rejected",
                     )
                     done["labels"] += 1
-        samples = [
-            row[0] for row in project.db.execute("SELECT DISTINCT sample FROM rating_assignments")
-        ]
-        for sample in samples:
+        for sample in team_repo.rating_samples(project):
             while (rating := next_item(project, sample, person)) is not None:
                 save_scores(
                     project,
@@ -156,4 +141,4 @@ def work_on_package(path: Path, person: str, seed: int = 0) -> dict[str, int]:
 
 
 def _pair(project: Project, uid: str) -> int:
-    return int(project.db.execute("SELECT id FROM pairs WHERE uid = ?", [uid]).fetchone()[0])
+    return team_repo.pair_id(project, uid)

@@ -23,6 +23,7 @@ import numpy as np
 from studio.errors import StudioError
 from studio.exporters.common import iter_pairs
 from studio.store import Project
+from studio.store.repos import transactions as transactions_repo
 from studio.transactions import phrasing
 from studio.transactions.attribute_data import load_attribute_data
 
@@ -59,17 +60,8 @@ def annotated_triplets(project: Project) -> list[Triplet]:
                         "caption",
                     )
                 )
-    images: dict[tuple[int, int], str] = {
-        (int(t), int(p)): str(i)
-        for t, p, i in project.db.execute(
-            "SELECT transaction_id, position, image_id FROM transaction_images"
-        )
-    }
-    rows = project.db.execute(
-        "SELECT transaction_id, turn_index, reference_position, text FROM transaction_turns "
-        "WHERE status = 'accepted' ORDER BY transaction_id, turn_index"
-    ).fetchall()
-    for tid, index, reference, text in rows:
+    images = transactions_repo.all_images(project)
+    for tid, index, reference, text in transactions_repo.accepted_turns(project):
         source, target = images.get((tid, reference)), images.get((tid, index))
         text = " ".join(str(text or "").split())
         if source and target and text and source != target:

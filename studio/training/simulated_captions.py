@@ -20,6 +20,7 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.facets import FacetMap, project_facets
 from studio.simulation.users import AttributeDifferenceUser
 from studio.store import Project
+from studio.store.repos import pairs as pairs_repo
 
 Facets = Mapping[str, str]
 Writer = Callable[[Facets, Facets, random.Random], str]
@@ -50,12 +51,7 @@ def caption_pairs(
     writer = writer or simulated_writer()
     facets = project_facets(project, FacetMap.for_vocabulary(load_vocabulary(project)))
     policy = CaptionPolicy(per_pair, True)
-    rows = project.db.execute(
-        "SELECT id, reference_id, target_id FROM pairs WHERE target_id IS NOT NULL"
-        + (" AND split = ?" if split else "")
-        + " ORDER BY id",
-        [split] if split else [],
-    ).fetchall()
+    rows = pairs_repo.pairs_with_target(project, split)
     rows = rows[:limit] if limit is not None else rows
     rng = random.Random(f"captions:{seed}")
     written = 0

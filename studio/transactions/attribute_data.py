@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from studio.store import Project
+from studio.store.repos import attributes as attributes_repo
 
 CATALOG_FILE = "catalog.jsonl"
 Kind = Literal["catalog", "labels"]
@@ -143,11 +144,7 @@ def _from_query_api(project: Project, wanted: set[str] | None) -> AttributeData 
 
 
 def _from_label_table(project: Project, wanted: set[str] | None) -> AttributeData:
-    rows = project.db.execute(
-        "SELECT a.image_id, v.name, v.type FROM image_attributes a "
-        "JOIN attribute_vocab v ON v.id = a.attribute_id "
-        "WHERE a.status = 'accepted' OR (a.status = 'suggested' AND a.source = 'text')"
-    ).fetchall()
+    rows = attributes_repo.accepted_or_text_labels(project)
     images: dict[str, dict[str, str]] = defaultdict(dict)
     types: dict[str, str] = {}
     for image_id, name, kind in rows:

@@ -21,6 +21,7 @@ from studio.importers.image_files import IMAGE_SUFFIXES
 from studio.importers.json_format import dump, file_format
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import transactions as transactions_repo
 from studio.transactions import fashioniq_multiturn, fashionmt
 from studio.transactions.problems import EntryProblem, ParsedEntry, load_json_list, summarise
 from studio.transactions.records import Transaction
@@ -110,8 +111,7 @@ def image_id_for(project: Project, value: str, id_from: str, known: set[str]) ->
             relative = value
     if relative in known:
         return relative
-    row = project.db.execute("SELECT id FROM images WHERE path = ?", [relative]).fetchone()
-    return row[0] if row else relative
+    return transactions_repo.image_id_at(project, relative) or relative
 
 
 def _map_paths(
@@ -196,14 +196,7 @@ def validate_file(
 
 
 def _known_images(project: Project, ids: set[str]) -> set[str]:
-    known: set[str] = set()
-    wanted = sorted(ids)
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = project.db.execute(f"SELECT id FROM images WHERE id IN ({marks})", chunk)
-        known.update(row[0] for row in rows.fetchall())
-    return known
+    return transactions_repo.known_image_ids(project, ids)
 
 
 def import_transactions(
@@ -236,11 +229,7 @@ def import_transactions(
         {"file": str(path), "format": fmt, "dataset": dataset},
     )
     if fmt == "fashionmt":  # how the file was written, so its dataset exports the same way
-        project.db.execute(
-            "INSERT INTO source_formats (source, file, format) VALUES ('transactions', ?, ?) "
-            "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
-            [dataset, json.dumps(file_format(Path(path)))],
-        )
+        transactions_repo.record_file_format(project, dataset, file_format(Path(path)))
     progress(2, 2, "done")
     return ImportReport(Path(path), dataset, fmt, len(good) - present, present, problems,
                         mapping.get("mapped", 0), id_from, mapping.get("example", ""))
@@ -273,11 +262,8 @@ def _source_style(project: Project, dataset: str | None) -> dict[str, Any] | Non
     """The recorded layout of the file ``dataset`` was imported from, if there is one."""
     if dataset is None:
         return None
-    row = project.db.execute(
-        "SELECT format FROM source_formats WHERE source = 'transactions' AND file = ?",
-        [dataset],
-    ).fetchone()
-    return json.loads(row[0]) if row else None
+    found: dict[str, Any] | None = transactions_repo.file_format(project, dataset)
+    return found
 
 
 def _write_json_atomic(path: Path, data: Sequence[Any]) -> None:

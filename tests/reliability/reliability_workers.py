@@ -18,13 +18,25 @@ from pathlib import Path
 
 def hold_lock(path: str, seconds: str, cycles: str = "1") -> None:
     """Another program writing: ``cycles`` times take the write lock, write, keep it
-    ``seconds``, commit and pause 0.3 s (a long import writing batch after batch)."""
-    conn = sqlite3.connect(path, isolation_level=None, timeout=60)
+    ``seconds``, commit and pause 0.3 s (a long import writing batch after batch).
+    On the PostgreSQL test engine the write lock is the project's advisory lock."""
+    url = _test_engine_url(path)
+    if url is not None:
+        import psycopg
+
+        from studio.store.pg_database import WRITE_LOCK_KEY
+
+        conn = psycopg.connect(url, autocommit=True)
+        lock = f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})"
+    else:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=60)
+        lock = "SELECT 1"
     for cycle in range(int(cycles)):
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("BEGIN IMMEDIATE" if url is None else "BEGIN")
+        conn.execute(lock)
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('holder', 'x') "
-            "ON CONFLICT (key) DO UPDATE SET value = value || 'x'"
+            "ON CONFLICT (key) DO UPDATE SET value = meta.value || 'x'"
         )
         if cycle == 0:
             print("held", flush=True)
@@ -33,6 +45,16 @@ def hold_lock(path: str, seconds: str, cycles: str = "1") -> None:
         time.sleep(0.3)
     conn.close()
     print("released", flush=True)
+
+
+def _test_engine_url(path: str) -> str | None:
+    """The PostgreSQL database a test-engine link file at ``path`` names (else None)."""
+    try:
+        import cir_pg_engine
+    except ImportError:
+        return None
+    link = cir_pg_engine._read_link(Path(path))
+    return None if link is None else link[0]
 
 
 def flagger(path: str, name: str, count: str) -> None:

@@ -57,3 +57,30 @@ def test_one_person_in_two_windows_gets_one_draft_per_pair(tmp_path: Path) -> No
     assert all(count == 1 for count in mine.values()), mine.most_common(3)
     live = Counter((pair, name) for pair, name, status in rows if status == "submitted")
     assert len(live) == 2 * 12
+
+
+def test_eight_writers_keep_both_rules(tmp_path: Path) -> None:
+    """Eight processes at once (four people, each in two windows): two captions per pair
+    from different people, one draft per person and pair, every acknowledged submit kept
+    (on PostgreSQL too: ``CIR_STUDIO_TEST_ENGINE=postgresql``)."""
+    path = make_pair_project(tmp_path / "p", pairs=16)
+    names = ["ann", "bob", "cyd", "dee"] * 2
+    outputs = run_annotators(path, names)
+    with Project.open(path) as project:
+        rows = project.db.execute(
+            "SELECT c.pair_id, p.name, c.status FROM captions c JOIN people p ON p.id = c.author_id"
+        ).fetchall()
+        pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs")]
+    live = [(pair, name) for pair, name, status in rows if status in ("submitted", "accepted")]
+    per_pair = Counter(pair for pair, _ in live)
+    assert all(per_pair[pair] == 2 for pair in pairs)
+    assert len(set(live)) == len(live)
+    drafts = Counter((pair, name) for pair, name, status in rows if status == "draft")
+    assert all(count == 1 for count in drafts.values()), drafts.most_common(3)
+    acknowledged = {
+        (int(line.split()[1]), name)
+        for name, out in zip(names, outputs, strict=True)
+        for line in out.splitlines()
+        if line.startswith("submitted ")
+    }
+    assert acknowledged == set(live)  # every acknowledged submit is stored, nothing else

@@ -247,8 +247,10 @@ def test_pair_status_filters(project) -> None:
     assert pair_ids(project, PairFilter(annotator="ben"), policy) == [pairs[1], pairs[2]]
     rows = pair_rows(project, pairs)
     assert rows[pairs[2]].status(policy) == "accepted"
+    assert (rows[pairs[1]].authors, rows[pairs[3]].authors) == ("ana,ben", "ana")
     reference = rows[pairs[0]].reference_title.split()[0]
     assert pairs[0] in pair_ids(project, PairFilter(search=reference.lower()), policy)
+    assert pairs[0] in pair_ids(project, PairFilter(search=reference.upper()), policy)
     assert pair_ids(project, PairFilter(search=str(pairs[1])), policy)[0] == pairs[1]
 
 

@@ -44,6 +44,7 @@ def test_an_older_project_is_backed_up_then_migrated(tmp_path: Path) -> None:
         assert old.execute("SELECT id FROM images").fetchall() == [("a",)]
 
 
+@pytest.mark.sqlite_only
 def test_a_newer_project_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "project.cirdb"
     Project.create(tmp_path).close()

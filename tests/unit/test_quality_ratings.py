@@ -82,3 +82,11 @@ def test_bad_scores_are_refused(project: Project) -> None:
         save_scores(project, item.assignment_id, "Ana", {"accuracy": 6})
     with pytest.raises(StudioError, match="Unknown criterion"):
         save_scores(project, item.assignment_id, "Ana", {"beauty": 3})
+
+
+def test_every_criterion_is_a_stored_score_column() -> None:
+    """A criterion the store has no column for would be silently dropped on save."""
+    from studio.quality.criteria import CRITERION_KEYS
+    from studio.store.repos.ratings import SCORE_COLUMNS
+
+    assert set(CRITERION_KEYS) == set(SCORE_COLUMNS)

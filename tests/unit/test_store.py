@@ -47,6 +47,7 @@ def test_resolve_project_path_accepts_folder_or_file(tmp_path: Path) -> None:
     assert resolve_project_path(tmp_path / "x.cirdb") == tmp_path / "x.cirdb"
 
 
+@pytest.mark.sqlite_only
 def test_pragmas_are_set_on_every_connection(project: Project) -> None:
     assert project.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert project.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1

@@ -206,3 +206,38 @@ def test_a_project_gets_the_starter_vocabulary_once(project: Project) -> None:
 def test_reading_a_missing_file_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(vocab.VocabularyError, match="cannot read the file"):
         read_vocabulary_file(tmp_path / "nope.json")
+
+
+def test_label_import_counts_a_confidence_that_appears_or_goes_as_a_change(
+    project: Project, tmp_path: Path
+) -> None:
+    from studio.attributes.labels_io import import_labels
+
+    def line(confidence: float | None) -> str:
+        return json.dumps({"image_id": "img0", "attribute": "red", "type": "color",
+                           "source": "model", "model": "m", "confidence": confidence}) + "\n"
+
+    counts = []
+    for confidence in (None, None, 0.5, 0.5, 0.7, None):
+        labels = write(tmp_path / "labels.jsonl", line(confidence))
+        counts.append(import_labels(project, "ana", labels)["changed"])
+    assert counts == [1, 0, 1, 0, 1, 1]
+
+
+def test_merging_keeps_the_higher_confidence_of_the_same_source(
+    project: Project, tmp_path: Path
+) -> None:
+    from studio.attributes.labels_io import import_labels
+    from studio.attributes.query import labels_of_image
+
+    rows = [("stripy", 0.9), ("striped", 0.4)]
+    labels = write(tmp_path / "labels.jsonl", "".join(
+        json.dumps({"image_id": "img0", "attribute": name, "type": "texture", "source": "model",
+                    "model": "m", "confidence": confidence}) + "\n"
+        for name, confidence in rows
+    ))
+    import_labels(project, "ana", labels)
+    vocab.merge_attributes(project, "ana", ["stripy"], "striped")
+    assert [(lb.attribute, lb.confidence) for lb in labels_of_image(project, "img0")] == [
+        ("striped", 0.9)
+    ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from studio.store import Project
+from studio.store.project import Project
 
 # table -> (owner column, value column)
 LABEL_TABLES = {

@@ -9,12 +9,14 @@ so a merge can tell which of two edits is the later. The audit log gets the uid 
 entity each row is about, so "which copy changed what since packing" is a query.
 
 SQLite's ``ALTER TABLE ADD COLUMN`` cannot take an expression default, hence triggers.
+The whole migration is SQLite dialect (``randomblob``, ``strftime``, ``rowid``, trigger
+syntax): a PostgreSQL engine writes its own version of it.
 """
 
 from __future__ import annotations
 
-NOW = "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"
-NEW_UID = "lower(hex(randomblob(16)))"
+NOW = "strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')"  # dialect: sqlite
+NEW_UID = "lower(hex(randomblob(16)))"  # dialect: sqlite
 ORIGIN = "(SELECT value FROM meta WHERE key = 'origin_id')"
 
 UID_TABLES = (
@@ -99,7 +101,7 @@ CREATE TABLE team_base (
 """
 
 
-def _identity_sql() -> str:
+def _identity_sql() -> str:  # dialect: sqlite
     parts = [
         f"INSERT OR IGNORE INTO meta (key, value) VALUES ('project_id', {NEW_UID});",
         f"INSERT OR IGNORE INTO meta (key, value) VALUES ('origin_id', {NEW_UID});",

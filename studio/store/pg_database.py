@@ -1,0 +1,425 @@
+"""The PostgreSQL engine: one psycopg 3 connection with the surface repositories use.
+
+``PgDatabase`` answers what ``StudioDatabase`` (SQLite) answers: ``execute(sql, params)``
+returning a cursor whose rows index by position, ``query()`` giving dicts, ``atomic()``
+(savepoints when nested), ``conn.in_transaction`` and ``table(name).insert_all``. SQL
+arrives in the portable dialect with ``?`` placeholders (``pg_sql.translate``).
+
+Writers take their turn at ``BEGIN``: the transaction's first statement takes a
+transaction-level advisory lock held until commit (``pg_advisory_xact_lock``), the
+PostgreSQL form of SQLite's ``BEGIN IMMEDIATE``. Read committed then gives every later
+statement the newest data, so the project's rules (two captions per pair, one draft per
+person and pair) are checked under the same lock on both engines. A writer that waits
+longer than ``lock_timeout`` gets the same ``ProjectBusyError`` as on SQLite.
+
+A failed statement aborts PostgreSQL's whole transaction (SQLite undoes only the
+statement): a repository that catches an error and goes on runs that statement in a
+nested ``atomic()`` (a savepoint), as ``repos/team_merge._guarded`` does. (A savepoint
+around every statement would keep SQLite's behaviour everywhere but double the round
+trips of every write.) Integrity errors are raised as subclasses of
+``sqlite3.IntegrityError`` so the one ``except`` the repositories write serves both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
+from studio.store.migrations import LATEST_VERSION, MIGRATIONS
+from studio.store.pg_schema import pg_script
+from studio.store.pg_sql import insert_target, translate
+
+LOCK_TIMEOUT_MS = 5000
+WRITE_LOCK_KEY = 0x43495253  # "CIRS": one project per database, one writer lock
+MIGRATION_LOCK_KEY = 0x4349524D
+EVENT_CHANNEL = "cir_studio_events"
+
+
+class PgIntegrityError(sqlite3.IntegrityError):
+    """A constraint PostgreSQL enforced (caught as ``sqlite3.IntegrityError``)."""
+
+
+class PgOperationalError(sqlite3.OperationalError):
+    """Any other database error from PostgreSQL, with the statement that raised it."""
+
+
+def display(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts)
+
+
+def database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/") or "postgres"
+
+
+def busy_message(url: str) -> str:
+    return f"the project is busy: another program is writing to it; try again ({display(url)})."
+
+
+def translate_error(error: Exception, url: str, sql: str = "") -> Exception:
+    """The studio's error for a psycopg error: busy, read-only, unreachable or integrity."""
+    import psycopg
+    from psycopg import errors
+
+    if isinstance(error, errors.LockNotAvailable | errors.DeadlockDetected):
+        return ProjectBusyError(busy_message(url))
+    if isinstance(error, errors.SerializationFailure | errors.QueryCanceled):
+        return ProjectBusyError(busy_message(url))
+    if isinstance(error, errors.ReadOnlySqlTransaction | errors.InsufficientPrivilege):
+        return ProjectReadOnlyError(
+            f"{display(url)} cannot be changed: the server allows this account to read "
+            "only. Reading works; ask the server's administrator for write access."
+        )
+    if isinstance(error, psycopg.IntegrityError):
+        diag = error.diag
+        return PgIntegrityError(
+            f"{diag.message_primary or error} ({diag.constraint_name or 'constraint'})"
+        )
+    if isinstance(error, psycopg.OperationalError):
+        return ProjectError(
+            f"Cannot reach the PostgreSQL project {display(url)}: "
+            f"{str(error).strip().splitlines()[0] if str(error).strip() else 'no answer'}."
+        )
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return PgOperationalError(f"{message} (in: {sql.strip()[:200]})")
+
+
+class PgCursor:
+    """The rows of one statement, read like ``sqlite3.Cursor``'s."""
+
+    def __init__(self, cursor: Any, lastrowid: int | None = None, rows: list[Any] | None = None):
+        self._cursor = cursor
+        self.lastrowid = lastrowid
+        self.rowcount = cursor.rowcount
+        self.description = cursor.description
+        self._rows = rows
+
+    def fetchone(self) -> Any:
+        if self._rows is not None:
+            return self._rows.pop(0) if self._rows else None
+        return self._cursor.fetchone() if self.description else None
+
+    def fetchall(self) -> list[Any]:
+        if self._rows is not None:
+            rows, self._rows = self._rows, []
+            return rows
+        return list(self._cursor.fetchall()) if self.description else []
+
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        return [row for row in (self.fetchone() for _ in range(size)) if row is not None]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+class PgConnection:
+    """What callers read of ``db.conn``: whether a transaction is open, and closing."""
+
+    def __init__(self, db: PgDatabase) -> None:
+        self._db = db
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return bool(self._db.raw.info.transaction_status != TransactionStatus.IDLE)
+
+    def execute(self, sql: str, parameters: Any = None) -> PgCursor:
+        return self._db.execute(sql, parameters)
+
+    def executemany(self, sql: str, rows: Iterable[Any]) -> PgCursor:
+        return self._db.executemany(sql, rows)
+
+    def commit(self) -> None:
+        if self.in_transaction:
+            self._db.raw.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._db.rollback()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class PgTable:
+    """The little of sqlite-utils' ``Table`` the store uses: ``insert_all`` and ``count``."""
+
+    def __init__(self, db: PgDatabase, name: str) -> None:
+        self.db, self.name = db, name
+
+    @property
+    def count(self) -> int:
+        return int(self.db.execute(f"SELECT count(*) FROM {self.name}").fetchone()[0])
+
+    def insert_all(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        pk: str | Sequence[str] = "id",
+        batch_size: int = 500,
+        replace: bool = False,
+        ignore: bool = False,
+        **_: Any,
+    ) -> PgTable:
+        rows = [dict(row) for row in records]
+        if not rows:
+            return self
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        keys = [pk] if isinstance(pk, str) else list(pk)
+        sql = (
+            f"INSERT INTO {self.name} ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' for _ in columns)})"
+        )
+        if replace:
+            updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys)
+            sql += f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}"
+        elif ignore:
+            sql += " ON CONFLICT DO NOTHING"
+        with self.db.atomic():
+            for start in range(0, len(rows), batch_size):
+                batch = rows[start : start + batch_size]
+                self.db.executemany(sql, [[row.get(c) for c in columns] for row in batch])
+        return self
+
+
+class PgDatabase:
+    """One connection to a PostgreSQL project database (see the module docstring)."""
+
+    engine = "postgresql"
+
+    def __init__(self, raw: Any, url: str, read_only_reason: str | None = None) -> None:
+        self.raw = raw
+        self.url = url
+        self.path = Path(display(url))  # what messages name (SQLite's is the file)
+        self.read_only_reason = read_only_reason
+        self.conn = PgConnection(self)
+        self.busy_waits = 0  # writers that found the lock taken and waited (for the bench)
+        self._identity_tables: set[str] | None = None
+        self._savepoints = 0
+
+    # -- statements ------------------------------------------------------------------
+
+    def execute(self, sql: str, parameters: Any = None) -> PgCursor:
+        named = isinstance(parameters, Mapping)
+        statement = translate(sql, named)
+        if not named:  # an empty list still makes psycopg read ``%%`` as ``%``
+            parameters = [] if parameters is None else list(parameters)
+        table = insert_target(statement)
+        if table is not None and table in self._identities():
+            statement = f"{statement.rstrip().rstrip(';')} RETURNING id"
+        try:
+            cursor = self.raw.execute(statement, parameters)
+        except Exception as error:
+            raise self._mapped(error, sql) from error
+        if table is not None and table in self._identities():
+            rows = cursor.fetchall()
+            lastrowid = int(rows[-1][0]) if rows else None
+            return PgCursor(cursor, lastrowid, [])
+        return PgCursor(cursor)
+
+    def executemany(self, sql: str, rows: Iterable[Any]) -> PgCursor:
+        statement = translate(sql)
+        with self.atomic():
+            cursor = self.raw.cursor()
+            try:
+                cursor.executemany(statement, [list(row) for row in rows])
+            except Exception as error:
+                raise self._mapped(error, sql) from error
+        return PgCursor(cursor)
+
+    def query(self, sql: str, params: Any = None) -> Generator[dict[str, Any], None, None]:
+        cursor = self.execute(sql, params)
+        names = [column.name for column in cursor.description or ()]
+        for row in cursor.fetchall():
+            yield dict(zip(names, row, strict=True))
+
+    def table(self, name: str) -> PgTable:
+        return PgTable(self, name)
+
+    def table_names(self) -> list[str]:
+        rows = self.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() ORDER BY table_name"
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    # -- transactions ----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def atomic(self) -> Generator[PgDatabase, None, None]:
+        if self.conn.in_transaction:
+            self._savepoints += 1
+            name = f"cir_nested_{self._savepoints}"
+            self.raw.execute(f"SAVEPOINT {name}")
+            try:
+                yield self
+            except BaseException:
+                self._quietly(f"ROLLBACK TO SAVEPOINT {name}")
+                self._quietly(f"RELEASE SAVEPOINT {name}")
+                raise
+            finally:
+                self._savepoints -= 1
+            self.raw.execute(f"RELEASE SAVEPOINT {name}")
+            return
+        if self.read_only_reason is not None:
+            raise ProjectReadOnlyError(
+                f"{display(self.url)} cannot be changed: {self.read_only_reason}."
+            )
+        self.begin_write()
+        try:
+            yield self
+        except BaseException:
+            self.rollback()
+            raise
+        try:
+            self.raw.execute("COMMIT")
+        except Exception as error:
+            self.rollback()
+            raise self._mapped(error, "COMMIT") from error
+
+    def begin_write(self) -> None:
+        """BEGIN, then wait for this project's write lock (the ``BEGIN IMMEDIATE`` of PG)."""
+        try:  # one round trip: BEGIN and the first try at the lock
+            got = self.raw.execute(f"BEGIN; SELECT pg_try_advisory_xact_lock({WRITE_LOCK_KEY})")
+            while got.description is None and got.nextset():
+                pass
+            row = got.fetchone()
+            if not (row and row[0]):
+                self.busy_waits += 1
+                self.raw.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK_KEY])
+        except Exception as error:
+            self.rollback()
+            raise self._mapped(error, "BEGIN") from error
+
+    def rollback(self) -> None:
+        if self.conn.in_transaction:
+            self._quietly("ROLLBACK")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.raw.close()
+
+    # -- schema ----------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        row = self.raw.execute("SELECT to_regclass('cir_schema') IS NOT NULL").fetchone()
+        if not row[0]:
+            return 0
+        row = self.raw.execute("SELECT version FROM cir_schema").fetchone()
+        return int(row[0]) if row else 0
+
+    def forget_schema(self) -> None:
+        self._identity_tables = None
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _identities(self) -> set[str]:
+        """Tables whose ``id`` the database assigns (their INSERTs report ``lastrowid``)."""
+        if self._identity_tables is None:
+            rows = self.raw.execute(
+                "SELECT table_name FROM information_schema.columns WHERE column_name = 'id' "
+                "AND is_identity = 'YES' AND table_schema = current_schema()"
+            ).fetchall()
+            self._identity_tables = {row[0] for row in rows}
+        return self._identity_tables
+
+    def _quietly(self, sql: str) -> None:
+        with contextlib.suppress(Exception):
+            self.raw.execute(sql)
+
+    def _mapped(self, error: Exception, sql: str) -> Exception:
+        mapped = translate_error(error, self.url, sql)
+        if isinstance(mapped, ProjectError) and self.conn.in_transaction:
+            self._savepoints = 0
+        return mapped
+
+
+def connect(url: str, read_only_reason: str | None = None) -> PgDatabase:
+    """Open one connection with the settings every connection needs."""
+    try:
+        import psycopg
+    except ImportError as error:  # pragma: no cover - psycopg is a dependency
+        raise ProjectError(
+            "A PostgreSQL project needs psycopg 3 (pip install 'psycopg[binary]')."
+        ) from error
+    try:
+        raw = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        _adapt(raw)
+        raw.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+        raw.execute("SET TIME ZONE 'UTC'")
+        if read_only_reason is None:
+            standby = raw.execute("SELECT pg_is_in_recovery()").fetchone()
+            if standby and standby[0]:
+                read_only_reason = "the server is a read-only standby"
+    except psycopg.Error as error:
+        raise translate_error(error, url) from error
+    return PgDatabase(raw, url, read_only_reason)
+
+
+def _adapt(raw: Any) -> None:
+    """Numbers go to the server untyped (it infers, as SQLite's affinity does); numeric
+    results come back as int or float, never ``Decimal``."""
+    from psycopg.adapt import Dumper, Loader
+
+    class UntypedNumber(Dumper):
+        oid = 0
+
+        def dump(self, obj: Any) -> bytes:
+            return str(int(obj) if isinstance(obj, bool) else obj).encode()
+
+    class PlainNumeric(Loader):
+        def load(self, data: Any) -> Any:
+            value = Decimal(bytes(data).decode())
+            return int(value) if value == value.to_integral_value() else float(value)
+
+    for kind in (int, float, bool):
+        raw.adapters.register_dumper(kind, UntypedNumber)
+    raw.adapters.register_loader("numeric", PlainNumeric)
+
+
+def migrate(db: PgDatabase, target: int = LATEST_VERSION) -> None:
+    """Bring the database to ``target`` under a migration lock, one version per commit."""
+    current = db.schema_version()
+    if current > LATEST_VERSION:
+        raise SchemaTooNewError(
+            f"{display(db.url)} was written by a newer CIR Studio (schema {current}; this "
+            f"version understands up to {LATEST_VERSION}). Update CIR Studio to open it."
+        )
+    if current >= target:
+        return
+    if db.read_only_reason is not None:
+        raise ProjectReadOnlyError(
+            f"{display(db.url)} needs upgrading to schema {target} but {db.read_only_reason}."
+        )
+    for version in range(current + 1, target + 1):
+        script = pg_script(version, MIGRATIONS[version - 1])
+        try:
+            db.raw.execute("BEGIN")
+            db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK_KEY])
+            db.raw.execute("CREATE TABLE IF NOT EXISTS cir_schema (version BIGINT NOT NULL)")
+            if db.schema_version() >= version:
+                db.raw.execute("COMMIT")
+                continue  # another program migrated it while we waited
+            db.raw.execute(script.encode())
+            db.raw.execute("DELETE FROM cir_schema")
+            db.raw.execute("INSERT INTO cir_schema (version) VALUES (%s)", [version])
+            db.raw.execute("COMMIT")
+        except Exception as error:
+            db.rollback()
+            mapped = translate_error(error, db.url, f"migration {version}")
+            if isinstance(mapped, ProjectError):
+                raise mapped from error
+            raise ProjectError(
+                f"Migrating {display(db.url)} to schema {version} failed ({error}); "
+                "the database is unchanged."
+            ) from error
+    db.forget_schema()

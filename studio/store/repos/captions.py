@@ -1,0 +1,196 @@
+"""Captions and their reviews: the rows, and the writes whose rules must hold under contention.
+
+Rows come back as ``dict`` s with the keys of ``studio.captions.records.Caption`` (the
+feature module builds the record). Every write runs inside the caller's
+``project.writing`` / ``project.change`` transaction; ``write_draft`` and
+``submit_draft`` read and write in that one transaction, so the rules "one draft per
+person and pair" and "N live captions per pair, from distinct people" hold when several
+writers race (SQLite: ``BEGIN IMMEDIATE``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.store.project import Project
+
+LIVE = ("submitted", "accepted")
+
+_SELECT = """
+    SELECT c.id, c.pair_id, c.position, c.text, a.name AS author, c.status, c.flagged,
+           c.reject_reason, r.name AS reviewer, c.created_at, c.updated_at, c.reviewed_at
+    FROM captions c
+    LEFT JOIN people a ON a.id = c.author_id
+    LEFT JOIN people r ON r.id = c.reviewer_id
+"""
+
+
+def caption_row(project: Project, caption_id: int) -> dict[str, Any] | None:
+    rows = list(project.db.query(_SELECT + " WHERE c.id = ?", [caption_id]))
+    return rows[0] if rows else None
+
+
+def pair_caption_rows(project: Project, pair_id: int) -> list[dict[str, Any]]:
+    """The pair's captions in writing order (position, then id)."""
+    return list(
+        project.db.query(_SELECT + " WHERE c.pair_id = ? ORDER BY c.position, c.id", [pair_id])
+    )
+
+
+def own_caption_row(project: Project, pair_id: int, author: str) -> dict[str, Any] | None:
+    """The author's latest caption on the pair that was not rejected (a draft or written)."""
+    rows = list(
+        project.db.query(
+            _SELECT + " WHERE c.pair_id = ? AND a.name = ? AND c.status != 'rejected' "
+            "ORDER BY c.position DESC, c.id DESC LIMIT 1",
+            [pair_id, author],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def write_draft(project: Project, pair_id: int, author_id: int, text: str, now: str) -> int:
+    """Keep ``text`` as the person's one draft of the pair (created at the next position).
+
+    Call inside a write transaction: the lookup and the write are one step, so one person
+    in two windows gets one draft (the partial unique index ``captions_one_draft`` backs
+    this up). Returns the draft's id.
+    """
+    db = project.db
+    row = db.execute(
+        "SELECT id FROM captions WHERE pair_id = ? AND author_id = ? AND status = 'draft' "
+        "ORDER BY id LIMIT 1",
+        [pair_id, author_id],
+    ).fetchone()
+    if row is not None:
+        db.execute("UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, row[0]])
+        return int(row[0])
+    inserted = db.execute(
+        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+        "updated_at) VALUES (?, "
+        "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = ?), "
+        "?, ?, 'draft', ?, ?) RETURNING id",
+        [pair_id, pair_id, text, author_id, now, now],
+    ).fetchone()
+    return int(inserted[0])
+
+
+def submit_draft(
+    project: Project,
+    caption_id: int,
+    pair_id: int,
+    author: str,
+    text: str,
+    now: str,
+    *,
+    per_pair: int,
+    distinct_authors: bool,
+) -> tuple[str, int]:
+    """Submit the draft if the pair's rule allows it, checked and written in one transaction.
+
+    Returns ``(outcome, live)`` where ``live`` is the pair's live caption count before this
+    one and ``outcome`` is ``"submitted"``, ``"changed"`` (the caption is no longer a
+    draft), ``"full"`` (the pair has ``per_pair`` live captions) or ``"mine"`` (the author
+    already has a live caption on it and captions must come from distinct people).
+    Call inside the ``change`` that audits the submit.
+    """
+    db = project.db
+    status = db.execute("SELECT status FROM captions WHERE id = ?", [caption_id]).fetchone()
+    live_authors = [
+        row[0]
+        for row in db.execute(
+            "SELECT a.name FROM captions c LEFT JOIN people a ON a.id = c.author_id "
+            "WHERE c.pair_id = ? AND c.status IN (?, ?) ORDER BY c.id",
+            [pair_id, *LIVE],
+        )
+    ]
+    if status is None or status[0] != "draft":
+        return "changed", len(live_authors)
+    if len(live_authors) >= per_pair:
+        return "full", len(live_authors)
+    if distinct_authors and author in live_authors:
+        return "mine", len(live_authors)
+    db.execute(
+        "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ?",
+        [text, now, caption_id],
+    )
+    return "submitted", len(live_authors)
+
+
+def set_text(project: Project, caption_id: int, text: str, now: str) -> None:
+    project.db.execute(
+        "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, caption_id]
+    )
+
+
+def restore(project: Project, caption_id: int, text: str, status: str, now: str) -> None:
+    """Put back a caption's text and status (undo of the author's last save)."""
+    project.db.execute(
+        "UPDATE captions SET text = ?, status = ?, updated_at = ? WHERE id = ?",
+        [text, status, now, caption_id],
+    )
+
+
+def record_review(
+    project: Project,
+    caption_id: int,
+    *,
+    text: str,
+    status: str,
+    reason: str | None,
+    reviewer_id: int,
+    now: str,
+) -> None:
+    project.db.execute(
+        "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
+        "reviewed_at = ?, updated_at = ? WHERE id = ?",
+        [text, status, reason, reviewer_id, now, now, caption_id],
+    )
+
+
+def live_count(project: Project, pair_id: int) -> int:
+    row = project.db.execute(
+        "SELECT count(*) FROM captions WHERE pair_id = ? AND status IN (?, ?)", [pair_id, *LIVE]
+    ).fetchone()
+    return int(row[0])
+
+
+def pair_marks(project: Project) -> list[tuple[int, str, str | None]]:
+    """Every flag/unflag of a pair from the audit log, oldest first: (pair, action, after)."""
+    rows = project.db.execute(
+        "SELECT entity_id, action, after FROM audit_log WHERE entity = 'pair' "
+        "AND action IN ('flag', 'unflag') ORDER BY id"
+    ).fetchall()
+    return [(int(row[0]), row[1], row[2]) for row in rows]
+
+
+def pair_titles(project: Project, pair_id: int) -> tuple[str, str]:
+    """The titles of the pair's reference and target images ('' where none)."""
+    row = project.db.execute(
+        "SELECT r.title, t.title FROM pairs p JOIN images r ON r.id = p.reference_id "
+        "LEFT JOIN images t ON t.id = p.target_id WHERE p.id = ?",
+        [pair_id],
+    ).fetchone()
+    return (row[0] or "", row[1] or "") if row else ("", "")
+
+
+def other_texts(project: Project, pair_id: int, caption_id: int) -> list[str]:
+    """The texts of the pair's other captions that were not rejected."""
+    return [
+        row[0]
+        for row in project.db.execute(
+            "SELECT text FROM captions WHERE pair_id = ? AND id != ? AND status != 'rejected' "
+            "ORDER BY position, id",
+            [pair_id, caption_id],
+        )
+    ]
+
+
+def same_text_elsewhere(project: Project, author: str, text: str, pair_id: int) -> int:
+    """How many captions of other pairs the author wrote with exactly this text."""
+    row = project.db.execute(
+        "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
+        "WHERE a.name = ? AND c.text = ? AND c.pair_id != ?",
+        [author, text, pair_id],
+    ).fetchone()
+    return int(row[0])

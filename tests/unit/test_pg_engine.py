@@ -1,0 +1,183 @@
+"""The PostgreSQL engine: chosen by URL, same rules, same errors, events across projects."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from studio.errors import ProjectBusyError, ProjectError
+from studio.store import Project
+from studio.store.engines import engine_for
+from studio.store.pg_sql import translate
+
+
+def test_location_picks_the_engine(tmp_path: Path) -> None:
+    assert engine_for(tmp_path / "p.cirdb") == "sqlite"
+    assert engine_for("postgresql://me@db.example/cir") == "postgresql"
+    with pytest.raises(ProjectError, match="mysql://"):
+        engine_for("mysql://me@db/cir")
+
+
+def test_placeholders_outside_literals_only() -> None:
+    sql = "SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE '50%' -- why?\n AND z = ?"
+    assert translate(sql) == (
+        "SELECT '?', \"a?\" FROM t WHERE x = %s AND y ILIKE '50%%' -- why?\n AND z = %s"
+    )
+    assert translate("SELECT :a::text, :b", named=True) == "SELECT %(a)s::text, %(b)s"
+
+
+def test_project_lives_in_postgresql(postgresql_url: str, tmp_path: Path) -> None:
+    with Project.create(postgresql_url, "Team", local_path=tmp_path / "project.pg") as project:
+        assert project.engine == "postgresql"
+        ann = project.ensure_person("ann")
+        assert project.ensure_person("ann") == ann
+        assert project.image_root == tmp_path / "images"
+        assert project.cache_dir == tmp_path / "project.cache"
+    with Project.open(postgresql_url) as again:
+        assert again.name == "Team"
+        assert [p.name for p in again.people()] == ["ann"]
+        assert again.path == tmp_path / "project.pg"
+
+
+def test_create_refuses_a_non_empty_database(postgresql_url: str, tmp_path: Path) -> None:
+    Project.create(postgresql_url, local_path=tmp_path / "project.pg").close()
+    with pytest.raises(ProjectError, match="not empty"):
+        Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+
+
+def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Path) -> None:
+    """A constraint error caught around a nested ``atomic()`` (a savepoint) leaves the
+    transaction usable, on PostgreSQL as on SQLite."""
+    import sqlite3
+
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        with project.writing("people"):
+            project.db.execute(
+                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["a", "admin", "t"]
+            )
+            with pytest.raises(sqlite3.IntegrityError), project.db.atomic():
+                project.db.execute(
+                    "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)",
+                    ["a", "admin", "t"],
+                )
+            project.db.execute(
+                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["b", "admin", "t"]
+            )
+        assert [p.name for p in project.people()] == ["a", "b"]
+
+
+def test_writers_wait_their_turn_then_busy_is_one_clear_line(
+    postgresql_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from studio.store import pg_database
+
+    project = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    other = Project.open(postgresql_url)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold(name: str = "h") -> None:
+        with project.writing("people"):
+            project.db.execute(
+                "INSERT INTO people (name, role, created_at) VALUES (?, 'admin', 't')", [name]
+            )
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holding.wait(10)
+    threading.Timer(0.3, release.set).start()
+    other.ensure_person("waited")  # waits for the lock, then writes
+    thread.join()
+    assert {p.name for p in other.people()} == {"h", "waited"}
+    assert other.db.busy_waits == 1
+
+    monkeypatch.setattr(pg_database, "LOCK_TIMEOUT_MS", 200)
+    impatient = Project.open(postgresql_url)
+    release.clear()
+    holding.clear()
+    thread = threading.Thread(target=hold, args=("h2",))
+    thread.start()
+    holding.wait(10)
+    with pytest.raises(ProjectBusyError, match="busy"):
+        impatient.ensure_person("late")
+    release.set()
+    thread.join()
+    for opened in (project, other, impatient):
+        opened.close()
+
+
+def test_caption_event_reaches_another_project_object(postgresql_url: str, tmp_path: Path) -> None:
+    """Two studios on one PostgreSQL project: one's write is the other's event."""
+    writer = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    reader = Project.open(postgresql_url)
+    heard, changed = threading.Event(), []
+    reader.events.captions.connect(heard.set)
+    reader.events.changed.connect(changed.append)
+    mine: list[str] = []
+    writer.events.changed.connect(mine.append)
+    with writer.change("ann", "write", "caption") as record:
+        record["after"] = {"text": "is red"}
+    assert heard.wait(5), "the other project object never heard of the caption"
+    assert "captions" in changed and "images" not in changed
+    time.sleep(0.3)
+    assert mine.count("captions") == 1  # its own NOTIFY is not heard twice
+    reader.close()
+    writer.close()
+
+
+def test_a_newer_schema_is_refused_untouched(postgresql_url: str, tmp_path: Path) -> None:
+    import psycopg
+
+    from studio.errors import SchemaTooNewError
+    from studio.store.migrations import LATEST_VERSION
+
+    Project.create(postgresql_url, local_path=tmp_path / "project.pg").close()
+    with psycopg.connect(postgresql_url, autocommit=True) as conn:
+        conn.execute("UPDATE cir_schema SET version = %s", [LATEST_VERSION + 1])
+    with pytest.raises(SchemaTooNewError, match="newer CIR Studio"):
+        Project.open(postgresql_url)
+
+
+def test_sqlite_spellings_the_repositories_keep_work(postgresql_url: str, tmp_path: Path) -> None:
+    """group_concat, two-argument max, null-safe IS NOT: marked SQLite lines still run."""
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        for name in ("b", "a"):
+            project.ensure_person(name)
+        db = project.db
+        names = db.execute("SELECT group_concat(name, '|') FROM people").fetchone()[0]
+        assert sorted(names.split("|")) == ["a", "b"]
+        assert db.execute("SELECT max(2.5, 1), max(1, 3)").fetchone() == (2.5, 3)
+        same = db.execute("SELECT count(*) FROM people WHERE role IS NOT ?", [None]).fetchone()
+        assert same == (2,)
+
+
+def test_a_dropped_connection_is_one_clear_error_then_reconnects(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    import psycopg
+
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        project.ensure_person("before")
+        pid = project.pg_db.raw.info.backend_pid
+        with psycopg.connect(postgresql_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+        with pytest.raises(ProjectError, match="Cannot reach the PostgreSQL project") as error:
+            project.ensure_person("lost")
+        assert "psycopg" not in str(error.value)
+        project.ensure_person("after")
+        assert {p.name for p in project.people()} == {"before", "after"}
+
+
+def test_a_read_only_account_is_a_studio_error(postgresql_url: str, tmp_path: Path) -> None:
+    from studio.errors import ProjectReadOnlyError
+
+    with Project.create(postgresql_url, "kept", local_path=tmp_path / "project.pg") as project:
+        # What an account with read-only rights looks like, without making a role.
+        project.db.execute("SET default_transaction_read_only = on")
+        with pytest.raises(ProjectReadOnlyError, match="read"):
+            project.set_meta("name", "renamed")
+        assert project.name == "kept"
