@@ -25,6 +25,7 @@ from studio.cli import (
     pairs_cmd,
     project_cmd,
     quality_cmd,
+    server_cmd,
     sessions_cmd,
     simulate_cmd,
     stats_cmd,
@@ -42,7 +43,7 @@ PROCESS_START = time.perf_counter()
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
 COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
-COMMAND_MODULES += (project_cmd,)
+COMMAND_MODULES += (project_cmd, server_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

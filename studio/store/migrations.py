@@ -303,6 +303,40 @@ ALTER TABLE captions ADD COLUMN rank_text TEXT;
 ALTER TABLE captions ADD COLUMN ranked_at TEXT;
 """
 
+# Version 8: the team server (issue #23, ``studio.server``). Tokens are stored as a salted
+# scrypt digest, never the token; a lease says who holds which item until when (seconds
+# since the epoch, so expiry is one comparison on any engine); an applied edit remembers
+# the client's ``edit_uid`` with the answer it got, so a resent edit is applied once.
+MIGRATION_8 = """
+CREATE TABLE server_tokens (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'rater', 'coordinator')),
+    salt TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE INDEX server_tokens_name ON server_tokens (name);
+CREATE TABLE server_leases (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    item_id INTEGER NOT NULL,
+    holder TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX server_leases_item ON server_leases (kind, item_id);
+CREATE INDEX server_leases_holder ON server_leases (holder);
+CREATE TABLE server_edits (
+    uid TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    answer TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
     MIGRATION_2,
@@ -311,5 +345,6 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_5,
     MIGRATION_6,
     MIGRATION_7,
+    MIGRATION_8,
 )
 LATEST_VERSION = len(MIGRATIONS)
