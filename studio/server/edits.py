@@ -64,8 +64,6 @@ def apply_once(
             return int(done["status"]), json.loads(done["answer"])
         try:
             status, answer = 200, work()
-        except ApiError as error:
-            status, answer = error.status, {"error": error.message}
         except StudioError as error:
             status, answer = 409, {"error": str(error)}
         server_repo.record_edit(project, uid, who.name, status, json.dumps(answer), utc_now())
