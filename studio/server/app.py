@@ -24,6 +24,7 @@ from studio.captions.records import MAX_CAPTION_CHARS
 from studio.errors import StudioError
 from studio.server import auth, edits, tokens
 from studio.server import queue as caption_queue
+from studio.server import ratings as rating_server
 from studio.server.errors import ApiError
 from studio.server.openapi import describe
 from studio.store import Project
@@ -127,6 +128,24 @@ def uid_field(body: dict[str, Any]) -> str:
     return value
 
 
+def scores_field(body: dict[str, Any]) -> dict[str, int | None]:
+    from studio.quality.criteria import CRITERION_KEYS
+
+    value = body.get("scores")
+    if not isinstance(value, dict):
+        raise ApiError(422, "'scores' must be an object of criterion: 1-5 or null.")
+    for key, score in value.items():
+        if key not in CRITERION_KEYS:
+            raise ApiError(422, f"Unknown criterion; the criteria are {', '.join(CRITERION_KEYS)}.")
+        if score is not None and (type(score) is not int or not 1 <= score <= 5):
+            raise ApiError(422, f"The score of '{key}' must be 1 to 5 or null.")
+    return value
+
+
+def note_field(body: dict[str, Any]) -> str | None:
+    return None if body.get("note") is None else text_field(body, "note")
+
+
 # -- handlers -------------------------------------------------------------------------
 
 
@@ -160,6 +179,24 @@ def _draft(project: Project, who: tokens.Identity, body: dict, params: dict) -> 
 def _submit(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
     uid, text = uid_field(body), text_field(body, "text")
     return edits.submit(project, who, params["pair_id"], uid, text)
+
+
+def _rating_next(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    sample = text_field(body, "sample", 200) if "sample" in body else "main"
+    return 200, {"item": rating_server.next_item(project, who, sample)}
+
+
+def _rating_scores(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    uid, scores, note = uid_field(body), scores_field(body), note_field(body)
+    return rating_server.save_scores(project, who, params["assignment_id"], uid, scores, note)
+
+
+def _rating_status(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    uid, note = uid_field(body), note_field(body)
+    status = body.get("status")
+    if status not in ("done", "skipped", "flagged", "pending"):
+        raise ApiError(422, "'status' must be done, skipped, flagged or pending.")
+    return rating_server.set_status(project, who, params["assignment_id"], uid, status, note)
 
 
 def _progress(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
@@ -263,6 +300,11 @@ def create_app(config: ServerConfig) -> Any:
         Route("/v1/leases/{lease_id:int}/renew", endpoint("captions", _renew(config)),
               methods=["POST"]),
         Route("/v1/leases/{lease_id:int}", endpoint("captions", _release), methods=["DELETE"]),
+        Route("/v1/ratings/next", endpoint("ratings", _rating_next), methods=["POST"]),
+        Route("/v1/ratings/{assignment_id:int}/scores", endpoint("ratings", _rating_scores),
+              methods=["PUT"]),
+        Route("/v1/ratings/{assignment_id:int}/status", endpoint("ratings", _rating_status),
+              methods=["POST"]),
         Route("/v1/progress", endpoint("progress", _progress), methods=["GET"]),
     ]
     return Starlette(

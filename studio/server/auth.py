@@ -19,6 +19,7 @@ from studio.server.tokens import Identity
 # Which roles may call which group of endpoints.
 PERMISSIONS: dict[str, frozenset[str]] = {
     "captions": frozenset({"annotator", "reviewer", "coordinator"}),
+    "ratings": frozenset({"rater"}),
     "progress": frozenset({"coordinator"}),
     "whoami": frozenset({"annotator", "reviewer", "rater", "coordinator"}),
 }

@@ -54,9 +54,10 @@ def apply_once(
     who: Identity,
     uid: str,
     work: Callable[[], dict[str, Any]],
+    kind: str = "captions",
 ) -> tuple[int, dict[str, Any]]:
     """Run ``work`` once for ``uid`` and keep its answer; a repeated uid gets that answer."""
-    with project.writing("captions"):
+    with project.writing(kind):
         done = server_repo.applied_edit(project, uid)
         if done is not None:
             if done["holder"] != who.name:

@@ -10,10 +10,22 @@ from typing import Any
 
 _ERROR = {"description": "refused", "content": {"application/json": {"schema": {
     "type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}}}}
+_UID = {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,64}$",
+        "description": "made by the client once per edit; a resent uid is applied once"}
 _EDIT = {"type": "object", "required": ["edit_uid", "text"], "properties": {
-    "edit_uid": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,64}$",
-                 "description": "made by the client once per edit; a resent uid is applied once"},
+    "edit_uid": _UID,
     "text": {"type": "string", "maxLength": 2000}}}
+_SCORES = {"type": "object", "required": ["edit_uid", "scores"], "properties": {
+    "edit_uid": _UID,
+    "scores": {"type": "object", "additionalProperties": {
+        "type": ["integer", "null"], "minimum": 1, "maximum": 5},
+        "description": "accuracy, historical_awareness, granularity, consistency, coverage"},
+    "note": {"type": "string", "maxLength": 2000}}}
+_STATUS = {"type": "object", "required": ["edit_uid", "status"], "properties": {
+    "edit_uid": _UID,
+    "status": {"enum": ["done", "skipped", "flagged", "pending"]},
+    "note": {"type": "string", "maxLength": 2000}}}
+_ITEM = {"name": "assignment_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _PAIR = {"name": "pair_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 _LEASE = {"name": "lease_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
@@ -48,6 +60,15 @@ PATHS: dict[str, dict[str, Any]] = {
                                                 params=[_LEASE])},
     "/v1/leases/{lease_id}": {"delete": _op("Skip: release the lease; the pair leaves this "
                                             "person's queue", WRITERS, params=[_LEASE])},
+    "/v1/ratings/next": {"post": _op(
+        "The rater's next pending item, blind: image ids and texts of the turn and its "
+        "history, the rater's own scores; never the dataset, origin or others' scores",
+        "rater", {"type": "object", "properties": {"sample": {"type": "string"}}})},
+    "/v1/ratings/{assignment_id}/scores": {"put": _op("Save scores (merged)", "rater", _SCORES,
+                                                      [_ITEM])},
+    "/v1/ratings/{assignment_id}/status": {"post": _op(
+        "Finish (done needs all five scores), skip, flag or reopen", "rater", _STATUS,
+        [_ITEM])},
     "/v1/progress": {"get": _op("Pairs complete, captions by status, leases, per person",
                                 "coordinator")},
 }
