@@ -62,11 +62,13 @@ def annotate(base: str, token: str, outbox: str, deadline: str, pace: str, out: 
     end, scale = float(deadline), float(pace)
     uids: list[str] = []
     done = offline = idle = 0
+    reasons: dict[str, int] = {}
     while time.time() < end:
         try:
             item = client.next_item()
-        except Offline:
+        except Offline as error:
             offline += 1
+            reasons[str(error)[:50]] = reasons.get(str(error)[:50], 0) + 1
             time.sleep(0.2)
             continue
         if item is None:  # nothing free now; others may still release or finish theirs
@@ -95,7 +97,7 @@ def annotate(base: str, token: str, outbox: str, deadline: str, pace: str, out: 
             time.sleep(0.3)
     answers = {uid: client.answer(uid) for uid in uids}
     Path(out).write_text(json.dumps({
-        "timings": timings, "items": done, "offline": offline, "waiting": client.waiting(),
+        "timings": timings, "items": done, "offline": offline, "reasons": reasons, "waiting": client.waiting(),
         "answers": {uid: (a[0] if a else None) for uid, a in answers.items()},
     }))
     client.close()
@@ -115,6 +117,14 @@ def _statuses(results: list[dict[str, Any]]) -> dict[str, int]:
         for status in result["answers"].values():
             counts[str(status)] = counts.get(str(status), 0) + 1
     return counts
+
+
+def _merged(counts: list[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for each in counts:
+        for key, value in each.items():
+            total[key] = total.get(key, 0) + value
+    return total
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -170,6 +180,7 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--project", help="an existing PostgreSQL project (else one is made)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--log", type=Path, help="keep the server's log here")
     parser.add_argument("--no-write", action="store_true", help="do not touch BENCHMARKS.md")
     args = parser.parse_args()
 
@@ -240,6 +251,8 @@ def main() -> int:
     results = [json.loads((work / f"{name}.json").read_text()) for name in people
                if (work / f"{name}.json").exists()]
     found = check(url, 2)
+    if args.log:
+        shutil.copy(work / "server.log", args.log)
     if pg is not None:
         pg.cleanup()
     shutil.rmtree(work, ignore_errors=True)
@@ -261,6 +274,7 @@ def main() -> int:
         "submits_sent": sum(r["items"] for r in results), "items_done": found["live"],
         "answers": _statuses(results),
         "offline_retries": sum(r["offline"] for r in results),
+        "offline_reasons": _merged([r.get("reasons", {}) for r in results]),
         "quota_violations": found["over_quota"] + found["twice"],
         "lost": lost, "duplicates": found["duplicated"],
     }

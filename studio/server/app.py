@@ -1,27 +1,28 @@
 """The HTTP face: routes, the token and role check, body limits, JSON errors.
 
 Handlers are plain synchronous functions of ``(project, identity, body, params)``; each
-request borrows one project connection from a small pool and runs in a worker thread,
-so a slow database call never blocks the event loop. Every refusal is a 4xx with
-``{"error": message}``; anything unexpected is a 500 with a generic message (the details
-go to the server's log, never a token).
+request runs on one of ``pool_size`` threads of the worker, each with its own database
+connection, so a slow database call never blocks the event loop and a worker never
+holds more than ``pool_size`` connections (all workers share PostgreSQL's
+``max_connections``). Every refusal is a 4xx with ``{"error": message}``; a busy or
+unreachable database is a 503 (clients send again); anything unexpected is a 500 with a
+generic message (the details go to the server's log, never a token).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from studio.captions.records import MAX_CAPTION_CHARS
-from studio.errors import StudioError
+from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, StudioError
 from studio.server import auth, edits, tokens
 from studio.server import queue as caption_queue
 from studio.server import ratings as rating_server
@@ -46,44 +47,28 @@ class ServerConfig:
 
 @dataclass
 class _State:
+    """One worker's state: the project (one connection per thread, ``Project.db``), a
+    fixed set of threads (so at most ``pool_size`` connections), and in-memory caches."""
+
     config: ServerConfig
-    pool: queue.Queue = field(default_factory=queue.Queue)
-    opened: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
     failures: auth.FailedLogins = field(default_factory=auth.FailedLogins)
     cache: auth.TokenCache = field(default_factory=auth.TokenCache)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    opened: Project | None = None
+    executor: ThreadPoolExecutor | None = None
 
-    @contextmanager
-    def project(self) -> Iterator[Project]:
-        """Borrow one connection (opened on first need, at most ``pool_size``)."""
-        try:
-            project = self.pool.get_nowait()
-        except queue.Empty:
-            with self.lock:
-                room = self.opened < self.config.pool_size
-                self.opened += int(room)
-            if room:
-                try:
-                    project = Project.open(self.config.url)
-                except BaseException:
-                    with self.lock:
-                        self.opened -= 1
-                    raise
-            else:
-                project = self.pool.get()
-        try:
-            yield project
-        except (ApiError, StudioError):
-            self.pool.put(project)
-            raise
-        except BaseException:
-            # The connection may be broken (the database restarted): do not lend it again.
-            project.close()
-            with self.lock:
-                self.opened -= 1
-            raise
-        else:
-            self.pool.put(project)
+    def threads(self) -> ThreadPoolExecutor:
+        with self.lock:
+            if self.executor is None:
+                self.executor = ThreadPoolExecutor(self.config.pool_size, "cir-server")
+            return self.executor
+
+    def project(self) -> Project:
+        """The project, opened on first need (a broken connection is reopened by the store)."""
+        with self.lock:
+            if self.opened is None:
+                self.opened = Project.open(self.config.url)
+            return self.opened
 
     def identify(self, project: Project, header: str) -> tokens.Identity:
         scheme, _, token = header.partition(" ")
@@ -237,7 +222,6 @@ async def _read_json(request: Any, limit: int) -> dict[str, Any]:
 
 def create_app(config: ServerConfig) -> Any:
     """The Starlette application serving one project (``config.url``)."""
-    from anyio import to_thread
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
@@ -259,18 +243,26 @@ def create_app(config: ServerConfig) -> Any:
                 header = request.headers.get("authorization", "")
 
                 def work() -> tuple[int, Any]:
-                    with state.project() as project:
-                        who = state.identify(project, header)
-                        state.failures.succeed(client)
-                        if not auth.allowed(who, group):
-                            raise ApiError(403, f"The {who.role} role may not use this endpoint.")
-                        return handler(project, who, body, params)
+                    project = state.project()
+                    who = state.identify(project, header)
+                    state.failures.succeed(client)
+                    if not auth.allowed(who, group):
+                        raise ApiError(403, f"The {who.role} role may not use this endpoint.")
+                    return handler(project, who, body, params)
 
-                status, payload = await to_thread.run_sync(work)
+                loop = asyncio.get_running_loop()
+                status, payload = await loop.run_in_executor(state.threads(), work)
             except ApiError as error:
                 if error.status == 401:
                     await asyncio.sleep(state.failures.fail(client))
                 return JSONResponse({"error": error.message}, status_code=error.status)
+            except (ProjectBusyError, ProjectReadOnlyError) as error:
+                return JSONResponse({"error": f"{error} Try again in a moment."},
+                                    status_code=503)
+            except ProjectError:
+                raise  # the database is unreachable: a 500, logged
+            except StudioError as error:  # a rule of the store refused (another rater's item …)
+                return JSONResponse({"error": str(error)}, status_code=409)
             return JSONResponse(payload, status_code=status)
 
         return run

@@ -84,6 +84,9 @@ class Client:
         return dict(self._ok("GET", "/v1/whoami"))
 
     def next_item(self) -> dict[str, Any] | None:
+        """The pair held, or the next; waiting edits are sent first, so the server does not
+        hand back a pair whose submission is still in the outbox (``Offline`` if it cannot)."""
+        self.flush()
         item = self._ok("POST", "/v1/captions/next", {})["item"]
         return None if item is None else dict(item)
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.captions import store as caption_store
-from studio.errors import StudioError
+from studio.errors import ProjectBusyError, ProjectReadOnlyError, StudioError
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
@@ -65,6 +65,8 @@ def apply_once(
             return int(done["status"]), json.loads(done["answer"])
         try:
             status, answer = 200, work()
+        except (ProjectBusyError, ProjectReadOnlyError):
+            raise  # the database, not the edit: no answer kept, the client sends it again
         except StudioError as error:
             status, answer = 409, {"error": str(error)}
         server_repo.record_edit(project, uid, who.name, status, json.dumps(answer), utc_now())
