@@ -297,7 +297,9 @@ def main() -> int:
             f"captions: **{figures['duplicates']}**.\n\n"
             + markdown_table(["endpoint", "requests", "p50 ms", "p95 ms"], rows)
             + f"\n\nRun: `python bench/bench_server.py --annotators {args.annotators} "
-            f"--minutes {args.minutes} --pace {args.pace}`."
+            f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs}`. p95 includes "
+            "the waits for the project's write lock on 2 cores shared with the 50 clients "
+            "and the database."
         )
         write_section("server", "Team server: annotators at once, a worker killed "
                       "(bench/bench_server.py)", body)
