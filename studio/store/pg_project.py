@@ -57,6 +57,7 @@ def create_postgresql(
                 "name": name or local_path.parent.name,
                 "image_root": project._portable_root(root),  # relative below the anchor
                 "local_path": str(local_path),
+                "cache_dir": local_path.stem + ".cache",  # beside the anchor, as for SQLite
                 "created_at": utc_now(),
             }
             for key, value in meta.items():

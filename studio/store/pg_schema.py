@@ -21,7 +21,7 @@ from studio.store import team_schema as team
 
 # The helpers every PostgreSQL project has: SQLite's timestamp text, a 32-hex uid, a
 # cast that (like SQLite's CAST) gives NULL rather than failing on text that is no number,
-# and SQLite's group_concat, two-argument max/min and json_extract ('$.a.b' paths).
+# and SQLite's group_concat, two-argument max/min, round(real, n), json_extract ('$.a.b').
 PG_PRELUDE = r"""
 CREATE OR REPLACE FUNCTION cir_now() RETURNS text LANGUAGE sql VOLATILE AS
 $$ SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"') $$;
@@ -42,6 +42,8 @@ CREATE OR REPLACE FUNCTION max(a bigint, b bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
 CREATE OR REPLACE FUNCTION min(a bigint, b bigint)
 RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
+CREATE OR REPLACE FUNCTION round(value double precision, digits integer)
+RETURNS double precision LANGUAGE sql IMMUTABLE AS $$ SELECT round(value::numeric, digits)::float8 $$;
 CREATE OR REPLACE FUNCTION json_extract(value text, path text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT value::jsonb #>> string_to_array(substr(path, 3), '.') $$;
 CREATE OR REPLACE FUNCTION cir_int(value text) RETURNS bigint LANGUAGE sql IMMUTABLE AS

@@ -66,13 +66,24 @@ def copy_project(
     """
     cancel = cancel or CancelToken()
     with Project.open(source) as src:
-        tables = project_tables(src.db)
-        counts = {table: count_rows(src.db, table) for table in tables}
-        if engine_for(destination) == POSTGRESQL:
-            _copy_to_postgresql(src, str(destination), counts, progress, cancel)
-        else:
-            _copy_to_sqlite(src, resolve_project_path(destination), counts, progress, cancel)
+        _read_snapshot(src)  # every table as of one moment, while others keep writing
+        try:
+            tables = project_tables(src.db)
+            counts = {table: count_rows(src.db, table) for table in tables}
+            if engine_for(destination) == POSTGRESQL:
+                _copy_to_postgresql(src, str(destination), counts, progress, cancel)
+            else:
+                _copy_to_sqlite(src, resolve_project_path(destination), counts, progress, cancel)
+        finally:
+            src.db.conn.rollback()
     return counts
+
+
+def _read_snapshot(src: Project) -> None:
+    if src.url is not None:
+        src.pg_db.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    else:
+        src.db.execute("BEGIN")  # deferred: WAL gives it one snapshot from its first read
 
 
 def _copy_to_sqlite(

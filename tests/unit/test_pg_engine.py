@@ -170,3 +170,14 @@ def test_a_dropped_connection_is_one_clear_error_then_reconnects(
         assert "psycopg" not in str(error.value)
         project.ensure_person("after")
         assert {p.name for p in project.people()} == {"before", "after"}
+
+
+def test_a_read_only_account_is_a_studio_error(postgresql_url: str, tmp_path: Path) -> None:
+    from studio.errors import ProjectReadOnlyError
+
+    with Project.create(postgresql_url, "kept", local_path=tmp_path / "project.pg") as project:
+        # What an account with read-only rights looks like, without making a role.
+        project.db.execute("SET default_transaction_read_only = on")
+        with pytest.raises(ProjectReadOnlyError, match="read"):
+            project.set_meta("name", "renamed")
+        assert project.name == "kept"

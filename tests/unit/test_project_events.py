@@ -128,6 +128,7 @@ def test_the_workspace_forwards_events_through_its_dispatcher(tmp_path: Path) ->
     assert heard == ["settings", "settings"]
 
 
+@pytest.mark.sqlite_only  # PostgreSQL: tests/unit/test_pg_engine.py
 def test_a_locked_project_is_a_studio_error_and_nothing_is_written(tmp_path: Path) -> None:
     with Project.create(tmp_path / "p") as project:
         blocker = sqlite3.connect(str(project.path), timeout=0)
@@ -142,6 +143,7 @@ def test_a_locked_project_is_a_studio_error_and_nothing_is_written(tmp_path: Pat
         assert project.people() == []
 
 
+@pytest.mark.sqlite_only  # PostgreSQL: tests/unit/test_pg_engine.py
 def test_a_read_only_project_is_a_studio_error(tmp_path: Path) -> None:
     with Project.create(tmp_path / "p", name="kept") as project:
         # What a read-only file or share looks like to SQLite, without needing a non-root user.
