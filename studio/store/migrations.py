@@ -439,6 +439,39 @@ OUTFIT_IDENTITY_TABLES = (
 )
 # PostgreSQL gets the same tables with its own identity triggers (``pg_schema``).
 MIGRATION_9 = OUTFIT_TABLES + identity_triggers(OUTFIT_IDENTITY_TABLES)
+# Version 10: the team server (issue #23, ``studio.server``). Tokens are stored as a salted
+# scrypt digest, never the token; a lease says who holds which item until when (seconds
+# since the epoch, so expiry is one comparison on any engine); an applied edit remembers
+# the client's ``edit_uid`` with the answer it got, so a resent edit is applied once.
+MIGRATION_10 = """
+CREATE TABLE server_tokens (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'rater', 'coordinator')),
+    salt TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE INDEX server_tokens_name ON server_tokens (name);
+CREATE TABLE server_leases (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    item_id INTEGER NOT NULL,
+    holder TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX server_leases_item ON server_leases (kind, item_id);
+CREATE INDEX server_leases_holder ON server_leases (holder);
+CREATE TABLE server_edits (
+    uid TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    answer TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+);
+"""
 
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
@@ -450,5 +483,6 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_7,
     MIGRATION_8,
     MIGRATION_9,
+    MIGRATION_10,
 )
 LATEST_VERSION = len(MIGRATIONS)
