@@ -25,7 +25,7 @@ from studio.store import Project
 from studio.wording import count
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
-from widgets.file_dialogs import choose_folder, open_file
+from widgets.file_dialogs import choose_folder, open_file, open_files
 from widgets.image_folder_action import ImageFolderAction
 from widgets.job_runner import JobRunner
 from widgets.job_status import JobStatus
@@ -225,11 +225,12 @@ class MainWindow(QMainWindow):
     @asyncSlot()
     async def fetch_pictures(self) -> None:
         """Fashion IQ's asin2url lists → a folder of pictures, as a cancellable job."""
-        lists, _ = QFileDialog.getOpenFileNames(
-            self, "URL lists (ASIN <tab> URL)", "", "URL lists (*.txt);;All files (*)")
+        settings = self.workspace.settings
+        lists = open_files(
+            self, settings, "URL lists (ASIN <tab> URL)", "URL lists (*.txt);;All files (*)")
         if not lists:
             return
-        out = QFileDialog.getExistingDirectory(self, "Folder for the pictures")
+        out = choose_folder(self, settings, "Folder for the pictures")
         if out:
             await self.fetch_into([Path(p) for p in lists], Path(out))
 
