@@ -58,6 +58,15 @@ def display(url: str) -> str:
     return urlunsplit(parts)
 
 
+def without_password(url: str) -> str:
+    """The URL with no password in it (what may be written to settings files)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", "@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/") or "postgres"
 
