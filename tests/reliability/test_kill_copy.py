@@ -50,3 +50,36 @@ def test_killed_copies_leave_nothing_half_done(tmp_path: Path, postgresql_server
                     assert not list(target.parent.glob(".*creating*"))
             outcomes.append(complete)
     assert outcomes  # both outcomes are fine; a half copy fails above
+
+
+def test_a_killed_postgresql_create_leaves_an_empty_database(
+    tmp_path: Path, postgresql_server  # noqa: ANN001
+) -> None:
+    """``Project.create`` on PostgreSQL is one transaction: killed at any moment, the
+    database is empty (create again works) or holds the complete project."""
+    import subprocess
+    import sys
+
+    import cir_pg_engine
+    from reliability_helpers import environment
+
+    from studio.store import Project
+
+    rng = random.Random(5)
+    for attempt in range(4):
+        url = cir_pg_engine.new_database(postgresql_server.get_uri())
+        code = (
+            "import sys; from pathlib import Path; from studio.store import Project; "
+            "Project.create(sys.argv[1], 'Complete', local_path=Path(sys.argv[2])).close()"
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", code, url, str(tmp_path / f"p{attempt}" / "project.pg")],
+            env=environment(),
+        )
+        time.sleep(rng.uniform(0.3, 3.0))
+        process.kill()
+        process.wait(timeout=60)
+        if _tables(url) == 0:
+            Project.create(url, "Complete", local_path=tmp_path / "again" / "project.pg").close()
+        with Project.open(url) as project:
+            assert project.name == "Complete"
