@@ -346,10 +346,7 @@ class PgDatabase:
             self.raw.execute(sql)
 
     def _mapped(self, error: Exception, sql: str) -> Exception:
-        mapped = translate_error(error, self.url, sql)
-        if isinstance(mapped, ProjectError) and self.conn.in_transaction:
-            self._savepoints = 0
-        return mapped
+        return translate_error(error, self.url, sql)
 
 
 def connect(url: str, read_only_reason: str | None = None) -> PgDatabase:
