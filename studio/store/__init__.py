@@ -10,12 +10,12 @@ Layout (followed by every branch that moves SQL here; keep it when adding tables
       from studio.store.repos import captions as captions_repo
       caption_id = captions_repo.write_draft(project, pair_id, author_id, text, now)
 
-  Aggregates: ``captions`` (captions, reviews, flags, the writing queue), ``ranks``
-  (caption ranks), ``pairs``, ``attributes`` (vocabulary, image labels), ``sessions``
-  (retrieval sessions, turns, chat dialogs), ``transactions``, ``ratings`` (ratings,
-  rating samples), ``runs`` (experiment runs, simulation outputs, training reads), and for
-  the other half (team, importers, exporters …): ``images``, ``people``, ``datasets``
-  (bulk imports, export reads), ``team`` (assignments, packages, progress),
+  Aggregates: ``captions`` (captions, reviews, flags), ``caption_queue`` (the writing and
+  review queues), ``ranks`` (caption ranks), ``pairs``, ``attributes`` (vocabulary, image
+  labels), ``sessions`` (retrieval sessions, turns, imported chat dialogs),
+  ``transactions``, ``ratings`` (rating samples, queues and scores), ``runs`` (experiment
+  runs), and for the other half (team, importers, exporters …): ``images``, ``people``,
+  ``datasets`` (bulk imports, export reads), ``team`` (assignments, packages, progress),
   ``team_merge`` (the merge's writes), ``team_records`` (rows as mergeable records),
   ``stats``. Beside the repositories: ``package_file.py`` (work package files, SQLite
   only), ``embedding_cache.py`` (the cache folder's key file), ``team_schema.py`` (the

@@ -8,12 +8,14 @@ workflow (``studio.team.pack`` / ``studio.team.merge``) keeps the rules and call
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
 from studio.errors import ProjectError
+from studio.store.errors import DATABASE_ERRORS
 from studio.store.project import Project
 from studio.store.repos.team_records import snapshot
 
@@ -105,12 +107,19 @@ _PRUNE = (
 
 
 def copy_project(project: Project, target: Path) -> None:
-    """A consistent snapshot of the whole project into the new file ``target``."""
-    if getattr(project, "url", None):
-        # A PostgreSQL project: the engine-to-engine copy (one read snapshot) makes the file.
-        from studio.store.transfer import copy_project as copy_between_engines
+    """A snapshot of the whole project into the new SQLite file ``target``.
 
-        copy_between_engines(project.location, target)
+    A package is always an SQLite file (the person works offline). From an SQLite project
+    ``VACUUM INTO`` takes a consistent snapshot; a PostgreSQL project is copied by the
+    engines' own ``project copy`` (``studio.store.transfer``), which writes that format.
+    """
+    url = getattr(project, "url", None)
+    if url:  # dialect: postgresql
+        transfer = importlib.import_module("studio.store.transfer")
+        try:
+            transfer.copy_project(url, target)
+        except DATABASE_ERRORS as error:
+            raise PackageFileError(str(error)) from error
         return
     try:
         project.db.execute("VACUUM INTO ?", [str(target)])  # dialect: sqlite

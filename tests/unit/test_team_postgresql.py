@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from studio.errors import StudioError
 from studio.store import Project
 from studio.team.merge import merge_packages
 from studio.team.pack import pack
@@ -28,7 +27,7 @@ def test_packages_merge_into_postgresql_as_into_sqlite(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """Both engines end with the same records; the second merge adds nothing; a merge is
-    heard as events; packing from a PostgreSQL project is refused with the way round."""
+    heard as events; a PostgreSQL project packs SQLite packages too."""
     # Until the PostgreSQL engine (issue #21, branch i21pg) is merged, there is no engine
     # to run this on; once it is, its fixture fails (never skips) without a server.
     transfer = pytest.importorskip("studio.store.transfer", reason="no PostgreSQL engine yet")
@@ -58,5 +57,11 @@ def test_packages_merge_into_postgresql_as_into_sqlite(
         again = merge_packages(shared, packages, "lead")
         assert [r.changes for r in again] == [0, 0]
         assert dump(shared) == expected
-        with pytest.raises(StudioError, match="PostgreSQL project"):
-            pack(shared, "ann", tmp_path / "again", "lead")
+        # a coordinator on PostgreSQL hands out packages too: an SQLite file each
+        (tmp_path / "again").mkdir()
+        second = pack(shared, "ann", tmp_path / "again", "lead")
+        with Project.open(second.path) as package:
+            assert package.get_meta("team.person") == "ann"
+            assert package.get_meta("project_id") == shared.get_meta("project_id")
+        [back] = merge_packages(shared, [second.path], "lead")
+        assert back.changes == 0 and dump(shared) == expected
