@@ -140,7 +140,7 @@ def _copy_to_postgresql(
         db.raw.execute("COMMIT")
     except BaseException as error:
         db.rollback()
-        if _is_psycopg_error(error):
+        if isinstance(error, Exception) and _is_psycopg_error(error):
             raise pg_database.translate_error(error, url, "copy") from error
         raise
     finally:
