@@ -389,7 +389,8 @@ MERGE = (
 
 def _merge_process(project: Path, package: Path, stepped: bool) -> subprocess.Popen:
     """A merge in another process; ``stepped``: it waits for a line on stdin at each step."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Keep the PYTHONPATH the run has (the PostgreSQL test engine's tests/pg_site is on it).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen(
         [sys.executable, "-c", MERGE, str(project), str(package)],
         env=env,
