@@ -8,7 +8,6 @@ workflow (``studio.team.pack`` / ``studio.team.merge``) keeps the rules and call
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import sqlite3
 from collections.abc import Mapping
@@ -113,11 +112,11 @@ def copy_project(project: Project, target: Path) -> None:
     ``VACUUM INTO`` takes a consistent snapshot; a PostgreSQL project is copied by the
     engines' own ``project copy`` (``studio.store.transfer``), which writes that format.
     """
-    url = getattr(project, "url", None)
-    if url:  # dialect: postgresql
-        transfer = importlib.import_module("studio.store.transfer")
+    if project.url is not None:  # dialect: postgresql (one read snapshot, in transfer)
+        from studio.store.transfer import copy_project as copy_between_engines
+
         try:
-            transfer.copy_project(url, target)
+            copy_between_engines(project.url, target)
         except DATABASE_ERRORS as error:
             raise PackageFileError(str(error)) from error
         return

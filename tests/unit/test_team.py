@@ -42,7 +42,10 @@ WORK = (
 
 def run_people(packages: dict[str, Path]) -> None:
     """Each person works on their own package in their own process, all at once."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WORK, str(path), name],
@@ -389,8 +392,10 @@ MERGE = (
 
 def _merge_process(project: Path, package: Path, stepped: bool) -> subprocess.Popen:
     """A merge in another process; ``stepped``: it waits for a line on stdin at each step."""
-    # Keep the PYTHONPATH the run has (the PostgreSQL test engine's tests/pg_site is on it).
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     return subprocess.Popen(
         [sys.executable, "-c", MERGE, str(project), str(package)],
         env=env,
@@ -576,7 +581,10 @@ def test_edits_left_in_a_packages_wal_by_a_crash_come_back(tmp_path: Path) -> No
 
     project = build_project(tmp_path / "p", ["ann", "bob"], n_pairs=6)
     path = pack(project, "ann", tmp_path / "ann.cirdb", "lead").path
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     subprocess.run([sys.executable, "-c", CRASH, str(path)], env=env, check=True)
     wal = path.with_name(path.name + "-wal")
     assert wal.is_file() and wal.stat().st_size > 0  # the studio died before checkpointing

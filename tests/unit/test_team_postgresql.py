@@ -8,9 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from studio.store import Project
+from studio.store.transfer import copy_project
 from studio.team.merge import merge_packages
 from studio.team.pack import pack
 from studio.team.records import dump
@@ -23,25 +22,22 @@ WORK = (
 )
 
 
-def test_packages_merge_into_postgresql_as_into_sqlite(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
+def test_packages_merge_into_postgresql_as_into_sqlite(postgresql_url: str, tmp_path: Path) -> None:
     """Both engines end with the same records; the second merge adds nothing; a merge is
     heard as events; a PostgreSQL project packs SQLite packages too."""
-    # Until the PostgreSQL engine (issue #21, branch i21pg) is merged, there is no engine
-    # to run this on; once it is, its fixture fails (never skips) without a server.
-    transfer = pytest.importorskip("studio.store.transfer", reason="no PostgreSQL engine yet")
-    postgresql_url = request.getfixturevalue("postgresql_url")
     from studio.team.rehearsal import build_project
 
     project = build_project(tmp_path / "project", PEOPLE, n_images=40, n_pairs=12)
     (tmp_path / "out").mkdir()
     packages = [pack(project, name, tmp_path / "out", "lead").path for name in PEOPLE]
     project.close()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     for name, path in zip(PEOPLE, packages, strict=True):
         subprocess.run([sys.executable, "-c", WORK, str(path), name], env=env, check=True)
-    transfer.copy_project(tmp_path / "project", postgresql_url)
+    copy_project(tmp_path / "project", postgresql_url)
     shutil.copytree(tmp_path / "project", tmp_path / "lite")
     with Project.open(tmp_path / "lite") as lite:
         lite_reports = merge_packages(lite, packages, "lead")
