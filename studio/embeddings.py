@@ -34,6 +34,7 @@ from studio.hashing import file_digest
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.embedding_cache import EmbeddingKeys
+from studio.store.errors import DATABASE_ERRORS
 from studio.store.records import ImageRecord
 
 if TYPE_CHECKING:
@@ -61,9 +62,15 @@ class EmbeddingCache:
         self.folder = Path(folder)
         self.cache_key = cache_key
         self.dim = int(dim)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._check_model()
-        self.keys = EmbeddingKeys(self.folder)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._check_model()
+            self.keys = EmbeddingKeys(self.folder)
+        except (OSError, *DATABASE_ERRORS) as error:  # type: ignore[misc]  # read-only disk
+            raise StudioError(
+                f"Cannot write the embedding cache in {self.folder} ({error}); it must be a "
+                "folder you can write to."
+            ) from error
 
     @classmethod
     def for_project(cls, project: Project, model: EmbeddingModel) -> EmbeddingCache:

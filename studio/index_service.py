@@ -30,8 +30,9 @@ from studio.embeddings import (
     image_hashes,
     model_slug,
 )
-from studio.errors import StudioError
+from studio.errors import ProjectReadOnlyError, StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.picture_files import refuse_without_pictures
 from studio.store import Project
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class BuildReport:
     cached: int
     skipped: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    missing: int = 0  # images without a picture file: skipped before embedding
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -77,6 +79,30 @@ def load_project_model(spec: str | None, device: str | None) -> EmbeddingModel:
         return load_model(spec or DEFAULT_MODEL, None if device in (None, "", "auto") else device)
     except (ModelUnavailable, ValueError) as error:
         raise StudioError(str(error)) from error
+
+
+def index_build_refusal(project: Project) -> str | None:
+    """Why no index can be built into this project (None when one can).
+
+    Embeddings and indexes are stored beside the project, so a read-only project (a
+    shared folder, a copy on a read-only disk) cannot take one; the views disable
+    *Build index…* with this text and the build refuses with it.
+    """
+    if not project.read_only:
+        return None
+    return (
+        f"This project is read-only ({project.read_only_reason}), so no index can be built "
+        f"into it: embeddings and the index are stored beside it, in {project.cache_dir}. "
+        "Copy the project folder (with its images) somewhere you can write to and build "
+        "the index there, or ask its owner to build it."
+    )
+
+
+def ensure_index_buildable(project: Project) -> None:
+    """Refuse before any work, with one clear line, when the index cannot be written."""
+    refusal = index_build_refusal(project)
+    if refusal is not None:
+        raise ProjectReadOnlyError(refusal)
 
 
 def index_folder(project: Project, model_name: str) -> Path:
@@ -341,7 +367,10 @@ def build_index(
 
     started = time.monotonic()
     index_class(kind)  # unknown kinds fail before any work
-    images = [image for image in project.iter_images() if not image.missing]
+    ensure_index_buildable(project)
+    refuse_without_pictures(project)  # says why, where to get them, how many
+    everything = list(project.iter_images())
+    images = [image for image in everything if not image.missing]
     embedded = embed_project_images(
         project, model, images, batch_size=batch_size, progress=progress, cancel=cancel
     )
@@ -383,6 +412,7 @@ def build_index(
         cached=embedded.cached,
         skipped=embedded.skipped,
         seconds=round(time.monotonic() - started, 2),
+        missing=len(everything) - len(images),
     )
 
 

@@ -39,6 +39,9 @@ class Settings:
     device: str = "auto"
     user_name: str = ""
     recent_projects: list[str] = field(default_factory=list)
+    last_folder: str = ""  # where file dialogs open (widgets/file_dialogs.py)
+    window_geometry: str = ""  # the main window's size and place (Qt's saveGeometry, base64)
+    last_pane: int = 0  # the pane shown when the window last closed
 
     @classmethod
     def load(cls) -> Settings:

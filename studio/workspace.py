@@ -33,6 +33,9 @@ class Workspace:
         self.project_changed = Event()
         self.events = ProjectEvents()
         self.dispatch: Dispatcher = _call_now
+        # A name taken for the open project only (a work package's person): it never
+        # reaches the settings, and it goes when that project closes (issue 27, D2).
+        self.acting_as: str | None = None
 
     def save_settings(self) -> None:
         """Save the user's settings and tell every view (the name shows in several)."""
@@ -62,6 +65,15 @@ class Workspace:
     def close_project(self) -> None:
         self._replace(None)
 
+    def work_as(self, person: str | None) -> None:
+        """Work as ``person`` in the open project only (None: as yourself again).
+
+        Views hear it as a settings change (the name shows in several); the saved name in
+        Settings is untouched, and leaving the project ends it.
+        """
+        self.acting_as = person if self.project is not None and person else None
+        self.events.emit("settings")
+
     def _replace(self, project: Project | None) -> None:
         old = self.project
         if old is not None:
@@ -69,6 +81,7 @@ class Workspace:
             self.events.closing.emit()
             old.events.changed.disconnect(self._forward)
             old.close()
+        self.acting_as = None  # the package's person stays with the package
         self.project = project
         if project is not None:
             project.events.changed.connect(self._forward)
@@ -82,7 +95,9 @@ class Workspace:
 
     @property
     def user_name(self) -> str:
-        """Who is working: the configured name, else the login name."""
+        """Who is working: the name taken for this project, the configured name, the login."""
+        if self.acting_as:
+            return self.acting_as
         if self.settings.user_name:
             return self.settings.user_name
         import getpass

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayou
 
 from studio.project_stats import annotator_throughput
 from studio.store import Project
+from studio.wording import count, plural
 
 COLUMNS = ("Annotator", "Written", "Accepted", "Rejected", "Drafts", "Per hour")
 
@@ -29,13 +30,17 @@ class AnnotatorProgress(QWidget):
         rows = annotator_throughput(project)
         mine = next((r for r in rows if r["name"] == user), None)
         written = mine["written"] if mine else 0
-        rate = f" · {mine['per_hour']:g} captions per hour" if mine and mine["per_hour"] else ""
-        left = (
-            f"{_count(remaining, 'pair')} left for you"
-            if mode == "write"
-            else f"{_count(remaining, 'caption')} waiting for review"
+        rate = (
+            f" · {mine['per_hour']:g} {plural('caption', mine['per_hour'])} per hour"
+            if mine and mine["per_hour"]
+            else ""
         )
-        self.summary.setText(f"{user}: {_count(written, 'caption')} written{rate} · {left}")
+        left = (
+            f"{count(remaining, 'pair')} left for you"
+            if mode == "write"
+            else f"{count(remaining, 'caption')} waiting for review"
+        )
+        self.summary.setText(f"{user}: {count(written, 'caption')} written{rate} · {left}")
         self.table.setRowCount(len(rows))
         for row, entry in enumerate(rows):
             values = (
@@ -49,6 +54,3 @@ class AnnotatorProgress(QWidget):
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(str(value)))
 
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -24,6 +24,7 @@ class GuiOptions:
     model: str | None = None
     started: float = 0.0
     demo_create_seconds: float = 0.0
+    open_demo: bool = False  # open (and on first use draw, as a job) the demo once shown
 
 
 def create_application():
@@ -69,6 +70,8 @@ def run_gui(options: GuiOptions) -> int:
             )
     if options.project is not None:
         window.open_project(options.project)
+    elif options.open_demo:
+        window.open_demo()  # a job: progress and Cancel in the status bar
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
     with loop:

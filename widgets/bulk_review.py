@@ -35,6 +35,8 @@ from studio.attributes.labels import review_many
 from studio.attributes.query import images_with_attribute
 from studio.attributes.vocabulary import load_vocabulary
 from studio.errors import StudioError
+from studio.store.attribute_counts import images_per_attribute
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.attribute_chips import STATUS_MARK
 from widgets.thumbnail_cache import ThumbnailCache
@@ -167,7 +169,20 @@ class BulkReview(QWidget):
         self.attribute.setCompleter(completer)
         if current in names:
             self.attribute.setCurrentText(current)
+        elif project is not None:
+            self.attribute.setCurrentText(self._starting_attribute(project, names))
         self.attribute.blockSignals(False)
+
+    def _starting_attribute(self, project, names: list[str]) -> str:
+        """The first attribute with images to decide (else with any images), not one with 0."""
+        counts = images_per_attribute(project)
+        statuses = STATUS_FILTERS[self.status_filter.currentText()]
+        for wanted in (statuses, None):
+            for name in names:
+                have = counts.get(name, {})
+                if any(n for status, n in have.items() if wanted is None or status in wanted):
+                    return name
+        return names[0] if names else ""
 
     def show_attribute(self, name: str, status_filter: str = "Undecided") -> None:
         self.attribute.setCurrentText(name)
@@ -198,7 +213,7 @@ class BulkReview(QWidget):
             item.setSizeHint(QSize(THUMB + 12, THUMB + 32))
             self._set_status(item, status)
             self.grid.addItem(item)
-        self.count.setText(f"{len(rows):,} images")
+        self.count.setText(count(len(rows), "image"))
         if not rows:
             shown = self.status_filter.currentText().lower()
             self.empty.setText(
@@ -285,5 +300,5 @@ class BulkReview(QWidget):
         for item in items:
             self._set_status(item, status)
         self.message.setText("")
-        self.count.setText(f"{len(items):,} marked {status} · {self.grid.count():,} images")
+        self.count.setText(f"{len(items):,} marked {status} · {count(self.grid.count(), 'image')}")
         self.labels_changed.emit(name)

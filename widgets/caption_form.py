@@ -59,6 +59,8 @@ class CaptionForm(QWidget):
             add_shortcuts(self, keys[name], actions[name])
             self.buttons[name] = button
             row.addWidget(button)
+        for name in keys.keys() - {name for name, _text in buttons}:  # keys without a button
+            add_shortcuts(self, keys[name], actions[name])
         hint_label = QLabel(hint)
         hint_label.setStyleSheet("color: #6b7280; font-size: 11px;")
         hint_label.setWordWrap(True)

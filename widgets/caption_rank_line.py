@@ -30,6 +30,7 @@ class CaptionRankLine(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.caption_id: int | None = None
+        self._shown: tuple[Project, Caption] | None = None
         self.stored: StoredRank | None = None
         self.stale: list[str] = []
         self.line = QLabel()
@@ -77,7 +78,16 @@ class CaptionRankLine(QWidget):
         layout.addWidget(self.threshold)
         layout.addWidget(self.order)
 
-    def show_caption(self, project: Project | None, caption: Caption | None) -> None:
+    def edited(self, text: str) -> None:
+        """The reviewer changed the caption's text: the stored rank is for the old one."""
+        if self._shown is not None:
+            self.show_caption(*self._shown, text=text)
+
+    def show_caption(
+        self, project: Project | None, caption: Caption | None, text: str | None = None
+    ) -> None:
+        """``text``: what the reviewer's editor holds now, when it differs from the caption."""
+        self._shown = None if project is None or caption is None else (project, caption)
         self.caption_id = None if caption is None else caption.id
         self.stored = (
             None if project is None or caption is None else stored_rank(project, caption.id)
@@ -100,7 +110,9 @@ class CaptionRankLine(QWidget):
             self.note.setText("")
             self.recompute.setText("Rank it")
             return
-        self.stale = stored.stale_reasons(settings, index_key(project, stored.model), caption.text)
+        self.stale = stored.stale_reasons(
+            settings, index_key(project, stored.model), caption.text if text is None else text
+        )
         self.line.setText(stored.describe())
         self.line.setStyleSheet(
             QUIET if self.stale else f"color: {COLOURS[stored.band]}; font-weight: 600;"

@@ -20,6 +20,7 @@ from qasync import asyncSlot
 from studio.captions.ranking import RankResult, RankSettings, rank_settings
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
 from widgets.rank_worker import RankWorker
@@ -29,12 +30,25 @@ from widgets.thumbnail_cache import ThumbnailCache
 DEBOUNCE_MS = 300
 COLOURS = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c", "absent": "#b91c1c"}
 QUIET = "color: #6b7280;"
+BUILD_TOOLTIP = (
+    "Embed the project's images with the model and build its index (runs in the background)"
+)
 
 
 def rank_text(result: RankResult) -> str:
     if result.rank is None:
-        return f"The target is not in the indexed gallery ({result.gallery_size:,} images)"
+        return f"The target is not in the indexed gallery ({count(result.gallery_size, 'image')})"
     return f"Target rank with this caption: {result.rank:,} of {result.gallery_size:,}"
+
+
+def previous_rank_text(result: RankResult) -> str:
+    """The rank on screen while a newer text is being ranked: said to be the old one's."""
+    if result.rank is None:
+        return "With the previous text the target was not in the gallery · updating …"
+    return (
+        f"Target rank with the previous text: {result.rank:,} of {result.gallery_size:,}"
+        " · updating …"
+    )
 
 
 class CaptionRankView(QWidget):
@@ -72,9 +86,7 @@ class CaptionRankView(QWidget):
         self.toggle.setToolTip("Show the five images this caption finds first")
         self.toggle.toggled.connect(self._toggle_grid)
         self.build_button = QPushButton("Build index…")
-        self.build_button.setToolTip(
-            "Embed the project's images with the model and build its index (runs in the background)"
-        )
+        self.build_button.setToolTip(BUILD_TOOLTIP)
         self.build_button.clicked.connect(self.build_index)
         self.build_button.hide()
         self.grid = ResultGrid(thumbnails, self._path_of)
@@ -115,6 +127,15 @@ class CaptionRankView(QWidget):
 
     def set_text(self, text: str) -> None:
         self.text = text
+        result = self.result
+        if (
+            result is not None
+            and result.pair_id == self.pair_id
+            and " ".join(text.split()) != " ".join(result.text.split())
+            and text.strip()
+        ):
+            self.line.setText(previous_rank_text(result))  # not this text's rank (yet)
+            self._style(QUIET)
         self._timer.start()
 
     def refresh(self) -> None:
@@ -158,7 +179,21 @@ class CaptionRankView(QWidget):
     def _on_unavailable(self, generation: int, message: str) -> None:
         if generation == self.worker.generation:
             self._quiet(message)
-            self.build_button.show()
+            self._offer_build()
+
+    def _offer_build(self) -> None:
+        """Build index… where an index can be written; on a read-only project the button
+        stays, disabled, and its tooltip and the line say why."""
+        from studio.index_service import index_build_refusal
+
+        project = self.workspace.project
+        refusal = index_build_refusal(project) if project is not None else None
+        self.build_button.setEnabled(refusal is None)
+        self.build_button.setToolTip(refusal or BUILD_TOOLTIP)
+        if refusal is not None:
+            self.line.setText("No index for this model, and none can be built here: the "
+                              "project is read-only (see Build index…).")
+        self.build_button.show()
 
     def _on_failed(self, generation: int, message: str) -> None:
         if generation == self.worker.generation:
@@ -202,15 +237,15 @@ class CaptionRankView(QWidget):
         try:
             await self.runner.run(f"Building the index for {model_name}", job)
         except JobCancelled:
+            self.build_button.setEnabled(True)
             self._quiet("Index build cancelled; what was embedded is kept.")
             self.build_button.show()
             return
-        except StudioError as error:
+        except (StudioError, OSError) as error:  # one line, never "Building …" for ever
             self._quiet(str(error))
-            self.build_button.show()
+            self._offer_build()
             return
-        finally:
-            self.build_button.setEnabled(True)
+        self.build_button.setEnabled(True)
         self.refresh()
 
     # -- top results -------------------------------------------------------------------
@@ -230,7 +265,15 @@ class CaptionRankView(QWidget):
         if shown == self._grid_shows:
             return  # the same five images: typing often changes the rank, not the top
         self._grid_shows = shown
-        self.grid.show_hits(list(result.top), self._target_id())
+        self.grid.show_hits(list(result.top), self._target_id(), self._correct())
+
+    def _correct(self) -> frozenset[str]:
+        """Every ground truth of the pair (several for CIRCO), marked beside the target."""
+        if self.pair_id is None or self.workspace.project is None:
+            return frozenset()
+        from studio.circo.correct import correct_for_pair
+
+        return correct_for_pair(self.workspace.project, self.pair_id)
 
     def _target_id(self) -> str | None:
         if self.pair_id is None or self.workspace.project is None:

@@ -2,7 +2,8 @@
 
 The caption is editable: accepting after an edit keeps the old text in the audit log.
 Automatic flags are listed with their reasons. Keys: Ctrl+Enter accept, Ctrl+R reject
-(type the reason, Enter), Alt+Left/Right or PgUp/PgDn previous/next, Ctrl+K skip.
+(type the reason, Enter), Alt+Left/Right or PgUp/PgDn previous/next, Ctrl+K skip,
+Ctrl+Alt+Z undo the last accept or reject (the same key undoes the last save in writing).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from studio.captions.writing_and_review import ReviewSession
 from studio.errors import StudioError
+from studio.wording import count
 from widgets.caption_form import CaptionForm
 
 KEYS = {
@@ -20,17 +22,19 @@ KEYS = {
     "previous": ("Alt+Left", "PgUp"),
     "next": ("Alt+Right", "PgDown"),
     "skip": ("Ctrl+K",),
+    "undo_decision": ("Ctrl+Alt+Z",),
 }
 BUTTONS = (
     ("previous", "◀ Previous  Alt+←"),
     ("next", "Next ▶  Alt+→"),
     ("skip", "Skip  Ctrl+K"),
+    ("undo_decision", "Undo last decision  Ctrl+Alt+Z"),
     ("reject", "Reject…  Ctrl+R"),
     ("accept", "Accept  Ctrl+Enter"),
 )
 HINT = (
     "Ctrl+Enter accept (with your edits) · Ctrl+R reject with a reason · "
-    "Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip"
+    "Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip · Ctrl+Alt+Z undo last decision"
 )
 
 
@@ -46,6 +50,7 @@ class CaptionReviewer(CaptionForm):
             "previous": lambda: self.step(False),
             "next": lambda: self.step(True),
             "skip": self.skip,
+            "undo_decision": self.undo_last_decision,
         }
         super().__init__(
             KEYS, BUTTONS, actions, HINT, "Why is it rejected? Enter rejects, Esc cancels", parent
@@ -100,8 +105,8 @@ class CaptionReviewer(CaptionForm):
         own = self.session.own_waiting() if self.session is not None else 0
         if own:
             return (
-                f"Nothing for you to review: the {own} caption{'s' if own != 1 else ''} waiting "
-                "for review are your own, and someone else must review them."
+                f"Nothing for you to review: the {count(own, 'caption')} waiting for review are "
+                "your own, and someone else must review them."
                 if own != 1
                 else "Nothing for you to review: the caption waiting for review is your own, "
                 "and someone else must review it."
@@ -117,6 +122,20 @@ class CaptionReviewer(CaptionForm):
 
     def _confirm_reject(self) -> None:
         self._decide(lambda s: s.reject(self.reason.text()))
+
+    def undo_last_decision(self) -> None:
+        if self.session is None:
+            return
+        try:
+            caption = self.session.undo_last_decision()
+        except StudioError as error:
+            self.state.setText(str(error))
+            return
+        if caption is None:
+            self.state.setText("No accept or reject in this session to undo.")
+            return
+        self.state.setText(f"Decision undone: the caption is {caption.status} again.")
+        self.reviewed.emit()
 
     def _decide(self, action) -> None:
         if self.session is None or self.session.current is None:

@@ -3,7 +3,9 @@
 Every edit is saved as a draft after a short pause (and at once when leaving the pair),
 so nothing typed is lost on a crash. Keys: Ctrl+Enter save and next, Alt+Left/Right or
 PgUp/PgDn previous/next, Ctrl+K skip, Ctrl+F flag (a reason, then Enter), Ctrl+Z undo
-typing, Ctrl+Shift+Z undo the last saved caption.
+typing a word or pause at a time, Ctrl+Shift+Z or Ctrl+Y redo it, Ctrl+Alt+Z undo the last
+saved caption. The typing history is the writer's own (``TypingHistory``), so autosaves
+never cut it; an emptied editor is never saved over the words already kept.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from studio.captions.store import captions_for_pair
+from studio.captions.typing_history import TypingHistory
 from studio.captions.writing_and_review import WritingSession
 from studio.errors import ProjectBusyError, StudioError
+from studio.wording import plural
 from widgets.caption_form import CaptionForm
 
 AUTOSAVE_MS = 400
@@ -25,19 +29,21 @@ KEYS = {
     "next": ("Alt+Right", "PgDown"),
     "skip": ("Ctrl+K",),
     "flag": ("Ctrl+F",),
-    "undo_save": ("Ctrl+Shift+Z",),
+    "undo_save": ("Ctrl+Alt+Z",),
+    "undo": ("Ctrl+Z",),
+    "redo": ("Ctrl+Shift+Z", "Ctrl+Y"),
 }
 BUTTONS = (
     ("previous", "◀ Previous  Alt+←"),
     ("next", "Next ▶  Alt+→"),
     ("skip", "Skip  Ctrl+K"),
     ("flag", "Flag…  Ctrl+F"),
-    ("undo_save", "Undo last save  Ctrl+Shift+Z"),
+    ("undo_save", "Undo last save  Ctrl+Alt+Z"),
     ("save", "Save and next  Ctrl+Enter"),
 )
 HINT = (
     "Ctrl+Enter save and next · Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip · "
-    "Ctrl+F flag · Ctrl+Z undo typing · Ctrl+Shift+Z undo last save"
+    "Ctrl+F flag · Ctrl+Z / Ctrl+Shift+Z undo / redo typing · Ctrl+Alt+Z undo last save"
 )
 
 
@@ -54,6 +60,8 @@ class CaptionWriter(CaptionForm):
             "skip": self.skip,
             "flag": self.ask_reason,
             "undo_save": self.undo_last_save,
+            "undo": lambda: self._undo_typing(redo=False),
+            "redo": lambda: self._undo_typing(redo=True),
         }
         super().__init__(
             KEYS,
@@ -63,8 +71,10 @@ class CaptionWriter(CaptionForm):
             "What is wrong with this pair? Enter flags it, Esc cancels",
             parent,
         )
+        self.history = TypingHistory()
         self.editor.setPlaceholderText("is red with longer sleeves")
         self.editor.textEdited.connect(self._on_edited)
+        self.editor.textEdited.connect(self.history.typed)
         self.reason.returnPressed.connect(self._confirm_flag)
         self.buttons["save"].setDefault(True)
         self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
@@ -76,8 +86,12 @@ class CaptionWriter(CaptionForm):
         session = self.session
         self.reason.hide()
         if session is None or pair_id is None:
-            self.info.setText("All done: no pair needs a caption from you right now.")
+            from studio.picture_files import hidden_pairs_message
+
+            hidden = hidden_pairs_message(session.project) if session is not None else None
+            self.info.setText(hidden or "All done: no pair needs a caption from you right now.")
             self.editor.clear()
+            self.history.reset("")
             self.editor.setEnabled(False)
             self.state.setText("")
             self.pair_changed.emit(None)
@@ -85,9 +99,13 @@ class CaptionWriter(CaptionForm):
         self.editor.setEnabled(True)
         captions = captions_for_pair(session.project, pair_id)
         live = sum(c.is_live for c in captions)
-        self.info.setText(f"Pair {pair_id} · {live} of {session.policy.per_pair} captions written")
+        per_pair = session.policy.per_pair
+        self.info.setText(
+            f"Pair {pair_id} · {live} of {per_pair} {plural('caption', per_pair)} written"
+        )
         own = session.own_caption()
         self.editor.setText(own.text if own else "")
+        self.history.reset(self.editor.text())
         self.editor.setReadOnly(own is not None and own.status == "accepted")
         rejected = [c for c in captions if c.author == session.author and c.status == "rejected"]
         self.state.setText(_state_text(own, rejected))
@@ -99,13 +117,34 @@ class CaptionWriter(CaptionForm):
     def _on_edited(self, _text: str) -> None:
         self._autosave.start()
 
+    def _undo_typing(self, redo: bool) -> None:
+        """Undo/redo in the field being typed in: the flag reason keeps its own history."""
+        if self.reason.hasFocus():
+            self.reason.redo() if redo else self.reason.undo()
+            return
+        self._step_typing(self.history.redo() if redo else self.history.undo())
+
+    def _step_typing(self, text: str | None) -> None:
+        """Show one typing step back or forward; it is autosaved like typing."""
+        if text is None or self.editor.isReadOnly():
+            return
+        self.editor.setText(text)
+        self._autosave.start()
+
     def leave(self) -> None:
-        """The draft is saved before the writer moves to another pair."""
-        self.flush()
+        """The draft is saved before the writer moves to another pair (an emptied one goes)."""
+        self._autosave.stop()
+        if self.session is None or self.session.current is None or self.editor.isReadOnly():
+            return
+        try:
+            self.session.leave(self.editor.text())
+        except StudioError as error:
+            self.state.setText(str(error))
 
     def flush(self) -> None:
         """Save what is typed now (called on pause, before leaving a pair, on close)."""
         self._autosave.stop()
+        self.history.checkpoint()
         if self.session is None or self.session.current is None or self.editor.isReadOnly():
             return
         try:
@@ -117,7 +156,12 @@ class CaptionWriter(CaptionForm):
         except StudioError as error:
             self.state.setText(str(error))
             return
-        if caption is not None and caption.status == "draft":
+        if not self.editor.text().strip():
+            if caption is not None and caption.status == "draft":
+                self.state.setText("Empty: your saved draft is kept unless you leave it empty.")
+            elif caption is not None:
+                self.state.setText("Empty: your submitted caption stays as it was.")
+        elif caption is not None and caption.status == "draft":
             self.state.setText(f"Draft saved {datetime.now():%H:%M:%S}")
 
     def save_and_next(self) -> None:

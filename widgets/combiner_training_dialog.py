@@ -195,11 +195,14 @@ class CombinerTrainingDialog(QDialog):
             else f" Validation Recall@10 {best:.3f} at epoch {summary['best_epoch']} "
             f"(image + text sum: {base:.3f})."
         )
+        total = sum(counts.values())
+        warning = summary.get("warning", "")
         self.status.setText(
-            f"Trained '{summary['name']}' on {sum(counts.values()):,} triplets in "
-            f"{summary['total_seconds']:.0f} s.{figures} Use it as the strategy "
-            f"combiner:{summary['name']}."
+            f"Trained '{summary['name']}' on {total:,} {'triplet' if total == 1 else 'triplets'}"
+            f" in {summary['total_seconds']:.0f} s.{figures} Use it as the strategy "
+            f"combiner:{summary['name']}." + (f"\n⚠ {warning}" if warning else "")
         )
+        self.status.setStyleSheet("color: #b45309;" if warning else "")
         self.progress.setValue(self.progress.maximum())
         self.time_left.setText("")
         self._draw()  # the final epochs, whatever the throttle left pending
@@ -230,6 +233,7 @@ class CombinerTrainingDialog(QDialog):
         self._redraw_pending = False
         from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
 
         if self.canvas is None:
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(6, 2.6), layout="constrained"))
@@ -260,7 +264,12 @@ class CombinerTrainingDialog(QDialog):
         recall_axes.set_title("Validation Recall@10", fontsize=10)
         recall_axes.set_xlabel("epoch", fontsize=8)
         recall_axes.set_ylim(0, 1)
+        # Whole epochs from 0 to the last one (at least 1): one point alone used to get
+        # an axis from -0.04 to 0.04.
+        last = max((r.epoch for r in self.epochs_seen), default=0)
         for axes in (loss_axes, recall_axes):
+            axes.set_xlim(-0.3, max(last, 1) + 0.3)
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
             axes.tick_params(labelsize=8)
         self.canvas.draw_idle()
 

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from studio.dashboard_data import DashboardData, dashboard_data
 from studio.store import Project
+from studio.wording import count
 from widgets.chart_canvas import make_canvas
 
 LAST_DAYS = 14  # captions per day: the last two weeks with work
@@ -80,7 +81,10 @@ def _captions_per_day(axes, data: DashboardData) -> None:
     axes.set_title("Captions per day per annotator", fontsize=10)
     days = data.days[-LAST_DAYS:]
     if not days:
-        _empty(axes, EMPTY["captions"])
+        total = data.totals.get("captions", 0)
+        # Imported captions are captions: they have no day here, but they are not "none".
+        _empty(axes, f"{count(total, 'caption')}, all imported;\nnew ones show here by day"
+               if total else EMPTY["captions"])
         return
     people = list(data.captions_per_day)
     width = 0.8 / len(people)
@@ -90,7 +94,8 @@ def _captions_per_day(axes, data: DashboardData) -> None:
         axes.bar(xs, counts, width, label=person)
     axes.set_xticks(range(len(days)), [day[5:] for day in days], fontsize=8)  # MM-DD
     axes.tick_params(axis="y", labelsize=8)
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0)
+    tallest = max(max(per.get(day, 0) for day in days) for per in data.captions_per_day.values())
+    _legend_inside(axes, tallest)
 
 
 def _labels_per_type(axes, data: DashboardData) -> None:
@@ -116,10 +121,15 @@ def _labels_per_type(axes, data: DashboardData) -> None:
             label=STATUS_NAMES[status],
         )
         bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
-    axes.set_ylim(0, max(bottom) * 1.1)  # the tallest bar stays inside the frame
     axes.set_xticks(range(len(types)), types, fontsize=7, rotation=30)
     axes.tick_params(axis="y", labelsize=8)
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0)
+    _legend_inside(axes, max(bottom))
+
+
+def _legend_inside(axes, tallest: float) -> None:
+    """The legend in its own chart's top corner, above the bars (never between charts)."""
+    axes.set_ylim(0, max(tallest, 1) * 1.45)
+    axes.legend(fontsize=7, loc="upper right", framealpha=0.9)
 
 
 def _ratings(axes, data: DashboardData) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -37,10 +36,26 @@ from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
+from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
+
+STYLES_IN_ORDER = ("learned", "realistic", "catalog")  # the default first
+SAMPLE_DIALOGS = 2
+
+
+def sample_dialogs_text(texts: list[list[str]]) -> str:
+    """The first dialogs of a run as the simulated people typed them, turn by turn."""
+    lines = []
+    for number, turns in enumerate(texts[:SAMPLE_DIALOGS], start=1):
+        said = " → ".join(f"“{t}”" for t in turns if t)
+        if said:
+            lines.append(f"Dialog {number}: {said}")
+    return "\n".join(lines)
+
+
 STORED_RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_DIALOGS = 5000
 
@@ -57,6 +72,12 @@ class ExperimentsView(QWidget):
         self.strategy.addItems(list(STRATEGIES))
         self.simulator = QComboBox()
         self.simulator.addItems(list(SIMULATORS))
+        self.speech = QComboBox()
+        self.speech.addItems(list(STYLES_IN_ORDER))
+        self.speech.setToolTip(
+            "How the simulated people speak: learned (annotators' own words, from the "
+            "captioner learned on Fashion IQ's captions), realistic (hand-written templates "
+            "with comparatives, negations and typos) or catalog (the catalog's own words)")
         self.dialogs = QSpinBox()
         self.dialogs.setRange(1, MAX_DIALOGS)
         self.dialogs.setValue(100)
@@ -71,7 +92,8 @@ class ExperimentsView(QWidget):
                                    "same seeded dialogs for every strategy")
         self.run_button.clicked.connect(self.run)
         for label, widget in (("Strategy", self.strategy), ("User", self.simulator),
-                              ("Dialogs", self.dialogs), ("Turns", self.turns)):
+                              ("Speech", self.speech), ("Dialogs", self.dialogs),
+                              ("Turns", self.turns)):
             form.addWidget(QLabel(label))
             form.addWidget(widget)
         form.addWidget(self.run_button)
@@ -88,9 +110,15 @@ class ExperimentsView(QWidget):
         self.message = QLabel("")
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
+        self.sample_dialogs = QLabel("")
+        self.sample_dialogs.setWordWrap(True)
+        self.sample_dialogs.setStyleSheet("color: #4b5563;")
+        self.sample_dialogs.setToolTip("What the simulated people typed in the last run")
+        layout.addWidget(self.sample_dialogs)
         splitter = QSplitter()
         self.runs = QListWidget()
         self.runs.setToolTip("Tick runs to compare them in the plots")
+        self.runs.setSpacing(3)  # the runs apart: each is four lines
         self.runs.itemChanged.connect(lambda _item: self.draw())
         splitter.addWidget(self.runs)
         self.plot_area = QVBoxLayout()
@@ -146,15 +174,30 @@ class ExperimentsView(QWidget):
         for run in runs:
             summary = run["summary"]
             lines = run_lines(run)
-            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{' · '.join(lines[3:])}")
+            # One part a line: the list is about 270 px wide at 1024 x 700 (tick box included).
+            item = QListWidgetItem("\n".join(lines))
             item.setToolTip(dialog_shortfall(summary) or run_line(run))
             item.setData(RUN_ROLE, summary)
             item.setData(STORED_RUN_ROLE, run)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.runs.addItem(item)
+        self._add_circo_runs()
         self.runs.blockSignals(False)
         self.draw()
+
+    def _add_circo_runs(self) -> None:
+        """CIRCO evaluations (mAP@K, single turn): listed with their figures, not plotted."""
+        from studio.circo.runs import KIND
+        from studio.circo.runs import run_lines as circo_lines
+
+        project = self.workspace.project
+        for run in [] if project is None else list_runs(project, KIND):
+            lines = circo_lines(run)
+            item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{lines[3]}")
+            item.setToolTip(" · ".join(lines))
+            item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+            self.runs.addItem(item)
 
     def selected(self) -> list[dict]:
         return [self.runs.item(row).data(RUN_ROLE) for row in range(self.runs.count())
@@ -190,7 +233,10 @@ class ExperimentsView(QWidget):
         if self.canvas is None:
             self.canvas = FigureCanvasQTAgg(Figure(figsize=(9, 3.6), layout="constrained"))
             self.chart_area.addWidget(self.canvas, 1)
-        plot_runs(summaries, self.canvas.figure)
+        # Each run by its number: two runs of one strategy and user are told apart.
+        labels = [f"#{run['id']} {run['summary'].get('label', '')}".strip()
+                  for run in self.selected_runs()]
+        plot_runs(summaries, self.canvas.figure, labels)
         self.canvas.draw()
         self.canvas.show()
 
@@ -206,7 +252,8 @@ class ExperimentsView(QWidget):
         device = None if settings.device == "auto" else settings.device
         config = RunConfig(strategy=self.strategy.currentText(),
                            simulator=self.simulator.currentText(), n=self.dialogs.value(),
-                           turns=self.turns.value(), model=settings.model)
+                           turns=self.turns.value(), model=settings.model,
+                           users=self.speech.currentText())
 
         def job(*, progress, cancel):
             context = load_session_context(project, settings.model, device, cancel=cancel)
@@ -228,11 +275,12 @@ class ExperimentsView(QWidget):
         self.message.setText(dialog_shortfall(summary) or
                              f"Ran {summary['queries']} dialogs of {config.label} in "
                              f"{summary['seconds']:.1f} s.")
+        self.sample_dialogs.setText(sample_dialogs_text(result.texts))
 
     def export_csv(self) -> None:
         summaries = self.selected()
         if not summaries:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export runs", "runs.csv", "CSV (*.csv)")
+        path = save_file(self, self.workspace.settings, "Export runs", "runs.csv", "CSV (*.csv)")
         if path:
             write_csv(Path(path), summaries)

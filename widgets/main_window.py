@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -23,8 +22,11 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.settings import demo_project_dir
 from studio.store import Project
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
+from widgets.file_dialogs import choose_folder, open_file
+from widgets.image_folder_action import ImageFolderAction
 from widgets.job_runner import JobRunner
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
@@ -34,7 +36,7 @@ from widgets.panes.pairs_pane import PairsPane
 from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
-from widgets.project_signals import follow
+from widgets.project_signals import follow, follow_closing
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
 
@@ -55,6 +57,10 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         workspace.project_changed.connect(self._on_project_changed)
+        # A message belongs to the project it was said in ("Work package for dan …"):
+        # it goes when that project closes, before the next one says anything.
+        follow_closing(self, workspace, self.statusBar().clearMessage)
+        self._restore_place()
         follow(self, workspace, ("images", "settings"),
                lambda: self._on_project_changed(workspace.project))
 
@@ -81,7 +87,7 @@ class MainWindow(QMainWindow):
             item.setToolTip(f"{pane.tooltip}  (Ctrl+{number})")
             self.navigation.addItem(item)
             self.stack.addWidget(pane)
-        self.navigation.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.navigation.currentRowChanged.connect(self._show_row)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -99,7 +105,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
+        self._action(file_menu, "&Fetch Pictures from URL Lists…", self.fetch_pictures)
         self.team_menu = TeamMenu(self, file_menu)
+        self.image_folder = ImageFolderAction(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -129,6 +137,13 @@ class MainWindow(QMainWindow):
     def show_pane(self, index: int) -> None:
         self.navigation.setCurrentRow(index)
 
+    def _show_row(self, row: int) -> None:
+        """Show the pane and hand it the keyboard: its keys work at once (Ctrl+3, then A)."""
+        self.stack.setCurrentIndex(row)
+        pane = self.stack.currentWidget()
+        if isinstance(pane, Pane):
+            pane.take_focus()
+
     def pane_titles(self) -> list[str]:
         return [pane.title for pane in self.panes]
 
@@ -140,7 +155,7 @@ class MainWindow(QMainWindow):
             self.project_label.setText("No project")
             return
         self.setWindowTitle(f"CIR Studio — {project.name}")
-        self.project_label.setText(f"{project.name}  ·  {project.count_images():,} images  ·  "
+        self.project_label.setText(f"{project.name}  ·  {count(project.count_images(), 'image')}  ·  "
                                    f"{project.path}")
         if project.read_only:
             self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")
@@ -168,15 +183,16 @@ class MainWindow(QMainWindow):
         return True
 
     def open_project_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", PROJECT_FILTER)
+        path = open_file(self, self.workspace.settings, "Open project", PROJECT_FILTER)
         if path:
             self.open_project(Path(path))
 
     def new_project(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for the new project")
+        settings = self.workspace.settings
+        folder = choose_folder(self, settings, "Folder for the new project")
         if not folder:
             return
-        images = QFileDialog.getExistingDirectory(self, "Image root (where the images are)", folder)
+        images = choose_folder(self, settings, "Image root (where the images are)", folder)
         try:
             self.workspace.create_project(Path(folder), image_root=Path(images or folder))
         except StudioError as error:
@@ -208,6 +224,34 @@ class MainWindow(QMainWindow):
             return
         self.open_project(path)
 
+    @asyncSlot()
+    async def fetch_pictures(self) -> None:
+        """Fashion IQ's asin2url lists → a folder of pictures, as a cancellable job."""
+        lists, _ = QFileDialog.getOpenFileNames(
+            self, "URL lists (ASIN <tab> URL)", "", "URL lists (*.txt);;All files (*)")
+        if not lists:
+            return
+        out = QFileDialog.getExistingDirectory(self, "Folder for the pictures")
+        if out:
+            await self.fetch_into([Path(p) for p in lists], Path(out))
+
+    async def fetch_into(self, lists: list[Path], out: Path) -> str:
+        """Run the fetch job; returns (and shows in the status bar) what it did."""
+        from studio.fetch.pictures import fetch_url_lists
+
+        try:
+            report, where = await self.runner.run("Fetching pictures", fetch_url_lists,
+                                                  lists, out)
+        except JobCancelled:
+            return ""
+        except StudioError as error:
+            self.show_error("Cannot fetch the pictures", str(error))
+            return ""
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts.items()))
+        message = f"Pictures: {counts}. Report of those not fetched: {where}"
+        self.statusBar().showMessage(message, 15000)
+        return message
+
     # -- dialogs ---------------------------------------------------------------------
 
     def show_settings(self) -> None:
@@ -222,7 +266,22 @@ class MainWindow(QMainWindow):
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
 
+    def _restore_place(self) -> None:
+        """The size, place and pane of the last session (Settings), else the defaults."""
+        settings = self.workspace.settings
+        if settings.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(settings.window_geometry.encode("ascii")))
+        if 0 < settings.last_pane < len(self.panes):
+            self.show_pane(settings.last_pane)
+
+    def _remember_place(self) -> None:
+        settings = self.workspace.settings
+        settings.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        settings.last_pane = max(0, self.navigation.currentRow())
+        settings.save()
+
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self._remember_place()
         self.runner.cancel_all()
         super().closeEvent(event)
 

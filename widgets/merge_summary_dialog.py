@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.team.merge import MergeReport
+from studio.wording import count
 
 COLUMNS = ("Package of", "Record", "Kept", "Lost (in the audit log)")
 
@@ -64,8 +65,9 @@ class MergeSummaryDialog(QDialog):
         if unplaced:
             layout.addWidget(
                 QLabel(
-                    f"{unplaced} records refer to pairs or images no longer "
-                    "in the project and were not placed."
+                    f"{count(unplaced, 'record')} {'refers' if unplaced == 1 else 'refer'} to "
+                    "pairs or images no longer in the project and "
+                    f"{'was' if unplaced == 1 else 'were'} not placed."
                 )
             )
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)

@@ -40,6 +40,7 @@ class ImagePanel(QWidget):
         self.thumbnails = thumbnails
         self.path: str | None = None
         self.missing = False
+        self.shown_id = ""
         self.zoom = 100
         self.fit = BASE_SIZE
         self.heading = QLabel(heading)
@@ -76,7 +77,7 @@ class ImagePanel(QWidget):
     def show_image(self, project: Project | None, image: ImageRecord | None, zoom: int) -> None:
         self.zoom = zoom
         if image is None or project is None:
-            self.path, self.missing = None, False
+            self.path, self.missing, self.shown_id = None, False, ""
             self.image_id.setText("")
             self.title.setText("(no target: hidden in this split)" if project else "")
             self.description.setText("")
@@ -84,6 +85,7 @@ class ImagePanel(QWidget):
             path = project.image_file(image)  # None: its stored path leaves the image root
             self.path = str(path) if path is not None else None
             self.missing = image.missing or path is None
+            self.shown_id = image.id
             self.image_id.setText(image.id + ("  ·  image file missing" if image.missing else ""))
             self.title.setText(image.title or "(no title)")
             self.description.setText(image.description)
@@ -108,6 +110,10 @@ class ImagePanel(QWidget):
             self._draw()
 
     def _draw(self) -> None:
+        if self.missing:  # the grey box says which picture is missing, not just "missing"
+            text = f"picture missing\n{self.shown_id}"
+            self.picture.setPixmap(self.thumbnails.placeholder(self.shown_size, text))
+            return
         self.picture.setPixmap(self.thumbnails.get(self.path, self.shown_size, self.missing))
 
     def _on_ready(self, path: str, size: int) -> None:
@@ -142,7 +148,12 @@ class PairView(QWidget):
         sides.addWidget(self.target, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("color: #b45309;")
+        self.notice.hide()
         layout.addLayout(sides, 1)
+        layout.addWidget(self.notice)
         layout.addLayout(zoom_row)
         self._zoom_keys: list[QShortcut] = []
         self.install_zoom_keys(self)
@@ -181,10 +192,26 @@ class PairView(QWidget):
         target = project.image(target_id) if project and target_id else None
         self.reference.show_image(project, reference, self.zoom_percent)
         self.target.show_image(project, target, self.zoom_percent)
+        self._say_what_is_missing(project)
 
     def clear(self) -> None:
         self.reference.show_image(None, None, self.zoom_percent)
         self.target.show_image(None, None, self.zoom_percent)
+        self.notice.hide()
+
+    def _say_what_is_missing(self, project: Project | None) -> None:
+        """A pair whose pictures are missing says so, and how to find them."""
+        gone = [f"{panel.shown_id} ({name})" for name, panel in
+                (("reference", self.reference), ("target", self.target))
+                if panel.missing and panel.shown_id]
+        if not gone or project is None:
+            self.notice.hide()
+            return
+        self.notice.setText(
+            f"Picture missing: {' and '.join(gone)} has no file under the image folder "
+            f"{project.image_root}. File → Set image folder… points the project at the "
+            "folder that holds its pictures.")
+        self.notice.show()
 
     def _apply_zoom(self) -> None:
         self.zoom_label.setText(f"{self.zoom_percent}%")

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -38,6 +37,7 @@ from studio.quality.report_export import (
 )
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 
 # The pane never loads a model on the UI thread; the CLI report adds the indicator.
@@ -186,7 +186,7 @@ class QualityReportView(QWidget):
         return self.report
 
     def _ask(self, title: str, pattern: str, suffix: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(self, title, f"quality{suffix}", pattern)
+        name = save_file(self, self.workspace.settings, title, f"quality{suffix}", pattern)
         return Path(name) if name else None
 
     def _ask_csv(self) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 from studio.captions.ranking import rank_settings
 from studio.captions.ranks import rank_summary, ranks_by_annotator, stale_count
 from studio.store import Project
+from studio.wording import count
 from widgets.chart_canvas import make_canvas, note_layout
 
 EMPTY = (
@@ -41,7 +42,7 @@ class RankDistribution(QWidget):
         stale, total = stale_count(project, settings)
         parts = [
             f"{name}: median rank {s['median_rank']}, top 10 {s['top10']:.0%} "
-            f"({s['captions']} captions)"
+            f"({count(s['captions'], 'caption')})"
             for name, s in self.summaries.items()
         ]
         note = f"Target rank of each caption ({settings.model} · {settings.strategy}) — " + (

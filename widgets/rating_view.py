@@ -41,6 +41,9 @@ class RatingView(QWidget):
         self.workspace = workspace
         self.item: ratings.RatingItem | None = None
         self._default_rater = ""
+        # (sample, rater, message) once a rater reached the end of a sample: the view says
+        # so until another sample or rater is picked (issue 27, D16).
+        self._finished: tuple[str, str, str] | None = None
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Rater"))
@@ -147,7 +150,12 @@ class RatingView(QWidget):
             self._show_message("No rating sample yet: draw one in the Transactions tab "
                                "(or with 'cir-studio quality sample').")
         elif self.item is None:
-            self._show_message("Pick yourself as rater and press Start.")
+            finished = self._finished
+            if finished is not None and finished[:2] == (self.sample.currentText(), name):
+                self._show_message(finished[2])
+            else:
+                self._finished = None
+                self._show_message("Pick yourself as rater and press Start.")
 
     def load_next(self) -> None:
         project, rater, sample = self.project, self.rater_name(), self.sample.currentText()
@@ -158,10 +166,20 @@ class RatingView(QWidget):
         if self.item is None:
             done = ratings.rater_progress(project, sample, rater)
             self._clear_turns()
+            self.form.set_scores({})  # the last item's scores are not this state's
+            self.note.clear()
             self._set_rating_enabled(False)
-            self._show_message("Nothing left to rate in this sample — thank you!" if done.total
-                               else f"{rater} has no items in this sample.")
+            text = (
+                f"Nothing left to rate in sample {sample}: finished with {done.done} rated, "
+                f"{done.skipped} skipped, {done.flagged} flagged — thank you! Pick another "
+                "sample to go on."
+                if done.total
+                else f"{rater} has no items in this sample."
+            )
+            self._finished = (sample, rater, text)
+            self._show_message(text)
             return
+        self._finished = None
         self._show(self.item)
 
     def _show(self, item: ratings.RatingItem) -> None:

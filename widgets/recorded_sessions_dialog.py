@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 from studio.errors import StudioError
 from studio.sessions.store import list_sessions, load_session, session_transaction
 from studio.store import Project
+from studio.wording import count
 from widgets.session_timeline import SessionTimeline
 
 
@@ -52,12 +53,16 @@ class RecordedSessionsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         for row_data in list_sessions(project):
+            when = row_data["created_at"][:16].replace("T", " ")
             item = QListWidgetItem(
                 f"#{row_data['id']} · {row_data['mode']} · {row_data['strategy']} · "
-                f"{row_data['turns']} turns · {row_data['created_at'][:16]}"
+                f"{count(row_data['turns'], 'turn')} · {when}"
             )
             item.setData(256, row_data["id"])
             self.sessions.addItem(item)
+        # Wide enough for its longest line (the date included), whatever the dialog's size.
+        frame = 2 * self.sessions.frameWidth() + self.sessions.verticalScrollBar().sizeHint().width()
+        self.sessions.setMinimumWidth(self.sessions.sizeHintForColumn(0) + frame + 8)
         self.sessions.currentItemChanged.connect(lambda item, _old: self.replay(item))
         if self.sessions.count():
             self.sessions.setCurrentRow(0)

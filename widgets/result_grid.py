@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -42,7 +42,14 @@ class ResultGrid(QListWidget):
         thumbnails.ready.connect(self._refresh_icon)
         self._paths: dict[str, str] = {}
 
-    def show_hits(self, hits: Sequence[tuple[str, float]], target_id: str | None = None) -> None:
+    def show_hits(
+        self,
+        hits: Sequence[tuple[str, float]],
+        target_id: str | None = None,
+        correct: Collection[str] = (),
+    ) -> None:
+        """``target_id`` is marked ★; other ``correct`` images (a query with several ground
+        truths, as in CIRCO) are marked ✓ in a lighter green."""
         self.clear()
         self._paths.clear()
         for rank, (image_id, score) in enumerate(hits, start=1):
@@ -56,6 +63,11 @@ class ResultGrid(QListWidget):
             if image_id == target_id:
                 item.setBackground(QBrush(QColor("#d9f7dd")))
                 item.setText(f"{rank}. {image_id} ★ target\n{score:.3f}")
+            elif image_id in correct:
+                item.setBackground(QBrush(QColor("#eefaf0")))
+                item.setText(f"{rank}. {image_id} ✓ correct\n{score:.3f}")
+                item.setToolTip(f"{image_id} — a ground truth of this query; similarity "
+                                f"{score:.3f}")
             self.addItem(item)
 
     def hit_id(self, row: int) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu
 from qasync import asyncSlot
 
 from studio.errors import StudioError
@@ -16,6 +16,7 @@ from studio.jobs import JobCancelled
 from studio.store import Project
 from studio.team.merge import merge_packages
 from studio.team.pack import pack, package_info
+from widgets.file_dialogs import open_files
 from widgets.merge_summary_dialog import MergeSummaryDialog
 from widgets.team_assign_dialog import TeamAssignDialog
 from widgets.team_pack_dialog import TeamPackDialog
@@ -45,8 +46,9 @@ class TeamMenu:
         self.menu.addSeparator()
         self.work_as_action = self.menu.addAction("&Work as this package's person", self.work_as)
         self.work_as_action.setToolTip(
-            "Set your name (Settings) to the person this work package was packed for, so "
-            "the panes show their queue and your work is recorded under their name"
+            "Work under the name of the person this package was packed for, in this package "
+            "only: the panes show their queue; your own name (Settings) returns when you "
+            "open another project"
         )
         self.work_as_action.setEnabled(False)
         self.menu.aboutToShow.connect(self._enable)
@@ -73,24 +75,28 @@ class TeamMenu:
         info = None if project is None else package_info(project)
         if info is None:
             return
-        settings = self.window.workspace.settings
-        settings.user_name = info["person"]
-        settings.save()
-        self.window.workspace.project_changed.emit(project)
+        self.window.workspace.work_as(info["person"])
+        self._on_project(project)
 
     def _on_project(self, project: Project | None) -> None:
         info = None if project is None else package_info(project)
         if info is None:
             return
-        user = self.window.workspace.user_name
-        hint = (
-            ""
-            if user == info["person"]
-            else (
-                f" You work as {user!r}: set your name to {info['person']!r} (File → Team → "
-                "Work as this package's person) to see this queue."
+        workspace = self.window.workspace
+        user = workspace.user_name
+        if workspace.acting_as == info["person"]:
+            own = workspace.settings.user_name or "your own name"
+            hint = (
+                f" You work as {info['person']} in this package only; {own} returns when "
+                "you open another project."
             )
-        )
+        elif user == info["person"]:
+            hint = ""
+        else:
+            hint = (
+                f" You work as {user!r}: to see this queue, work as {info['person']!r} in "
+                "this package (File → Team → Work as this package's person)."
+            )
         self.window.statusBar().showMessage(
             f"Work package for {info['person']} (packed {info['packed_at'][:16]}). Your "
             f"queues are in the Captions, Attributes and Quality panes; send this file back "
@@ -154,8 +160,8 @@ class TeamMenu:
         project = self._need_project()
         if project is None:
             return
-        paths, _ = QFileDialog.getOpenFileNames(
-            self.window, "Merge work packages", str(project.path.parent), PACKAGE_FILTER
+        paths = open_files(
+            self.window, self.window.workspace.settings, "Merge work packages", PACKAGE_FILTER
         )
         if paths:
             await self.merge_paths([Path(p) for p in paths])

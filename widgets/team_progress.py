@@ -6,15 +6,16 @@ from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayou
 
 from studio.store import Project
 from studio.team.assignments import team_progress
+from studio.wording import count
 
 COLUMNS = ("Person", "Assigned", "Outstanding", "Packages", "Handed out", "Came back", "Edits back")
 
 
-NOUNS = {"caption": "captions", "review": "reviews", "attributes": "images", "rating": "ratings"}
+NOUNS = {"caption": "caption", "review": "review", "attributes": "image", "rating": "rating"}
 
 
 def _work(counts: dict[str, int], kinds: list[str]) -> str:
-    return ", ".join(f"{counts.get(kind, 0)} {NOUNS.get(kind, kind)}" for kind in kinds)
+    return ", ".join(count(counts.get(kind, 0), NOUNS.get(kind, kind)) for kind in kinds)
 
 
 def _when(stamp: str | None) -> str:

@@ -92,7 +92,7 @@ class ThumbnailCache(QObject):
                 painter.drawText(
                     pixmap.rect(),
                     Qt.AlignmentFlag.AlignCenter,
-                    "image file\nmissing" if text == "missing" else "…",
+                    {"missing": "image file\nmissing", "loading": "…"}.get(text, text),
                 )
                 painter.end()
             self._placeholders[key] = pixmap

@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from studio.errors import StudioError, ValidationError
+from studio.importers.validation import for_the_window
 from studio.transactions.importer import ImportReport, import_transactions
 from studio.transactions.store import dataset_counts
+from studio.wording import count
 from studio.workspace import Workspace
 
 EMPTY = ("No transactions yet: import a FashionMT or multi-turn Fashion IQ file, or draft "
@@ -77,7 +79,7 @@ class TransactionsView(QWidget):
             raise StudioError("Open a project first.")
         report = import_transactions(project, path, skip_invalid=skip_invalid,
                                      actor=self.workspace.user_name)
-        self.status.setText(f"Imported {report.added} transactions into {report.dataset!r} "
+        self.status.setText(f"Imported {count(report.added, 'transaction')} into {report.dataset!r} "
                             f"({report.already_present} already present, "
                             f"{len(report.skipped)} skipped).")
         self.refresh()
@@ -92,9 +94,10 @@ class TransactionsView(QWidget):
         try:
             self.import_file(Path(name))
         except ValidationError as error:
+            text = for_the_window(str(error), "you can import the valid ones and skip these")
             answer = QMessageBox.question(
                 self, "Some entries are bad",
-                f"{error}\n\nImport the valid entries and skip the bad ones?")
+                f"{text}\n\nImport the valid entries and skip the bad ones?")
             if answer == QMessageBox.StandardButton.Yes:
                 self._try(lambda: self.import_file(Path(name), skip_invalid=True))
         except StudioError as error:

@@ -382,8 +382,9 @@ def build_rank_index(
     """Build the index ranks need; labels from product text first if the project has none
     (the default strategy reads the facets a caption asks for from them)."""
     from studio.attributes.extract import extract_from_text
-    from studio.index_service import build_index, load_project_model
+    from studio.index_service import build_index, ensure_index_buildable, load_project_model
 
+    ensure_index_buildable(project)  # read-only: one clear line before any work
     if not attributes_repo.any_labels(project):
         extract_from_text(project, actor, progress=progress, cancel=cancel)
     model = load_project_model(model_name, device)

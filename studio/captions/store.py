@@ -16,6 +16,7 @@ from typing import Any
 from studio.captions.records import MAX_CAPTION_CHARS, Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.store import Project
+from studio.store.caption_reviews import restore_review
 from studio.store.database import utc_now
 from studio.store.repos import captions as captions_repo
 
@@ -214,6 +215,28 @@ def review_caption(
                 reason=reason or None,
                 reviewer_id=person.id,
                 now=utc_now(),
+            )
+            caption = get_caption(project, caption_id)
+            record["after"] = caption.audit_state()
+    return caption
+
+
+def undo_review(project: Project, caption_id: int, reviewer: str, before: Caption) -> Caption:
+    """Take back ``reviewer``'s accept or reject: the caption is as it was before it.
+
+    Refused when someone else reviewed the caption since, or its author changed it: the
+    undo never overwrites another person's work. One audited change, like the review.
+    """
+    with project.writing("captions"):
+        current = get_caption(project, caption_id)
+        if current.reviewer != reviewer or current.status not in ("accepted", "rejected"):
+            raise StudioError("This caption changed since your decision; it cannot be undone.")
+        with project.change(
+            reviewer, "undo", "caption", caption_id, before=current.audit_state()
+        ) as record:
+            restore_review(
+                project, caption_id, before.text, before.status, before.reject_reason,
+                before.reviewer, before.reviewed_at,
             )
             caption = get_caption(project, caption_id)
             record["after"] = caption.audit_state()

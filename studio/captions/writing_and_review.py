@@ -15,6 +15,7 @@ from studio.captions.records import Caption, CaptionPolicy
 from studio.errors import StudioError
 from studio.events import Event
 from studio.store import Project
+from studio.store.caption_drafts import discard_draft
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,27 @@ class WritingSession:
         if self.current is None:
             return None
         caption = self.own_caption()
-        if caption is None and not text.strip():
-            return None
+        if not text.strip():  # an emptied editor never overwrites the words kept
+            return caption
         if caption is not None and (caption.text == text or caption.status == "accepted"):
             return caption
         return store.save_draft(self.project, self.current, self.author, text)
+
+    def leave(self, text: str) -> None:
+        """Moving on from the pair: keep what is typed; an emptied draft is not kept.
+
+        A caption cleared and left behind leaves no empty draft to find or count (a
+        submitted caption stays as it was: only saving changes it).
+        """
+        if self.current is None:
+            return
+        if text.strip():
+            self.autosave(text)
+            return
+        own = self.own_caption()
+        if own is not None and own.status == "draft":
+            with self.project.writing("captions"):
+                discard_draft(self.project, self.current, self.author)
 
     def save_and_next(self, text: str) -> Caption:
         if self.current is None:
@@ -130,6 +147,7 @@ class ReviewSession:
         self.current: int | None = None
         self.last: int | None = None
         self.order = "pair"  # a key of ``queue.REVIEW_ORDERS``: pair order or by stored rank
+        self.decisions: list[Caption] = []  # each decided caption as it was before, to undo
         self.changed = Event()
 
     def start(self) -> int | None:
@@ -169,10 +187,21 @@ class ReviewSession:
         if self.current is None:
             raise StudioError("There is no caption to review.")
         caption_id = self.current
+        before = store.get_caption(self.project, caption_id)
         caption = store.review_caption(
             self.project, caption_id, self.reviewer, decision, reason=reason, text=text
         )
+        self.decisions.append(before)
         self.go_to(queue.next_to_review(self.project, self.reviewer, caption_id, self.order))
+        return caption
+
+    def undo_last_decision(self) -> Caption | None:
+        """Take back the last accept or reject of this session; its caption on screen."""
+        if not self.decisions:
+            return None
+        before = self.decisions.pop()
+        caption = store.undo_review(self.project, before.id, self.reviewer, before)
+        self.go_to(before.id)
         return caption
 
     def step(self, forward: bool) -> int | None:

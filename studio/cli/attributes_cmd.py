@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from studio.cli.progress import TerminalProgress
+from studio.cli.project_arg import add_project_argument, open_project
 from studio.errors import StudioError
 
 
@@ -18,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     def action(name: str, help_text: str, description: str, func) -> argparse.ArgumentParser:
         sub = actions.add_parser(name, help=help_text, description=description)
-        sub.add_argument("--project", required=True, metavar="P", help="project file or folder")
+        add_project_argument(sub, "project file or folder")
         sub.add_argument("--user", default=None, help="name recorded with the change "
                          "(default: the name in Settings, else your login)")
         sub.set_defaults(func=func)
@@ -63,9 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open(args: argparse.Namespace):
-    from studio.store import Project
-
-    return Project.open(Path(args.project))
+    return open_project(args)
 
 
 def _actor(args: argparse.Namespace) -> str:

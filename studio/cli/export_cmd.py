@@ -18,6 +18,11 @@ FORMATS = {
     "cirr-submission": "CIRR's test-server files test1_pred_ranks_recall.json and "
     "test1_pred_ranks_recall_subset.json (top 50, reference removed; top 3 of the image set) "
     "in the folder OUT",
+    "circo": "CIRCO files (annotations/SPLIT.json, every entry as imported) in the folder OUT",
+    "circo-submission": "CIRCO's test-server file: each query id with its top 50 image ids, "
+    "ranked with the project's model (OUT a folder or a .json file)",
+    "hf": "a Hugging Face dataset folder: Parquet per config and split (triplets, sessions, "
+    "gallery) with the pictures embedded, and a dataset card README.md",
 }
 
 
@@ -42,7 +47,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if name == "cirr-submission":
             parser.add_argument("--split", dest="export_split", default="test1",
                                 help="the CIRR split to predict (test1)")
-        if name in ("ranking", "cirr-submission"):
+        if name == "hf":
+            parser.add_argument("--annotations-only", action="store_true",
+                                help="ids and paths, no picture bytes")
+            parser.add_argument("--split", dest="export_split",
+                                help="only the pairs (and galleries) of this split")
+        if name == "circo-submission":
+            parser.add_argument("--split", dest="export_split", default="test",
+                                help="the CIRCO split to predict (test)")
+            parser.add_argument("--strategy", dest="export_strategy", default="sum",
+                                help="sum (default), text, image, history or combiner:NAME")
+        if name in ("ranking", "cirr-submission", "circo-submission"):
             parser.add_argument(
                 "--model",
                 dest="export_model",
@@ -59,7 +74,7 @@ def run_export(args: argparse.Namespace) -> int:
     from studio.exporters import EXPORTERS
 
     options: dict[str, Any] = {}
-    if args.export_kind in ("ranking", "cirr-submission"):
+    if args.export_kind in ("ranking", "cirr-submission", "circo-submission"):
         from studio.settings import Settings
 
         settings = Settings.load()
@@ -70,8 +85,13 @@ def run_export(args: argparse.Namespace) -> int:
         if args.export_kind == "ranking":
             options["k"] = args.k
             options["strategy"] = args.export_strategy
+        elif args.export_kind == "circo-submission":
+            options["split"] = args.export_split
+            options["strategy"] = args.export_strategy
         else:
             options["split"] = args.export_split
+    if args.export_kind == "hf":
+        options = {"annotations_only": args.annotations_only, "split": args.export_split}
     with open_project(args) as project, TerminalProgress(f"Exporting {args.export_kind}") as bar:
         summary = EXPORTERS[args.export_kind](
             project, args.out, source=args.source, progress=bar, **options

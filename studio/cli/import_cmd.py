@@ -31,6 +31,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="captions/cap.rc2.SPLIT.json and image_splits/split.rc2.SPLIT.json",
         description="Import CIRR: pairs with their caption, image sets and soft targets.",
     )
+    circo = kinds.add_parser(
+        "circo",
+        help="CIRCO: annotations/SPLIT.json and the COCO 2017 unlabeled images",
+        description="Import CIRCO: every query as its file has it (reference, relative "
+        "caption, shared concept, named target, all ground truths, semantic aspects; the "
+        "test split without targets), and the gallery of the COCO unlabeled images found in "
+        "--images (DIR/unlabeled2017/%%012d.jpg). Images the queries name but the folder "
+        "lacks are counted as missing.",
+    )
+    circo.add_argument("root", type=Path, help="the CIRCO folder (holds annotations/)")
+    circo.add_argument(
+        "--images",
+        type=Path,
+        metavar="DIR",
+        help="the COCO unlabeled folder holding unlabeled2017/ (default: "
+        "ROOT/COCO2017_unlabeled)",
+    )
     for parser in (fashioniq, cirr):
         parser.add_argument(
             "root", type=Path, help="the dataset folder (holds captions/ and image_splits/)"
@@ -68,7 +85,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     chatir.add_argument("--images", type=Path, metavar="DIR",
                         help="the folder the image paths start in (default: the project's "
                         "image root)")
-    for parser in (fashioniq, cirr, folder, chatir):
+    hf = kinds.add_parser(
+        "hf",
+        help="a Hugging Face dataset folder written by 'export hf' (Parquet)",
+        description="Import triplets (pairs with their captions, authors, statuses and "
+        "ground truths), sessions (multi-turn transactions) and galleries from a folder "
+        "written by 'cir-studio export hf'. Embedded pictures are written under the "
+        "project's image root at their recorded paths (never over an existing file).",
+    )
+    hf.add_argument("root", type=Path, help="the exported folder")
+    add_project_argument(hf, "the project (created, with an images/ folder beside it as "
+                         "its image root, when the path does not exist)")
+    hf.add_argument("--json", action="store_true", help="print the report as JSON")
+    hf.set_defaults(func=run_import_hf)
+    for parser in (fashioniq, cirr, folder, chatir, circo):
         add_project_argument(
             parser,
             "the project (created, with the images as its image "
@@ -99,6 +129,11 @@ def run_import(args: argparse.Namespace) -> int:
                 report = import_fashioniq(
                     project, args.root, args.images, progress=progress, **options
                 )
+            elif args.import_kind == "circo":
+                from studio.importers.circo import import_circo
+
+                report = import_circo(project, args.root, args.images, progress=progress,
+                                      **options)
             elif args.import_kind == "cirr":
                 report = import_cirr(project, args.root, args.images, progress=progress, **options)
             else:
@@ -140,13 +175,33 @@ def run_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_import_hf(args: argparse.Namespace) -> int:
+    from studio.hf.importer import import_hf
+    from studio.store import resolve_project_path
+
+    where = getattr(args, "sub_project", None) or getattr(args, "project", None) or "."
+    pictures = resolve_project_path(Path(where)).parent / "images"
+    with project_for_import(args, pictures) as project, TerminalProgress("Importing hf") as bar:
+        report = import_hf(project, args.root, actor=cli_user(), progress=bar)
+    if args.json:
+        print(json.dumps(report.to_dict(), sort_keys=True))
+        return 0
+    print(f"Added {report.images_added} images ({report.pictures_written} pictures written), "
+          f"{report.pairs_added} pairs, {report.captions_added} captions and "
+          f"{report.transactions_added} transactions.")
+    if report.missing_images:
+        print(f"{len(report.missing_images)} images have no picture: "
+              + ", ".join(report.missing_images[:LISTED]))
+    return 0
+
+
 def _image_root(args: argparse.Namespace) -> Path:
     """Where a project created by this import keeps its images."""
     if args.import_kind == "folder":
         return args.root
     if args.images:
         return args.images
-    if args.import_kind == "chatir":
+    if args.import_kind in ("chatir", "circo"):
         return args.root
     default = args.root / ("images" if args.import_kind == "fashioniq" else "img_raw")
     return default if default.is_dir() else args.root

@@ -82,7 +82,7 @@ def _device(args: argparse.Namespace) -> str | None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from studio.sessions.preparation import prepare_retrieval
+    from studio.sessions.preparation import prepare_retrieval, skipped_text
     from studio.settings import Settings
 
     if args.batch_size < 1:
@@ -115,7 +115,7 @@ def run_build(args: argparse.Namespace) -> int:
     print(
         f"Indexed {report.indexed} images with '{report.model}' ({report.kind}): "
         f"{report.embedded} embedded, {report.cached} from the cache, {report.added} added, "
-        f"{report.removed} removed, {len(report.skipped)} skipped, in {report.seconds:.1f} s."
+        f"{report.removed} removed, {skipped_text(report)}, in {report.seconds:.1f} s."
     )
     for image_id, reason in report.skipped[:20]:
         print(f"  skipped {image_id}: {reason}")

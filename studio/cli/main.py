@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from studio import __version__
 from studio.cli import (
@@ -20,6 +21,7 @@ from studio.cli import (
     captions_cmd,
     demo_cmd,
     export_cmd,
+    images_cmd,
     import_cmd,
     index_cmd,
     pairs_cmd,
@@ -41,12 +43,23 @@ PROCESS_START = time.perf_counter()
 # Each command module exposes ``register(subparsers)`` and sets ``func`` on its parsers.
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
-COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd)
+COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd, images_cmd)
 COMMAND_MODULES += (project_cmd,)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Argument errors as the one line the README promises: ``cir-studio: error: import
+    fashioniq: …`` and where the help is, no usage block. Subcommand parsers inherit it
+    (``add_subparsers`` makes them of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("cir-studio").strip()
+        where = f"{command}: " if command else ""
+        self.exit(2, f"cir-studio: error: {where}{message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="cir-studio",
         description="CIR Studio: annotate, rate and search composed image retrieval datasets. "
         "Without a command it opens the studio window.",

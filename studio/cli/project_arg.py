@@ -20,14 +20,36 @@ def add_project_argument(
 ) -> None:
     # A separate ``dest``: the top-level ``--project`` would otherwise be overwritten with
     # this parser's default, and ``cir-studio --project P import …`` should work too.
-    parser.add_argument("--project", dest="sub_project", metavar="PATH", help=help_text)
+    # ``--demo`` likewise, both before the command (``cir-studio --demo stats``) and after.
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--project", dest="sub_project", metavar="PATH", help=help_text)
+    where.add_argument(
+        "--demo", dest="sub_demo", action="store_true",
+        help="the demo project, created on first use",
+    )
+
+
+def project_path_of(args: argparse.Namespace) -> Path | str | None:
+    """The project the command line names: ``--project PATH`` or ``--demo`` (drawn on
+    first use, with a progress bar), before or after the command; None when neither."""
+    path = getattr(args, "sub_project", None) or getattr(args, "project", None)
+    if path:
+        return str(path) if is_url(str(path)) else Path(path)  # postgresql://… stays a URL
+    if getattr(args, "sub_demo", False) or getattr(args, "demo", False):
+        from studio.cli.progress import TerminalProgress
+        from studio.demo.project import ensure_demo_project
+        from studio.settings import demo_project_dir
+
+        with TerminalProgress("Creating the demo project (first use)") as progress:
+            return ensure_demo_project(demo_project_dir(), progress=progress)
+    return None
 
 
 def open_project(args: argparse.Namespace) -> Project:
-    path = getattr(args, "sub_project", None) or getattr(args, "project", None)
-    if not path:
-        raise ProjectError("Say which project with --project PATH.")
-    return Project.open(path if is_url(path) else Path(path))
+    path = project_path_of(args)
+    if path is None:
+        raise ProjectError("Say which project with --project PATH (or --demo).")
+    return Project.open(path)
 
 
 def cli_user() -> str:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from studio.cli.project_arg import add_project_argument, open_project
+from studio.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,5 +80,5 @@ def run_export(args: argparse.Namespace) -> int:
     with open_project(args) as project:
         entries = [to_entry(session_transaction(project, session_id)) for session_id in ids]
     write_json(args.out, entries)
-    print(f"Wrote {len(entries)} transaction(s) to {args.out}.")
+    print(f"Wrote {count(len(entries), 'transaction')} to {args.out}.")
     return 0

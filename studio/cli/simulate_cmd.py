@@ -9,6 +9,7 @@ from pathlib import Path
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, cli_user, open_project
 from studio.errors import StudioError
+from studio.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,10 +32,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     simulate.add_argument("--seed", type=int, default=0, help="seed of the dialog list (0)")
     simulate.add_argument("--split", default="test",
                           help="targets from this split ('all' for every image; test)")
-    simulate.add_argument("--users", default="realistic", choices=("realistic", "catalog"),
-                          help="how the simulated users speak: realistic (comparatives, "
-                          "negations, paraphrases, typos, as Fashion IQ's annotators) or "
-                          "catalog (the catalog's own words in fixed templates) (realistic)")
+    simulate.add_argument("--users", default="learned",
+                          choices=("learned", "realistic", "catalog"),
+                          help="how the simulated users speak: learned (the relative "
+                          "captioner learned from Fashion IQ's captions, in annotators' own "
+                          "words), realistic (hand-written templates with comparatives, "
+                          "negations and typos) or catalog (the catalog's own words) (learned)")
+    simulate.add_argument("--captioner", metavar="NAME",
+                          help="learned users: a captioner trained with 'train captioner' "
+                          "(default: the shipped one, trained on Fashion IQ's captions)")
+    simulate.add_argument("--dialogs", type=Path, metavar="FILE",
+                          help="write every turn as a JSON line: dialog, turn, reference, "
+                          "target, text (as typed) and requests (what was meant)")
     simulate.add_argument("--comparative", type=float, default=None,
                           help="share of comparative phrases (realistic 0.6, catalog 0.3)")
     simulate.add_argument("--typo-rate", type=float, default=None,
@@ -54,14 +63,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "'c1 and c2'; prints R@10 and R@50 (%) per category with queries and gallery size, "
         "their average and the score (R@10 + R@50) / 2. CIRR: reference removed, R@1/5/10/50 "
         "and Recall_subset@1/2/3. ChatIR: cumulative Hits@10 after each dialog round 0-10 "
-        "per questioner (--png plots them). Every run is stored in the project.",
+        "per questioner (--png plots them). CIRCO: mAP@5/10/25/50 over all ground truths, "
+        "Recall@K of the named target and mAP@10 per semantic aspect, as the authors' server "
+        "computes them; --predictions scores a submission file without a model. Every run is "
+        "stored in the project.",
     )
-    evaluate.add_argument("protocol", choices=("fashioniq", "cirr", "chatir"))
+    evaluate.add_argument("protocol", choices=("fashioniq", "cirr", "chatir", "circo"))
     add_project_argument(evaluate)
     evaluate.add_argument("--split", default="val",
                           help="Fashion IQ: the split to evaluate, by name (val, the official "
                           "protocol)")
     evaluate.add_argument("--category", help="Fashion IQ: only this category")
+    evaluate.add_argument("--predictions", type=Path, metavar="FILE",
+                          help="CIRCO: score this submission file (query id -> top-50 image "
+                          "ids) instead of ranking with a model")
     evaluate.add_argument("--dataset", help="ChatIR: only this dialogue file (its stem, e.g. "
                           "Human_BLIP2)")
     evaluate.add_argument("--strategy", default="sum", help="how image and text combine: sum, history, text, image or combiner:NAME (sum)")
@@ -137,12 +152,21 @@ def run_simulate(args: argparse.Namespace) -> int:
     )
     with open_project(args) as project:
         context = _context(args, project, build_missing=True)
+        captioner = None
+        if args.captioner:
+            from studio.captions.captioner_training import load_captioner
+
+            captioner = load_captioner(project, args.captioner)
         with TerminalProgress(f"Simulating {config.label}") as progress:
-            result = run_simulation(context, config, progress=progress)
+            result = run_simulation(context, config, progress=progress, captioner=captioner)
         summary = result.summary()
         summary["run_id"] = store_run(project, "simulate", summary, result.queries, cli_user())
     if args.json:
         write_json(args.json, summary)
+    if args.dialogs:
+        from studio.simulation.outputs import write_jsonl
+
+        write_jsonl(args.dialogs, result.turns_said)
     if args.csv:
         write_csv(args.csv, [summary])
     if args.png:
@@ -179,6 +203,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         from studio.cli.chatir_cmd import run_evaluate_chatir
 
         return run_evaluate_chatir(args)
+    if args.protocol == "circo":
+        return _run_circo(args)
     from studio.simulation.outputs import store_run, write_json
     from studio.simulation.protocols import evaluate_cirr
 
@@ -190,6 +216,24 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, report)
     print(json.dumps(report, indent=2, allow_nan=False))
+    return 0
+
+
+def _run_circo(args: argparse.Namespace) -> int:
+    from studio.circo.protocol import evaluate_circo, evaluate_submission, table
+    from studio.simulation.outputs import store_run, write_json
+
+    with open_project(args) as project:
+        if args.predictions:
+            report = evaluate_submission(project, args.split, args.predictions)
+        else:
+            context = _context(args, project, f"CIRCO {args.split}")
+            with TerminalProgress(f"Evaluating CIRCO {args.split}") as progress:
+                report = evaluate_circo(context, args.split, args.strategy, progress=progress)
+        report["run_id"] = store_run(project, "evaluate-circo", report, [], cli_user())
+    if args.json:
+        write_json(args.json, report)
+    print(table(report))
     return 0
 
 
@@ -247,5 +291,5 @@ def run_plot(args: argparse.Namespace) -> int:
     save_plot(args.png, summaries)
     if args.csv:
         write_csv(args.csv, summaries)
-    print(f"Plotted {len(runs)} run(s) into {args.png}.")
+    print(f"Plotted {count(len(runs), 'run')} into {args.png}.")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from studio.cli.project_arg import add_project_argument, open_project
+from studio.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,11 +48,11 @@ def run_stats(args: argparse.Namespace) -> int:
     for entry in annotators:
         rate = f", {entry['per_hour']} per hour" if entry["per_hour"] else ""
         print(
-            f"{entry['name']}: {entry['written']} captions ({entry['accepted']} accepted, "
-            f"{entry['rejected']} rejected, {entry['draft']} drafts){rate}"
+            f"{entry['name']}: {count(entry['written'], 'caption')} ({entry['accepted']} "
+            f"accepted, {entry['rejected']} rejected, {count(entry['draft'], 'draft')}){rate}"
         )
     for name, figures in ranks.items():
-        bars = " ".join(f"{label}:{count}" for label, count in figures["histogram"] if count)
+        bars = " ".join(f"{label}:{n}" for label, n in figures["histogram"] if n)
         print(
             f"{name}: target rank median {figures['median_rank']}, top 10 "
             f"{figures['top10']:.0%} of {figures['captions']} ranked captions ({bars})"

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from studio.cli.project_arg import add_project_argument, cli_user, open_project
+from studio.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -125,8 +126,8 @@ def run_assign(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"assigned": args.what, "per_person": given}, sort_keys=True))
         return 0
-    for name, count in given.items():
-        print(f"{name}: {count} new {args.what} items")
+    for name, n in given.items():
+        print(f"{name}: {count(n, 'new item')} ({args.what})")
     return 0
 
 
@@ -192,7 +193,7 @@ def run_status(args: argparse.Namespace) -> int:
         )
         back = row.came_back_at or "not yet"
         print(
-            f"{row.name}: {work}; {row.packages} packages, last handed out "
-            f"{row.handed_out_at or 'never'}, back {back} ({row.edits_back} edits)"
+            f"{row.name}: {work}; {count(row.packages, 'package')}, last handed out "
+            f"{row.handed_out_at or 'never'}, back {back} ({count(row.edits_back, 'edit')})"
         )
     return 0

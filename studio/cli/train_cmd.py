@@ -1,4 +1,4 @@
-"""``cir-studio train combiner`` and ``cir-studio train list``: composition models."""
+"""``cir-studio train combiner|captioner`` and ``cir-studio train list``: trained models."""
 
 from __future__ import annotations
 
@@ -39,9 +39,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SHARE",
         help="share of the training set drafted from images alone, 0-1 (0)",
     )
+    combiner.add_argument("--drafts-per-image", type=int, default=1, metavar="K",
+                          help="drafted triplets per train image, each with another similar "
+                          "reference (1)")
+    combiner.add_argument("--voice", choices=("learned", "catalog"), default="learned",
+                          help="how drafts are worded: learned (the shipped captioner, "
+                          "annotators' own words) or catalog (fixed phrases) (learned)")
     combiner.add_argument("--json", action="store_true", help="print the summary as JSON")
     combiner.set_defaults(func=run_train)
-    listing = actions.add_parser("list", help="list the project's trained combiners")
+    captioner = actions.add_parser(
+        "captioner",
+        help="learn a relative captioner from the project's human captions",
+        description="Learn how the project's annotators word relative captions (templates "
+        "from their own captions, checked by the caption reader), holding out one pair in "
+        "ten to measure BLEU-4, ROUGE-L, CIDEr-D and faithfulness. Use it with 'simulate "
+        "--users learned --captioner NAME'.",
+    )
+    add_project_argument(captioner)
+    captioner.add_argument("--name", default="captioner", help="the captioner's name (captioner)")
+    captioner.add_argument("--min-captions", type=int, default=200,
+                           help="refuse to learn from fewer captions than this (200)")
+    captioner.add_argument("--json", action="store_true", help="print the summary as JSON")
+    captioner.set_defaults(func=run_train_captioner)
+    listing = actions.add_parser("list", help="list the project's trained combiners and captioners")
     add_project_argument(listing)
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(func=run_list)
@@ -59,6 +79,8 @@ def run_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         device=args.train_device or args.device or "cpu",
         drafted=args.drafted,
+        drafts_per_image=args.drafts_per_image,
+        voice=args.voice,
     )
 
     def epoch_line(row) -> None:
@@ -89,17 +111,56 @@ def run_train(args: argparse.Namespace) -> int:
             "training."
         )
     print(f"Saved to {summary['path']}; use it as --strategy combiner:{summary['name']}.")
+    if summary.get("warning"):
+        print(f"Warning: {summary['warning']}", file=sys.stderr)
+    return 0
+
+
+def run_train_captioner(args: argparse.Namespace) -> int:
+    from studio.captions.captioner_training import train_project_captioner
+
+    with open_project(args) as project, TerminalProgress(f"Training {args.name}") as bar:
+        summary = train_project_captioner(project, args.name, progress=bar,
+                                          min_captions=args.min_captions)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+        return 0
+    held = summary["held_out"]
+    print(
+        f"Captioner '{summary['name']}': {summary['templates']} templates from "
+        f"{summary['train_captions']} captions of {summary['train_pairs']} pairs in "
+        f"{summary['seconds']:.1f} s."
+    )
+    if held["captions"]:
+        print(
+            f"Held-out ({held['captions']} captions of {summary['held_out_pairs']} pairs): "
+            f"BLEU-4 {held['bleu4']:.3f}, ROUGE-L {held['rouge_l']:.3f}, CIDEr-D "
+            f"{held['cider_d']:.3f}; the reader reads back precision {held['precision']:.3f}, "
+            f"recall {held['recall']:.3f} of what it was asked."
+        )
+    print(f"Saved to {summary['path']}; use it with --users learned --captioner {args.name}.")
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from studio.captions.captioner_training import list_captioners
     from studio.training.combiner import list_combiners
 
     with open_project(args) as project:
         configs = list_combiners(project)
+        captioners = list_captioners(project)
     if args.json:
-        print(json.dumps([{**c.to_json(), "path": str(path)} for path, c in configs]))
+        print(json.dumps([{**c.to_json(), "kind": "combiner", "path": str(path)}
+                          for path, c in configs]
+                         + [{**c, "kind": "captioner"} for c in captioners]))
         return 0
+    for summary in captioners:
+        held = summary.get("held_out", {})
+        print(
+            f"captioner {summary['name']:<20} {summary['templates']:>6} templates  "
+            f"{summary['train_captions']:>6} captions  BLEU-4 {held.get('bleu4', 0):.3f}  "
+            f"{str(summary.get('created_at', ''))[:16]}"
+        )
     if not configs:
         print("No trained combiners yet; run 'cir-studio train combiner --project P'.")
         return 0

@@ -60,6 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--retrospective", type=float, default=0.5, metavar="SHARE",
                        help="share of turns from turn 3 on drafted as rollback or combination")
     build.add_argument("--dataset", default="built", help="dataset name (built)")
+    build.add_argument("--voice", choices=("learned", "catalog"), default="learned",
+                       help="how drafts are worded: learned (annotators' own words, from the "
+                       "shipped captioner) or catalog (fixed phrases) (learned)")
     build.add_argument("--json", action="store_true", help="print the drafts as JSON")
     build.set_defaults(func=run_build)
 
@@ -105,7 +108,7 @@ def run_build(args: argparse.Namespace) -> int:
 
     options = BuildOptions(count=args.count, turns=args.turns, category=args.category,
                            seed=args.seed, retrospective_share=args.retrospective,
-                           dataset=args.dataset)
+                           dataset=args.dataset, voice=args.voice)
     with open_project(args) as project:
         # Ties between equally different images go to the most similar by embedding when
         # the project has cached vectors; otherwise to the seeded draw.

@@ -25,6 +25,7 @@ from studio.store.galleries import set_gallery
 from studio.store.records import ImageRecord
 from studio.store.repos import datasets as datasets_repo
 from studio.store.repos import images as images_repo
+from studio.store.repos.ground_truths import add_ground_truths_by_key
 
 BATCH = 1000
 
@@ -40,6 +41,9 @@ class PairEntry:
     split: str
     captions: tuple[str, ...]
     extra: str = "{}"  # dataset fields without a column, as JSON (pairs.extra)
+    # Every image that counts as correct, in dataset order (CIRCO's gt_img_ids); empty for
+    # datasets with one target (pair_ground_truths).
+    ground_truths: tuple[str, ...] = ()
 
 
 @dataclass
@@ -226,4 +230,7 @@ def _insert_pairs(
         ],
         author_id,
         now,
+    )
+    add_ground_truths_by_key(
+        project, source, [(p.external_key, p.ground_truths) for p in batch if p.ground_truths]
     )

@@ -47,6 +47,16 @@ class Problem:
         return {"file": self.file, "entry": self.entry, "key": self.key, "message": self.message}
 
 
+# The command line's advice in a refused import's message; a window says what to do there
+# instead (``for_the_window``), never a flag a person cannot type into it.
+SKIP_HINT = "use --skip-invalid to import the valid entries"
+
+
+def for_the_window(message: str, remedy: str) -> str:
+    """A refusal written for a dialog: the command-line advice replaced by ``remedy``."""
+    return message.replace(SKIP_HINT, remedy)
+
+
 class ImportValidationError(ValidationError):
     """The input has problems; ``problems`` lists them all, the message the first few.
 
@@ -59,8 +69,8 @@ class ImportValidationError(ValidationError):
         more = f"; … and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         super().__init__(
-            f"{dataset} import refused, nothing was written ({count}; use --skip-invalid to "
-            f"import the valid entries): {listed}{more}"
+            f"{dataset} import refused, nothing was written ({count}; {SKIP_HINT}): "
+            f"{listed}{more}"
         )
 
 

@@ -27,6 +27,7 @@ from studio.sessions.setup import SessionContext
 from studio.sessions.store import SessionRecorder, session_transaction
 from studio.sessions.strategies import DEFAULT_STRATEGY
 from studio.sessions.turn_references import FACETS, Keep, ParsedTurn, facet_noun, phrase_turn
+from studio.wording import count
 
 #: The gallery filter's default: the category of the current reference (else the target's).
 REFERENCE_CATEGORY = "reference"
@@ -62,8 +63,12 @@ class TargetView:
     rank: int | None
     gallery_size: int
     shown: bool  # among the results on screen
+    searched: bool = True  # a turn has run: before the first, there is no rank to give
 
     def text(self) -> str:
+        if not self.searched:
+            return (f"Target {self.image_id}: no rank before the first turn "
+                    f"({self.gallery_size:,} images to search)")
         if self.rank is None:
             return f"Target {self.image_id}: not in this gallery"
         where = "" if self.shown else " (below the shown results)"
@@ -87,6 +92,7 @@ class RetrievalController:
         self._categories = {
             image.id: image.category for image in self.project.iter_images() if not image.missing
         }
+        self._gallery_sizes: dict[str | None, int] = {}
 
     # -- what the views show ---------------------------------------------------------
 
@@ -109,6 +115,15 @@ class RetrievalController:
     @property
     def target_id(self) -> str | None:
         return self.session.target_id if self.session is not None else None
+
+    def correct_ids(self) -> frozenset[str]:
+        """Every ground truth of the query this session started from: when its first
+        reference and its target are a pair with several (CIRCO), all of them count."""
+        if not self.turns:
+            return frozenset()
+        from studio.circo.correct import correct_for_query
+
+        return correct_for_query(self.project, self.turns[0].reference_id, self.target_id)
 
     def image_ids(self) -> list[str]:
         """Every image that can be a reference (its file exists)."""
@@ -133,24 +148,34 @@ class RetrievalController:
     def gallery_text(self) -> str:
         category = self.gallery_category
         size = self.gallery_size()
-        where = f"{category} images" if category else "all images"
-        return f"Searching {size:,} {where}"
+        if size == 0:  # never "Searching 0 all images"
+            return f"No {category + ' ' if category else ''}images to search"
+        if category:
+            return f"Searching {count(size, f'{category} image')}"
+        return "Searching the only image" if size == 1 else f"Searching all {size:,} images"
 
     def gallery_size(self) -> int:
+        """How many images the next turn searches: counted by the same membership test
+        as the search (an image may belong to several galleries in Fashion IQ)."""
         category = self.gallery_category
-        return sum(1 for c in self._categories.values() if category is None or c == category)
+        if category not in self._gallery_sizes:
+            allowed = self.context.index.allowed_positions(category)
+            size = len(self.context.index) if allowed is None else len(allowed)
+            self._gallery_sizes[category] = size
+        return self._gallery_sizes[category]
 
     def can_save_transaction(self) -> bool:
         """A composed session with at least one turn that had a reference image."""
         return not self.is_chat and any(t.reference_id for t in self.turns)
 
-    def rank_text(self) -> str:
-        """ "Target rank: 3 (was 7)" after a turn; "Target: hidden" before the first."""
+    def rank_text(self, revealed: bool = False) -> str:
+        """ "Target rank: 3 (was 7)" after a turn; before the first, "Target: hidden" (or,
+        with the target shown, that it has no rank yet)."""
         if self.target_id is None:
             return ""
         turn = self.last_turn
         if turn is None:
-            return "Target: hidden"
+            return "Target: no rank before the first turn" if revealed else "Target: hidden"
         if turn.target_rank is None:
             return "Target: not in this gallery"
         earlier = [t.target_rank for t in self.turns[:-1] if t.target_rank]
@@ -164,7 +189,9 @@ class RetrievalController:
         turn = self.last_turn
         rank = turn.target_rank if turn is not None else None
         shown = rank is not None and rank <= self.options.k
-        return TargetView(target, rank, self.gallery_size(), shown)
+        # Before the first turn the target has no rank: it is not "not in this gallery"
+        # (what Reveal said beside "Searching 666 toptee images", issue #27 D8).
+        return TargetView(target, rank, self.gallery_size(), shown, searched=turn is not None)
 
     # -- sessions --------------------------------------------------------------------
 

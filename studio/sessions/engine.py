@@ -7,6 +7,13 @@ The *item of a turn* is what the user carried forward from it: the result they c
 the next reference (or, if they chose none, the reference they kept). Rollback ("I still
 prefer the item from the second turn") makes that item the reference again; combination
 ("keep the colour of turn 1") adds the kept facet of that item as a constraint.
+
+A rollback goes back to that turn's *state*, not only its item: the turn's history (the
+texts and constraints of the turns that led to it) plus the new request, so "I still
+prefer the item from the first turn, but in red" is turn 1's request with red, and what
+turns 2 and 3 asked for no longer applies. Later turns build on that branch. (A shopper
+going back to an earlier item is abandoning what came after it; to carry a later facet
+along, say so: "keep the neckline of the second turn".)
 """
 
 from __future__ import annotations
@@ -102,6 +109,9 @@ class RetrievalSession:
         self.split = split
         self.turns: list[SessionTurn] = []
         self._inputs: list[TurnInput] = []
+        # Per turn, the turns (0-based) whose inputs make up its history, itself last: the
+        # previous turn's history plus this turn, or after a rollback the named turn's.
+        self._histories: list[list[int]] = []
         self.asked_facets: list[str] = []
         cache = shared_cache if shared_cache is not None else {}
         self._allowed: dict[tuple[str | None, str | None], np.ndarray | None] = cache.setdefault(
@@ -166,11 +176,16 @@ class RetrievalSession:
         reference_vector = self.index.image_vector(reference) if reference else None
         encoded = time.perf_counter()
         turn_input = TurnInput(reference_vector, text_vector, constraints, kept)
-        query = self.strategy.compose([*self._inputs, turn_input])
+        basis = (
+            self._history_of(resolve_turn(parsed.rollback_to, number))
+            if parsed.rollback_to is not None
+            else self._history_of(number - 1)
+        )
+        query = self.strategy.compose([*(self._inputs[i] for i in basis), turn_input])
         turn = SessionTurn(number, kind, reference, text, asked=asked, kept=kept,
                            requests=requests, constraints=constraints)
         self._retrieve(turn, query, exclude=[reference] if reference else [])
-        self._inputs.append(turn_input)
+        self._add_input(turn_input, basis)
         turn.timings.update(
             encode_ms=_ms(encode_started, encoded), total_ms=_ms(started, time.perf_counter())
         )
@@ -198,7 +213,8 @@ class RetrievalSession:
         phrase = affirmative if question is None else f"{affirmative} {question.facet}"
         vector = self.index.text_vectors([phrase])[0]
         turn_input = TurnInput(None, vector, constraints)
-        query = self.strategy.compose([*self._inputs, turn_input])
+        basis = self._history_of(number - 1)
+        query = self.strategy.compose([*(self._inputs[i] for i in basis), turn_input])
         turn = SessionTurn(
             number, "chat", None, answer_text, asked=asked, requests=requests,
             constraints=constraints,
@@ -206,10 +222,18 @@ class RetrievalSession:
             answer=None if question is None else answer_text,
         )
         self._retrieve(turn, query, exclude=[])
-        self._inputs.append(turn_input)
+        self._add_input(turn_input, basis)
         turn.timings["total_ms"] = _ms(started, time.perf_counter())
         self.turns.append(turn)
         return turn
+
+    def _history_of(self, number: int) -> list[int]:
+        """The turns (0-based) in turn ``number``'s history; none before the first turn."""
+        return list(self._histories[number - 1]) if number >= 1 else []
+
+    def _add_input(self, turn_input: TurnInput, basis: list[int]) -> None:
+        self._histories.append([*basis, len(self._inputs)])
+        self._inputs.append(turn_input)
 
     def next_question(self, questioner: Questioner, top: int = 20) -> Question | None:
         """What the system asks after the latest round, about its current top results."""

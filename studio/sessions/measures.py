@@ -82,8 +82,13 @@ class ImageMeasures:
             return {}
 
     def _save_cache(self, cache: dict[str, list[float]]) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(dir=self.file.parent, suffix=".tmp")
+        """Keep the measures for next time; a project on a read-only folder measures again
+        on each load instead of failing (the cache only saves time)."""
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(dir=self.file.parent, suffix=".tmp")
+        except OSError:
+            return
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(cache, out)
         os.replace(name, self.file)  # atomic: a reader never sees half a file

@@ -13,8 +13,16 @@ from typing import Any
 
 from studio.index_service import DEFAULT_KIND, BuildReport, build_index, index_status
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.picture_files import refuse_without_pictures
 from studio.store import Project
 from studio.store.repos import attributes as attributes_repo
+
+
+def skipped_text(report: BuildReport) -> str:
+    """ "12 skipped (10 without a picture file)": missing pictures count as skipped."""
+    total = len(report.skipped) + report.missing
+    detail = f" ({report.missing:,} without a picture file)" if report.missing else ""
+    return f"{total:,} skipped{detail}"
 
 
 def has_attribute_labels(project: Project) -> bool:
@@ -34,7 +42,7 @@ class PreparedRetrieval:
         line = (
             f"Index ready: {report.indexed:,} images with '{report.model}' ({report.kind}); "
             f"{report.embedded:,} embedded, {report.cached:,} from the cache, "
-            f"{len(report.skipped):,} skipped, in {report.seconds:.1f} s."
+            f"{skipped_text(report)}, in {report.seconds:.1f} s."
         )
         if self.extracted is not None:
             line += (
@@ -62,9 +70,11 @@ def prepare_retrieval(
     """Extract attributes from text when the project has none, then build the index."""
     from backends.index import index_class
     from studio.attributes.extract import extract_from_text
-    from studio.index_service import load_project_model
+    from studio.index_service import ensure_index_buildable, load_project_model
 
     index_class(kind)  # an unknown kind fails before any work
+    ensure_index_buildable(project)  # read-only: one clear line before any work
+    refuse_without_pictures(project)  # no picture files: say why before reading labels
     extracted = None
     if not has_attribute_labels(project):
         extracted = extract_from_text(project, actor, progress=progress, cancel=cancel)

@@ -61,6 +61,16 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(temporary, path)
 
 
+def write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """One JSON object per line, written to a temporary file and renamed into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    temporary.replace(path)
+
+
 def write_csv(path: Path, summaries: Sequence[dict[str, Any]]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -78,34 +88,55 @@ def write_csv(path: Path, summaries: Sequence[dict[str, Any]]) -> None:
                 ])
 
 
-def plot_runs(summaries: Sequence[dict[str, Any]], figure=None):
-    """Recall@10 per turn per method, and mean target rank per round, side by side."""
+def plot_runs(
+    summaries: Sequence[dict[str, Any]], figure=None, labels: Sequence[str] | None = None
+):
+    """Recall@10 per turn per method, and mean target rank per round, side by side.
+
+    ``labels`` name the runs (the Experiments tab passes "#7 history/attribute"); runs
+    that would share a label get a number, so two runs of one strategy stay apart. One
+    legend for both plots sits below them, never over a curve.
+    """
     if figure is None:
         from matplotlib.figure import Figure
 
         figure = Figure(figsize=(10, 4), layout="constrained")
     figure.clear()
+    names = distinct_labels(labels or [summary["label"] for summary in summaries])
     recall_axes, rank_axes = figure.subplots(1, 2)
-    for summary in summaries:
+    for summary, name in zip(summaries, names, strict=True):
         turns = [row["turn"] for row in summary["per_turn"]]
         recall = [row["recall_at"]["10"] for row in summary["per_turn"]]
         low = [row["recall_ci"]["10"][0] for row in summary["per_turn"]]
         high = [row["recall_ci"]["10"][1] for row in summary["per_turn"]]
-        line = recall_axes.plot(turns, recall, marker="o", label=summary["label"])[0]
+        line = recall_axes.plot(turns, recall, marker="o", label=name)[0]
         recall_axes.fill_between(turns, low, high, color=line.get_color(), alpha=0.15)
         rank_axes.plot(turns, [_number(row["mean_rank"]["value"]) for row in summary["per_turn"]],
-                       marker="o", label=summary["label"])
-    recall_axes.set(title="Recall@10 per turn (95% CI)", xlabel="turn", ylabel="Recall@10",
-                    ylim=(0, 1.02))
-    rank_axes.set(title="Mean target rank per round", xlabel="turn / round",
-                  ylabel="mean rank", yscale="log")
+                       marker="o", label=name, color=line.get_color())
+    # Short titles: at 1024 x 700 each plot is about 300 px wide.
+    recall_axes.set(xlabel="turn", ylabel="Recall@10", ylim=(0, 1.02))
+    recall_axes.set_title("Recall@10 per turn (95% CI)", fontsize="medium")
+    rank_axes.set(xlabel="turn / round", ylabel="mean rank", yscale="log")
+    rank_axes.set_title("Mean target rank", fontsize="medium")
     from matplotlib.ticker import MaxNLocator
 
     for axes in (recall_axes, rank_axes):
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.grid(alpha=0.3)
-        axes.legend(fontsize="small")
+    if names:
+        figure.legend(recall_axes.get_lines(), names, loc="outside lower center",
+                      ncols=min(len(names), 3), fontsize="small", frameon=False)
     return figure
+
+
+def distinct_labels(labels: Sequence[str]) -> list[str]:
+    """``labels`` with repeats numbered: "history/attribute", "history/attribute (2)"."""
+    seen: dict[str, int] = {}
+    named = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        named.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return named
 
 
 def _number(value: float | None) -> float:

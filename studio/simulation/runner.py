@@ -48,7 +48,7 @@ class RunConfig:
     questioner: str = "infogain"
     comparative: float | None = None  # None: the users' preset (catalog 0.3, realistic 0.6)
     noise: float | None = None  # None: the preset's (catalog 0, realistic 0.03)
-    users: str = "realistic"  # how the simulated users speak: "realistic" or "catalog"
+    users: str = "learned"  # how the simulated users speak: learned, realistic or catalog
     typo_rate: float | None = None  # None: the preset's (catalog 0, realistic 0.03)
 
     def __post_init__(self) -> None:
@@ -69,7 +69,7 @@ class RunConfig:
 
     @property
     def label(self) -> str:
-        suffix = "" if self.users == "realistic" else f"/{self.users} users"
+        suffix = "" if self.users == "learned" else f"/{self.users} users"
         if self.simulator == "chat":
             return f"chat/{self.questioner}{suffix}"
         return f"{self.strategy}/{self.simulator}{suffix}"
@@ -82,6 +82,9 @@ class RunResult:
     gallery_sizes: list[int]
     queries: list[dict[str, Any]] = field(default_factory=list)
     texts: list[list[str]] = field(default_factory=list)
+    # Every turn as the simulated person typed it, with what they meant to say:
+    # {"dialog", "turn", "reference", "target", "text", "requests"} (``simulate --dialogs``).
+    turns_said: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
     def per_turn(self) -> list[dict[str, Any]]:
@@ -141,7 +144,9 @@ def run_simulation(
     *,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    captioner: Any = None,
 ) -> RunResult:
+    """``captioner``: the learned users' captioner (None: the shipped one)."""
     started = time.perf_counter()
     dialogs = dialog_list(context, config.n, config.seed, config.split)
     values = _facet_values(context)
@@ -155,11 +160,14 @@ def run_simulation(
             config.strategy, mode="chat" if config.simulator == "chat" else "composed",
             target_id=target, k=10, category=category,
         )
+        said: list[dict[str, Any]] = []
         if config.simulator == "chat":
-            ranks, texts = _chat_dialog(context, session, config, target, category, number)
+            ranks, texts = _chat_dialog(context, session, config, target, category, number,
+                                        said, captioner)
         else:
             ranks, texts = _composed_dialog(context, session, config, target, start, values,
-                                            number)
+                                            number, said, captioner)
+        result.turns_said.extend({"dialog": number, "target": target, **turn} for turn in said)
         result.ranks.append(ranks)
         result.texts.append(texts)
         result.gallery_sizes.append(context.project.count_images(category=category) - 1)
@@ -170,10 +178,12 @@ def run_simulation(
 
 
 def _composed_dialog(context, session, config: RunConfig, target: str, start: str,
-                     values: dict[str, Sequence[str]], number: int):
+                     values: dict[str, Sequence[str]], number: int,
+                     said: list[dict[str, Any]], captioner: Any = None):
     user_class = RetrospectiveUser if config.simulator == "retrospective" else \
         AttributeDifferenceUser
-    user = user_class(seed=config.seed * 100_003 + number, **_user_settings(config))
+    user = user_class(seed=config.seed * 100_003 + number, captioner=captioner,
+                      **_user_settings(config))
     truth = context.facets.get(target, {})
     history = [context.facets.get(start, {})]
     ranks: list[float | None] = []
@@ -185,6 +195,8 @@ def _composed_dialog(context, session, config: RunConfig, target: str, start: st
             texts.append("")
             continue
         text = user.turn(turn_number, truth, history, values)
+        said.append({"turn": turn_number, "reference": session.current_reference or start,
+                     "text": text, "requests": _meant(user, text)})
         turn = session.composed_turn(text, reference_id=reference)
         reference = None
         top = turn.results[0].id if turn.results else None
@@ -198,8 +210,19 @@ def _composed_dialog(context, session, config: RunConfig, target: str, start: st
     return ranks, texts
 
 
+def _meant(user: Any, text: str) -> list[dict[str, Any]]:
+    """What the person meant to say: the learned users' own requests; for the template
+    users (which build text, not requests) the reader's reading of what they typed."""
+    requests = getattr(user, "last_requests", None)
+    if getattr(user, "style", "") != "learned" or requests is None:
+        from studio.captions.reading import read_caption
+
+        requests = read_caption(text)
+    return [r.to_json() for r in requests]
+
+
 def _chat_dialog(context, session, config: RunConfig, target: str, category: str,
-                 number: int):
+                 number: int, said: list[dict[str, Any]], captioner: Any = None):
     rng = random.Random(f"chat:{config.seed}:{number}")
     truth = context.facets.get(target, {})
     names = context.facet_map.names
@@ -207,12 +230,14 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
                   else RandomQuestioner(names, seed=config.seed * 100_003 + number))
     settings = _user_settings(config)
     answerer = ChatAnswerer(style=config.users, seed=config.seed * 100_003 + number,
-                            typo_rate=settings["typo_rate"])
+                            typo_rate=settings["typo_rate"], captioner=captioner)
     opening = describe_target(truth, category, rng)
-    if config.users == "realistic" and truth:
+    if config.users in ("realistic", "learned") and truth:
         facet = rng.choice(sorted(truth))
         opening = f"a {category} that {say(facet, truth[facet], rng) or truth[facet]}"
     turn = session.chat_turn(opening)
+    said.append({"turn": 0, "reference": None, "text": opening,
+                 "requests": [r.to_json() for r in _read(opening)]})
     ranks: list[float | None] = [turn.target_rank]
     texts = [opening]
     for _ in range(config.turns):
@@ -222,10 +247,18 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
             texts.append("")
             continue
         answer = answerer.answer(question.facet, truth)
+        said.append({"turn": len(said), "reference": None, "text": answer,
+                     "requests": [r.to_json() for r in answerer.last_requests]})
         turn = session.chat_turn(answer, question)
         ranks.append(turn.target_rank)
         texts.append(f"{question.text} {answer}")
     return ranks, texts
+
+
+def _read(text: str) -> list[Any]:
+    from studio.captions.reading import read_caption
+
+    return read_caption(text)
 
 
 def _user_settings(config: RunConfig) -> dict[str, Any]:
@@ -237,7 +270,7 @@ def _user_settings(config: RunConfig) -> dict[str, Any]:
         settings["typo_rate"] = config.typo_rate
     if config.noise is not None:
         settings["noise"] = config.noise
-    if config.users == "realistic":
+    if config.users in ("realistic", "learned"):
         settings["max_facets"] = 3
     return settings
 

@@ -28,7 +28,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from studio.captions.reading import Request
 from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
 from studio.simulation import phrasing
 
@@ -87,7 +89,7 @@ def join(phrases: Sequence[str]) -> str:
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
-STYLES = ("catalog", "realistic")
+STYLES = ("catalog", "realistic", "learned")
 # Settings of each style's users; explicit arguments override them.
 PRESETS: dict[str, dict[str, float]] = {
     "catalog": {"comparative": 0.3, "typo_rate": 0.0, "negation": 0.0, "filler": 0.0,
@@ -96,6 +98,10 @@ PRESETS: dict[str, dict[str, float]] = {
     # of pairs (bench/bench_caption_flags.py), so people do misstate a value now and then.
     "realistic": {"comparative": 0.6, "typo_rate": 0.03, "negation": 0.25, "filler": 0.15,
                   "noise": 0.03},
+    # learned: the captioner's templates already carry people's typos, fillers and
+    # paraphrases, so only what to say is drawn here (how often people compare or negate).
+    "learned": {"comparative": 0.5, "typo_rate": 0.0, "negation": 0.15, "filler": 0.0,
+                "noise": 0.03},
 }
 
 
@@ -135,14 +141,19 @@ class AttributeDifferenceUser:
     typo_rate: float = 0.0  # realistic: chance per word of four letters or more
     negation: float = 0.0  # realistic: chance to say what the reference has and is unwanted
     filler: float = 0.0  # realistic: chance to add a style word that carries nothing
+    captioner: Any = None  # learned: a PhraseCaptioner (None: the shipped one)
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
             raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
         self.random = random.Random(self.seed)
+        self.last_requests: list[Request] = []  # what the last text meant to say
 
     def describe(self, target: Facets, current: Facets, all_values: Mapping[str, Sequence[str]],
                  opener: bool = True) -> str:
+        if self.style == "learned":
+            text = self._learned(target, current, all_values)
+            return text if opener else text[:1].lower() + text[1:]
         if self.style == "realistic":
             return self._realistic(target, current, all_values, opener)
         diffs = differences(target, current)
@@ -203,6 +214,82 @@ class AttributeDifferenceUser:
             text = rng.choice(phrasing.OPENERS) + text
         return phrasing.misspell(text, self.typo_rate, rng)
 
+    def requests_for(self, target: Facets, current: Facets,
+                     all_values: Mapping[str, Sequence[str]]) -> list[Request]:
+        """What a person would ask for: up to three real differences, some compared, some
+        negated, now and then a wrong value (``noise``)."""
+        rng = self.random
+        diffs = differences(target, current)
+        rng.shuffle(diffs)
+        count = min(self.max_facets, rng.choice((1, 1, 2, 2, 3)))
+        out: list[Request] = []
+        for facet in diffs[:count]:
+            value = target[facet]
+            if self.noise and rng.random() < self.noise:
+                wrong = [v for v in all_values.get(facet, ()) if v != value]
+                value = rng.choice(wrong) if wrong else value
+            way = direction(facet, value, current[facet])
+            if way is not None and rng.random() < self.comparative:
+                out.append(Request(way[0], way[1]))  # type: ignore[arg-type]
+                continue
+            if facet != "graphic" and rng.random() < self.negation:
+                out.append(Request(facet, "not", current[facet]))
+                if rng.random() < 0.5:
+                    continue
+            out.append(Request(facet, "is", value))
+        return list(dict.fromkeys(out))
+
+    def _learned_requests(self, target: Facets, current: Facets,
+                          all_values: Mapping[str, Sequence[str]]) -> list[Request]:
+        """What to say, chosen as the captioner's people chose: as many requests per
+        caption as they wrote (none now and then), facets as often as they named them,
+        comparatives and negations as often as they used them for that facet."""
+        rng, model = self.random, self.captioner
+        wanted = model.how_many(rng)
+        diffs = differences(target, current)
+        out: list[Request] = []
+        while diffs and len(out) < wanted:
+            weights = [self._facet_weight(f, target[f], current[f]) for f in diffs]
+            if not any(weights):
+                break
+            facet = rng.choices(diffs, weights)[0]
+            diffs.remove(facet)
+            value = target[facet]
+            if self.noise and rng.random() < self.noise:
+                wrong = [v for v in all_values.get(facet, ()) if v != value]
+                value = rng.choice(wrong) if wrong else value
+            way = direction(facet, value, current[facet])
+            said = model.op_weight(facet, "is")
+            compared = model.op_weight(way[0], way[1]) if way is not None else 0
+            negated = model.op_weight(facet, "not")
+            pick = rng.choices(("is", "cmp", "not"), (said + 1, compared, negated))[0]
+            if pick == "cmp" and way is not None:
+                out.append(Request(way[0], way[1]))  # type: ignore[arg-type]
+            elif pick == "not":
+                out.append(Request(facet, "not", current[facet]))
+            else:
+                out.append(Request(facet, "is", value))
+        return list(dict.fromkeys(out))
+
+    def _facet_weight(self, facet: str, value: str, current: str) -> float:
+        """How often people named this facet (its comparatives included)."""
+        model = self.captioner
+        weight = sum(model.op_weight(facet, op) for op in ("is", "not", "more", "less"))
+        way = direction(facet, value, current)
+        if way is not None and way[0] != facet:
+            weight += model.op_weight(way[0], way[1])
+        return float(weight)
+
+    def _learned(self, target: Facets, current: Facets,
+                 all_values: Mapping[str, Sequence[str]]) -> str:
+        if self.captioner is None:
+            from studio.captions.captioner_training import shipped_captioner
+
+            self.captioner = shipped_captioner()
+        self.last_requests = self._learned_requests(target, current, all_values)
+        text = self.captioner.say(self.last_requests, self.random)
+        return phrasing.misspell(text, self.typo_rate, self.random)
+
     def turn(self, number: int, target: Facets, history: Sequence[Facets],
              all_values: Mapping[str, Sequence[str]]) -> str:
         """The text of turn ``number`` given the items carried forward so far."""
@@ -246,16 +333,26 @@ class ChatAnswerer:
     style: str = "catalog"
     seed: int = 0
     typo_rate: float = 0.0
+    captioner: Any = None  # learned: a PhraseCaptioner (None: the shipped one)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
+        self.last_requests: list[Request] = []
 
     def answer(self, facet: str, target: Facets) -> str:
         value = target.get(facet)
+        self.last_requests = [] if value is None else [Request(facet, "is", value)]
         if value is None:
             return "unknown" if self.style == "catalog" else "I can't tell"
         if self.style == "catalog":
             return value
+        if self.style == "learned":
+            if self.captioner is None:
+                from studio.captions.captioner_training import shipped_captioner
+
+                self.captioner = shipped_captioner()
+            said = self.captioner.say(self.last_requests, self.random)
+            return phrasing.misspell(said, self.typo_rate, self.random)
         said = phrasing.say(facet, value, self.random) or value
         said = self.random.choice((f"it {said}", said, said.removeprefix("is ")))
         return phrasing.misspell(said, self.typo_rate, self.random)

@@ -303,6 +303,19 @@ ALTER TABLE captions ADD COLUMN rank_text TEXT;
 ALTER TABLE captions ADD COLUMN ranked_at TEXT;
 """
 
+# Version 8 (#26): several ground truths per pair (CIRCO's ``gt_img_ids``), in file order.
+# ``image_id`` has no foreign key: a ground truth may be an image whose file is not (yet)
+# in the project, and it must survive so an export gives the list back as it was.
+MIGRATION_8 = """
+CREATE TABLE pair_ground_truths (
+    pair_id INTEGER NOT NULL REFERENCES pairs (id) ON DELETE CASCADE,
+    image_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (pair_id, image_id)
+);
+CREATE INDEX pair_ground_truths_image ON pair_ground_truths (image_id);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
     MIGRATION_2,
@@ -311,5 +324,6 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_5,
     MIGRATION_6,
     MIGRATION_7,
+    MIGRATION_8,
 )
 LATEST_VERSION = len(MIGRATIONS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 Role = Literal["annotator", "reviewer", "rater", "researcher", "admin"]
@@ -37,7 +37,9 @@ class ImageRecord:
             )
 
     def to_row(self) -> dict[str, object]:
-        row = asdict(self)
+        # A shallow copy: every field is a scalar, and ``asdict``'s deep copy costs more
+        # than the insert itself for a 120,000-image gallery (CIRCO).
+        row: dict[str, object] = {name: getattr(self, name) for name in self.__dataclass_fields__}
         row["missing"] = int(self.missing)
         return row
 

@@ -41,6 +41,7 @@ from studio.store.repos import people as people_repo
 from studio.store.repos import team as team_repo
 from studio.store.repos import team_merge as merge_repo
 from studio.team.records import GLOBAL_KEY, KINDS, Field, Kind, Record, content_hash, read
+from studio.wording import count
 
 REVIEW_FIELDS = {"reviewer_id": None, "reviewed_at": None, "reject_reason": None}
 
@@ -78,17 +79,18 @@ class MergeReport:
 
     def summary(self) -> str:
         added = ", ".join(
-            _count(n, NOUNS.get(table, table))
+            count(n, NOUNS.get(table, table))
             for table, n in sorted(self.added.items(), key=lambda i: (i[0] == "audit_log", i[0]))
             if n
         )
         edited = sum(self.updated.values())
         text = (
-            f"{self.person}'s package: new {added or 'nothing'}; {edited} edited, "
-            f"{sum(self.removed.values())} removed, {_count(len(self.conflicts), 'conflict')}"
+            f"{self.person}'s package: {f'new {added}' if added else 'nothing new'}; "
+            f"{edited} edited, {sum(self.removed.values())} removed, "
+            f"{count(len(self.conflicts), 'conflict')}"
         )
         if self.unplaced:
-            text += f", {_count(len(self.unplaced), 'record')} could not be placed"
+            text += f", {count(len(self.unplaced), 'record')} could not be placed"
         return text
 
 
@@ -106,12 +108,6 @@ NOUNS = {
     "pairs": "pair",
     "transactions": "transaction",
 }
-
-
-def _count(number: int, noun: str) -> str:
-    if number == 1:
-        return f"1 {noun}"
-    return f"{number} {'people' if noun == 'person' else noun + 's'}"
 
 
 def open_package(path: Path, scratch: Path) -> PackageFile:

@@ -3,10 +3,11 @@
 - every submitted or accepted caption of a pair is one triplet (``captions``);
 - every accepted turn of a multi-turn transaction is one (``turns``): the image it
   modifies (an earlier one after a rollback), its text, the image it leads to;
-- with a drafted share, triplets drafted from images alone (``drafted``): each target
-  paired with its most similar image by embedding that differs in one to three
-  attributes, the text written from those differences the way the transaction builder
-  phrases them ("is blue with long sleeves").
+- with a drafted share, triplets drafted from images alone (``drafted``, InstructCIR's
+  idea): each target paired with its most similar images by embedding that differ in one
+  to three attributes (``per_image`` of them), the text written from those differences in
+  the transaction builder's voice: the learned captioner's (annotators' own words) by
+  default, or the catalog phrases ("is blue with long sleeves").
 
 A triplet's split is its target's. Train-split triplets train; val-split triplets decide
 early stopping. Drafts are made from train-split images only.
@@ -69,17 +70,20 @@ def annotated_triplets(project: Project) -> list[Triplet]:
     return out
 
 
-def drafted_count(share: float, annotated_train: int, train_images: int) -> int:
+def drafted_count(share: float, annotated_train: int, train_images: int,
+                  per_image: int = 1) -> int:
     """How many triplets to draft so they make up ``share`` of the training set.
 
-    With nothing annotated (or a share of 1) one draft per train-split image.
+    With nothing annotated (or a share of 1) ``per_image`` drafts per train-split image.
     """
     if not 0.0 <= share <= 1.0:
         raise StudioError("--drafted takes a share between 0 and 1 (e.g. 0.5).")
+    if per_image < 1:
+        raise StudioError("--drafts-per-image must be at least 1.")
     if share == 0.0:
         return 0
     if share >= 1.0 or annotated_train == 0:
-        return train_images
+        return train_images * per_image
     return int(round(annotated_train * share / (1.0 - share)))
 
 
@@ -89,11 +93,14 @@ def draft_triplets(
     vectors: Callable[[Sequence[str]], tuple[list[str], np.ndarray]],
     seed: int = 0,
     split: str = "train",
+    per_image: int = 1,
+    voice: phrasing.Voice | None = None,
 ) -> list[Triplet]:
     """Up to ``count`` triplets drafted from ``split``'s images (see the module docstring).
 
     ``vectors(ids)`` returns the ids that have a unit image vector, and those vectors.
     """
+    voice = voice or phrasing.Voice()
     if count <= 0:
         return []
     images = [image for image in project.iter_images(split=split) if not image.missing]
@@ -113,12 +120,15 @@ def draft_triplets(
         similarity = matrix @ matrix.T
         np.fill_diagonal(similarity, -np.inf)
         for row, target in enumerate(ids):
+            found = 0
             for column in np.argsort(-similarity[row])[:DRAFT_NEIGHBOURS]:
                 reference = ids[int(column)]
                 diffs = data.differences(reference, target)
                 if 1 <= len(diffs) <= most:
-                    text = phrasing.describe(diffs, data.types)
+                    text = voice.say(diffs, data.types)
                     candidates.append(Triplet(reference, text, target, split, "drafted"))
-                    break
+                    found += 1
+                    if found >= per_image:
+                        break
     rng.shuffle(candidates)
-    return candidates[:count]  # at most one draft per target image
+    return candidates[:count]  # at most ``per_image`` drafts per target image

@@ -34,6 +34,7 @@ class BuildOptions:
     retrospective_share: float = 0.5  # of the turns from 3 on
     max_differences: int = 3
     dataset: str = "built"
+    voice: str = "learned"  # "learned": the shipped captioner's words; "catalog": fixed phrases
 
     def __post_init__(self) -> None:
         if self.count < 1 or self.turns < 1:
@@ -42,6 +43,9 @@ class BuildOptions:
             raise StudioError("The share of retrospective turns must lie between 0 and 1.")
         if self.max_differences < 1:
             raise StudioError("Allow at least one attribute difference per turn.")
+        if self.voice not in ("learned", "catalog"):
+            raise StudioError(f"Unsupported voice '{self.voice}'. The available voices are: "
+                              "learned, catalog")
 
 
 @dataclass
@@ -59,6 +63,9 @@ class _Drafter:
         self.data, self.pool, self.options = data, pool, options
         self.rng, self.similarity = rng, similarity
         self.images: list[str] = []
+        self.voice = (
+            phrasing.Voice.learned(options.seed) if options.voice == "learned" else phrasing.Voice()
+        )
 
     def nearest(self, anchor: str, keep: tuple[str, str | None] | None = None) -> str | None:
         """The unused image closest to ``anchor``; with ``keep``, one holding that value."""
@@ -83,7 +90,7 @@ class _Drafter:
         if target is None:
             return None
         self.images.append(target)
-        text = phrasing.describe(self.data.differences(anchor, target), self.data.types)
+        text = self.voice.say(self.data.differences(anchor, target), self.data.types)
         return Turn(index=k, text=text, reference_position=k - 1, status="draft")
 
     def rollback(self, k: int) -> Turn | None:
@@ -94,7 +101,7 @@ class _Drafter:
             return None
         self.images.append(target)
         diffs = self.data.differences(anchor, target)
-        text = phrasing.rollback_text(position, diffs, self.data.types)
+        text = phrasing.rollback_text(position, diffs, self.data.types, self.voice)
         return Turn(index=k, text=text, reference_position=position, status="draft")
 
     def combination(self, k: int) -> Turn | None:
@@ -108,7 +115,7 @@ class _Drafter:
                 continue
             self.images.append(target)
             diffs = [d for d in self.data.differences(current, target) if d.slot != slot]
-            text = phrasing.combination_text(position, slot, diffs, self.data.types)
+            text = phrasing.combination_text(position, slot, diffs, self.data.types, self.voice)
             return Turn(index=k, text=text, reference_position=k - 1, status="draft")
         return None
 

@@ -19,6 +19,7 @@ from studio.errors import ValidationError
 from studio.exporters.common import write_text_atomic
 from studio.importers.image_files import IMAGE_SUFFIXES
 from studio.importers.json_format import dump, file_format
+from studio.importers.validation import SKIP_HINT
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.repos import transactions as transactions_repo
@@ -218,7 +219,7 @@ def import_transactions(
     if problems and not skip_invalid:
         raise ValidationError(
             f"{len(problems)} bad entr{'y' if len(problems) == 1 else 'ies'} in {path}, "
-            f"nothing was imported (use --skip-invalid to import the valid entries): "
+            f"nothing was imported ({SKIP_HINT}): "
             f"{summarise(problems)}"
         )
     if cancel is not None:

@@ -11,7 +11,9 @@ counts.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
+from typing import Any
 
 from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
 from studio.transactions.attribute_data import Difference
@@ -95,15 +97,58 @@ def describe(diffs: Sequence[Difference], types: dict[str, str] | None = None) -
     return " ".join(pieces) if pieces else "looks the same"
 
 
-def rollback_text(position: int, diffs: Sequence[Difference], types: dict[str, str] | None = None
-                  ) -> str:
+def requests_of(diffs: Sequence[Difference], types: dict[str, str] | None = None) -> list[Any]:
+    """The differences as the caption reader's requests: what a person would ask for
+    (an added word: ``is`` its value; a removed one: ``not``). Words the reader does not
+    know are left out: nobody can check them."""
+    from studio.captions.reading import Request, read_caption
+
+    wanted: list[Request] = []
+    unwanted: list[Request] = []
+    for diff in diffs:
+        if diff.new is None:
+            unwanted += [Request(r.facet, "not", r.value) for r in read_caption(str(diff.old))
+                         if r.op == "is"]
+        else:
+            wanted += [r for r in read_caption(_clause(diff, types or {})[1]) if r.op == "is"]
+    # A value replaced by another is said as the new one ("is red", not "is red and not
+    # white"): people name what was removed only when nothing took its place.
+    named = {r.facet for r in wanted}
+    return list(dict.fromkeys([*wanted, *(r for r in unwanted if r.facet not in named)]))
+
+
+class Voice:
+    """How drafts are worded: the learned captioner (people's own words) where it can say
+    the differences, the catalog phrases above otherwise (or always, without one)."""
+
+    def __init__(self, captioner: Any = None, seed: int = 0) -> None:
+        self.captioner = captioner
+        self.random = random.Random(f"voice:{seed}")
+
+    def say(self, diffs: Sequence[Difference], types: dict[str, str] | None = None) -> str:
+        requests = requests_of(diffs, types) if self.captioner is not None else []
+        if requests:
+            return str(self.captioner.say(requests, self.random))
+        return describe(diffs, types)
+
+    @classmethod
+    def learned(cls, seed: int = 0) -> Voice:
+        from studio.captions.captioner_training import shipped_captioner
+
+        return cls(shipped_captioner(), seed)
+
+
+def rollback_text(position: int, diffs: Sequence[Difference], types: dict[str, str] | None = None,
+                  voice: Voice | None = None) -> str:
     """Back to the target of turn ``position`` (image ``position`` of the transaction)."""
-    return phrase_turn(ParsedTurn(f"it {describe(diffs, types)}", rollback_to=position))
+    said = (voice or Voice()).say(diffs, types)
+    return phrase_turn(ParsedTurn(f"it {said[:1].lower() + said[1:]}", rollback_to=position))
 
 
 def combination_text(
-    position: int, slot: str, diffs: Sequence[Difference], types: dict[str, str] | None = None
+    position: int, slot: str, diffs: Sequence[Difference], types: dict[str, str] | None = None,
+    voice: Voice | None = None,
 ) -> str:
     """Keep ``slot`` as the target of turn ``position`` had it, and change ``diffs``."""
-    rest = describe(diffs, types) if diffs else ""
+    rest = (voice or Voice()).say(diffs, types) if diffs else ""
     return phrase_turn(ParsedTurn(rest, keeps=(Keep(slot, position),)))

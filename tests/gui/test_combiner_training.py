@@ -87,3 +87,26 @@ def test_cancel_stops_training_and_saves_nothing(
     run_until(event_loop_qt, lambda: "cancelled" in dialog.status.text())
     assert dialog.train_button.isEnabled() and not dialog.cancel_button.isEnabled()
     assert list_combiners(window.workspace.project) == []
+
+
+def test_training_on_a_handful_of_triplets_warns_and_says_what_helps(
+    window, qtbot, event_loop_qt, indexed_demo_dir: Path
+) -> None:
+    """#27 D15: a few triplets train, but the person is told it is too little and what
+    would help; the plot's epoch axis is whole epochs, not -0.04 to 0.04."""
+    from studio.pairs.mining import mine_pairs
+    from studio.training.simulated_captions import caption_pairs
+
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 3, split="train", actor="tests")
+        caption_pairs(project, per_pair=1)
+    dialog = open_training(window, qtbot, indexed_demo_dir)
+    dialog.epochs.setValue(1)
+    qtbot.mouseClick(dialog.train_button, Qt.MouseButton.LeftButton)
+    run_until(event_loop_qt, lambda: dialog.status.text().startswith("Trained"))
+    text = dialog.status.text()
+    assert "Too little data" in text and "only 3 training triplets" in text
+    assert "captions for train-split pairs" in text and "drafted share" in text
+    for axes in dialog.canvas.figure.axes:
+        low, high = axes.get_xlim()
+        assert low <= 0 and high >= 1  # epochs 0 and 1 both on the axis

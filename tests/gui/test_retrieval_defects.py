@@ -216,3 +216,22 @@ def test_session_bar_shows_whole_choices_at_1024x700(
         needed = combo.fontMetrics().horizontalAdvance(combo.currentText())
         assert combo.width() >= combo.sizeHint().width(), combo.currentText()
         assert combo.width() > needed, combo.currentText()
+
+
+def test_learned_speech_is_the_default_and_sample_dialogs_show_what_was_typed(
+    experiments, event_loop_qt
+):
+    view = experiments
+    assert view.speech.currentText() == "learned"
+    view.dialogs.setValue(2)
+    view.turns.setValue(2)
+    event_loop_qt.run_until_complete(view.run())
+    run_until(event_loop_qt, lambda: view.runs.count() == 1)
+    shown = view.sample_dialogs.text()
+    assert shown.startswith("Dialog 1: “") and "Dialog 2: “" in shown
+    run = view.runs.item(0).data(Qt.ItemDataRole.UserRole)
+    assert run["config"]["users"] == "learned"
+    view.speech.setCurrentText("catalog")
+    event_loop_qt.run_until_complete(view.run())
+    run_until(event_loop_qt, lambda: view.runs.count() == 2)
+    assert view.sample_dialogs.text() != shown  # catalog words, not the learned ones

@@ -66,14 +66,16 @@ def test_pack_open_work_and_merge_back_through_the_window(
     window.workspace.settings.user_name = "zoe"
     window.open_project(out)
     assert "Work package for ann" in window.statusBar().currentMessage()
-    assert "set your name to 'ann'" in window.statusBar().currentMessage()
+    assert "work as 'ann' in this package" in window.statusBar().currentMessage()
     window.team_menu._enable()
     assert not window.team_menu.merge_action.isEnabled()  # a package is not a coordinator
     assert window.team_menu.work_as_action.isEnabled()
     window.team_menu.work_as_action.trigger()
     assert window.workspace.user_name == "ann"
     assert "Work package for ann" in window.statusBar().currentMessage()
-    assert "set your name" not in window.statusBar().currentMessage()
+    assert "You work as ann in this package only; zoe returns" in (
+        window.statusBar().currentMessage()
+    )
     with Project.open(out) as package:
         pair = package.db.execute(
             "SELECT p.id FROM pairs p JOIN team_assignments t ON t.item = p.uid "
@@ -83,7 +85,9 @@ def test_pack_open_work_and_merge_back_through_the_window(
     window.open_project(coordinator)
     event_loop_qt.run_until_complete(window.team_menu.merge_paths([out]))
     summary = window.team_menu.summary
-    assert "new 1 caption, 2 audit rows" in summary.lines.text()
+    # One audit row: the submit. (An empty editor left open on that pair used to add an
+    # audited edit that emptied the caption when the package closed, #27 D3.)
+    assert "new 1 caption, 1 audit row;" in summary.lines.text()
     table = window.panes[-1].team_progress.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "ann")
     assert table.item(row, 5).text() != "—"  # came back

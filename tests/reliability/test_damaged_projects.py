@@ -136,3 +136,38 @@ def test_read_only_projects_read_and_refuse_writes_in_one_line(shared_folder, wh
     line = one_line_error(write)
     assert "read-only" in line and str(path) in line
     assert path.read_bytes() == before
+
+
+LOAD_SESSION = (
+    "import sys; from pathlib import Path; from studio.store import Project; "
+    "from studio.sessions.setup import load_session_context; "
+    "project = Project.open(Path(sys.argv[1])); "
+    "context = load_session_context(project, 'demo', 'cpu'); print('loaded', len(context.index))"
+)
+
+
+def test_a_read_only_project_refuses_an_index_build_in_one_line_and_still_searches(
+    shared_folder: Path,
+) -> None:
+    """Issue #27 D4: Build index on a read-only project raised "attempt to write a readonly
+    database" from the embedding cache, and loading its existing index failed too (the
+    colour measures could not be cached beside it)."""
+    demo = shared_folder / "demo"
+    made = cli("demo", "create", demo, "--images", "30", "--pairs", "0")
+    assert made.returncode == 0, made.stderr
+    assert cli("index", "build", "--project", demo).returncode == 0
+    home = shared_folder / "home"
+    home.mkdir(mode=0o777)
+    home.chmod(0o777)
+    for path in [*demo.rglob("*"), demo]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    line = one_line_error(run_unprivileged("index", "build", "--project", demo, home=home))
+    assert "read-only" in line and "index" in line, line
+    options = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    load = subprocess.run(
+        [sys.executable, "-c", LOAD_SESSION, str(demo)],
+        capture_output=True, text=True, timeout=120, cwd=home,
+        env={**environment(), "CIR_STUDIO_HOME": str(home)}, **options,
+    )
+    assert load.returncode == 0, load.stderr
+    assert load.stdout.split() == ["loaded", "30"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +99,57 @@ def test_opening_a_missing_project_is_one_clean_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "does not exist" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _parser_at(path: tuple[str, ...]) -> argparse.ArgumentParser:
+    parser = build_parser()
+    for name in path:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[name]
+    return parser
+
+
+def test_every_command_that_takes_a_project_takes_demo() -> None:
+    lacking = []
+    for path in all_command_paths(build_parser()):
+        options = {o for a in _parser_at(path)._actions for o in a.option_strings}
+        if path and "--project" in options and "--demo" not in options:
+            lacking.append(" ".join(path))
+    assert lacking == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--demo", "stats", "--json"],
+        ["stats", "--demo", "--json"],
+        ["attributes", "export", "--demo", "--vocabulary", "--out", "{tmp}/vocabulary.json"],
+    ],
+    ids=" ".join,
+)
+def test_demo_names_the_project_for_a_command(
+    argv: list[str], demo_project_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from studio.settings import demo_project_dir as demo_home
+
+    shutil.copytree(demo_project_dir, demo_home())  # the demo already drawn, as after first use
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 0
+    captured = capsys.readouterr()
+    assert "--project" not in captured.err
+    assert json.loads(captured.out or (tmp_path / "vocabulary.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["import", "fashioniq"], ["demo", "create"], ["stats", "--nope"], ["--nope"]],
+    ids=" ".join,
+)
+def test_argument_errors_are_one_line(argv: list[str], capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.count("\n") == 1 and err.startswith("cir-studio: error:"), err
+    assert "usage:" not in err
+    if len(argv) > 1 and not argv[1].startswith("-"):
+        assert f"error: {argv[0]} {argv[1]}:" in err  # names the command it is about

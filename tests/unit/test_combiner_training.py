@@ -99,6 +99,29 @@ def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Pat
         assert [c.name for _, c in list_combiners(project)] == ["drafted"]
 
 
+def test_more_drafts_per_image_in_the_learned_voice(indexed_demo_dir: Path) -> None:
+    """InstructCIR's knob: K drafted triplets per train image, worded as people word them."""
+    from studio.captions.reading import read_caption
+    from studio.training.combiner import _ImageFeatures
+    from studio.training.data import draft_triplets
+    from studio.transactions.phrasing import Voice
+
+    with Project.open(indexed_demo_dir) as project:
+        model = load_session_context(project, "demo", "cpu").index.model
+        features = _ImageFeatures(project, model, [], lambda *a: None, None)
+        one = draft_triplets(project, 10_000, features.matrix, per_image=1,
+                             voice=Voice.learned())
+        three = draft_triplets(project, 10_000, features.matrix, per_image=3,
+                               voice=Voice.learned())
+    assert len(three) > 1.5 * len(one) > 0
+    per_target: dict[str, set[str]] = {}
+    for t in three:
+        per_target.setdefault(t.target_id, set()).add(t.reference_id)
+    assert max(len(refs) for refs in per_target.values()) == 3  # distinct references
+    readable = [t for t in three if read_caption(t.text)]
+    assert len(readable) > 0.9 * len(three)  # every draft asks for something the reader reads
+
+
 def test_the_same_seed_trains_the_same_combiner(captioned: Path) -> None:
     with Project.open(captioned) as project:
         context = load_session_context(project, "demo", "cpu")

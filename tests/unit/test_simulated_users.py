@@ -132,7 +132,8 @@ def test_an_unknown_user_style_is_one_clear_error() -> None:
     from studio.errors import StudioError
     from studio.simulation.runner import RunConfig
 
-    with pytest.raises(StudioError, match="available user styles are: catalog, realistic"):
+    with pytest.raises(StudioError,
+                       match="available user styles are: catalog, realistic, learned"):
         RunConfig(users="robots")
-    assert RunConfig().users == "realistic" and RunConfig(users="catalog").label.endswith(
+    assert RunConfig().users == "learned" and RunConfig(users="catalog").label.endswith(
         "catalog users")

@@ -91,6 +91,8 @@ class AttributesPane(Pane):
     # -- project ---------------------------------------------------------------------
 
     def show_project(self, project: Project | None) -> None:
+        self.single.message.clear()  # messages belong to the project they were said in
+        self.bulk.message.clear()
         if project is None:
             self._stack.setCurrentIndex(0)
             return
@@ -130,6 +132,9 @@ class AttributesPane(Pane):
         self.summary.setText(" · ".join(
             f"{counts.get(status, 0):,} {status}" for status in ("suggested", "accepted", "rejected")
         ))
+
+    def focus_widget(self) -> QWidget | None:
+        return self.bulk.grid if self.tabs.currentWidget() is self.bulk else self.single
 
     def _on_tab(self, index: int) -> None:
         if self.tabs.widget(index) is self.bulk:

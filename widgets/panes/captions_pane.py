@@ -32,6 +32,7 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
 from studio.store import Project
+from studio.wording import count
 from studio.workspace import Workspace
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
@@ -148,6 +149,7 @@ class CaptionsPane(Pane):
         self.rank_line = CaptionRankLine()
         self.reviewer.details.addWidget(self.rank_line)
         self.reviewer.pair_changed.connect(lambda _pair: self._show_stored_rank())
+        self.reviewer.editor.textEdited.connect(self.rank_line.edited)
         self.rank_line.recompute_requested.connect(
             lambda caption_id: self.project and self.rank_worker.store(self.project, caption_id)
         )
@@ -163,7 +165,9 @@ class CaptionsPane(Pane):
 
     def _show_stored_rank(self) -> None:
         caption = self.review.caption() if self.review is not None else None
-        self.rank_line.show_caption(self.project, caption)
+        # The editor's text, which the reviewer may have changed: then the rank is stale.
+        text = self.reviewer.editor.text() if caption is not None else None
+        self.rank_line.show_caption(self.project, caption, text)
 
     @asyncSlot()
     async def rank_all_captions(self) -> None:
@@ -193,7 +197,8 @@ class CaptionsPane(Pane):
         self._show_stored_rank()
         summary = report["summary"]
         self.rank_line.rank_all.setToolTip(
-            f"Last run: {summary['captions']} captions, median rank {summary['median_rank']}"
+            f"Last run: {count(summary['captions'], 'caption')}, median rank "
+            f"{summary['median_rank']}"
         )
 
     def _rank_threshold(self, threshold: int) -> None:
@@ -261,7 +266,12 @@ class CaptionsPane(Pane):
         if project is None:
             return
         self.user = self.workspace.user_name
-        self.user_label.setText(f"Working as <b>{self.user}</b> (change in File → Settings)")
+        where = (
+            "this work package's person, here only"
+            if self.workspace.acting_as
+            else "change in File → Settings"
+        )
+        self.user_label.setText(f"Working as <b>{self.user}</b> ({where})")
         policy = load_policy(project)
         self._show_policy(policy)
         self.writing = WritingSession(project, self.user, policy)
@@ -288,6 +298,10 @@ class CaptionsPane(Pane):
         if session is not None:
             session.go_to(session.current)  # redraw the pair of this mode
         self.refresh_progress()
+
+    def focus_widget(self) -> QWidget | None:
+        panel = self.panels.currentWidget()
+        return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
 
     def _policy_changed(self, *_args) -> None:
         if self.project is None:

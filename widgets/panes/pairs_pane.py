@@ -32,10 +32,12 @@ from qasync import asyncSlot
 from studio.captions.store import captions_for_pair, load_policy
 from studio.errors import StudioError
 from studio.importers import ImportValidationError, import_cirr, import_fashioniq, import_folder
+from studio.importers.validation import for_the_window
 from studio.jobs import JobCancelled
 from studio.pairs.mining import embedding_available, mine_pairs
 from studio.pairs.query import STATUS_FILTERS, PairFilter, filter_choices
 from studio.store import Project
+from studio.wording import count, plural
 from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
 from widgets.mine_dialog import MineDialog
@@ -48,6 +50,8 @@ from widgets.thumbnail_cache import ThumbnailCache
 IMPORTERS = {"fashioniq": import_fashioniq, "cirr": import_cirr, "folder": import_folder}
 SEARCH_DELAY_MS = 250
 ROW_HEIGHT = 50
+
+IMPORT_VALID = "Import the valid entries"
 
 
 class PairsPane(Pane):
@@ -178,7 +182,12 @@ class PairsPane(Pane):
 
     # -- project and filters -----------------------------------------------------------
 
+    def focus_widget(self) -> QWidget | None:
+        return self.table
+
     def show_project(self, project: Project | None) -> None:
+        self.message.clear()  # "Added 50 tfidf pairs." belongs to the project it was said in
+        self.message.setToolTip("")
         if project is None:
             self.model.load(None)
             self.view.clear()
@@ -226,7 +235,7 @@ class PairsPane(Pane):
         total = project.table_counts()["pairs"]
         shown = self.model.rowCount()
         self.count_label.setText(
-            f"{shown:,} of {total:,} pairs" if shown != total else f"{total:,} pairs"
+            f"{shown:,} of {count(total, 'pair')}" if shown != total else count(total, "pair")
         )
         self._show_no_match(shown, total)
         row = self.model.row_of(selected) if selected is not None else -1
@@ -329,7 +338,7 @@ class PairsPane(Pane):
         except StudioError as error:
             self.show_error("Cannot mine pairs", str(error))
             return None
-        self.message.setText(f"Added {report.added} {method} pairs.")
+        self.message.setText(f"Added {report.added:,} {plural(f'{method} pair', report.added)}.")
         return report
 
     def import_dialog(self, kind: str) -> None:
@@ -371,15 +380,17 @@ class PairsPane(Pane):
             self.show_error("Cannot import", str(error))
             return None
         missing = (
-            f", {len(report.missing_images)} image files missing" if report.missing_images else ""
+            f", {count(len(report.missing_images), 'image file')} missing"
+            if report.missing_images
+            else ""
         )
-        skipped = f", {report.skipped} invalid entries skipped" if report.problems else ""
+        skipped = f", {count(report.skipped, 'invalid entry')} skipped" if report.problems else ""
         if report.skipped_files:  # bad names, links out of the folder: listed in the tooltip
-            skipped += f", {len(report.skipped_files)} files skipped (not read)"
+            skipped += f", {count(len(report.skipped_files), 'file')} skipped (not read)"
             self.message.setToolTip("\n".join(str(p) for p in report.skipped_files[:50]))
         self.message.setText(
-            f"Imported {report.dataset}: {report.images_added} images, "
-            f"{report.pairs_added} pairs, {report.captions_added} captions"
+            f"Imported {report.dataset}: {count(report.images_added, 'image')}, "
+            f"{count(report.pairs_added, 'pair')}, {count(report.captions_added, 'caption')}"
             f"{missing}{skipped}."
         )
         return report
@@ -387,15 +398,16 @@ class PairsPane(Pane):
     def _offer_skip(
         self, kind: str, root: Path, extra: Path | None, error: ImportValidationError
     ) -> None:
-        self.message.setText(str(error))
+        self.message.setText(for_the_window(str(error), f"“{IMPORT_VALID}” imports the rest"))
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             "Import refused",
-            f"{len(error.problems)} problems; nothing was written.",
+            f"{count(len(error.problems), 'problem')}; nothing was written. "
+            f"“{IMPORT_VALID}” imports the rest and skips the bad ones (see the details).",
             parent=self,
         )
         box.setDetailedText("\n".join(str(p) for p in error.problems))
-        skip = box.addButton("Import the valid entries", QMessageBox.ButtonRole.AcceptRole)
+        skip = box.addButton(IMPORT_VALID, QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.buttonClicked.connect(
             lambda button: self._import_valid(kind, root, extra, True) if button is skip else None

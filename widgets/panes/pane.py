@@ -23,6 +23,17 @@ class Pane(QWidget):
     def show_project(self, project: Project | None) -> None:
         """Called whenever the workspace opens, creates or closes a project."""
 
+    def focus_widget(self) -> QWidget | None:
+        """Where this pane's keys work (the editor, the review view); None: the pane itself."""
+        return None
+
+    def take_focus(self) -> None:
+        """Put keyboard focus where the pane's keys work, so they work as soon as it shows."""
+        widget = self.focus_widget()
+        if widget is None or not widget.isVisibleTo(self) or not widget.isEnabled():
+            widget = self
+        widget.setFocus(Qt.FocusReason.OtherFocusReason)
+
 
 def empty_state(text: str, detail: str = "") -> QWidget:
     """A centred message for a pane with nothing to show yet, saying what to do next."""

@@ -45,6 +45,12 @@ class QualityPane(Pane):
         follow(self, workspace, ("transactions", "ratings"), self.transactions.refresh)
         follow(self, workspace, ("ratings", "transactions", "images"), self._report_changed)
 
+    def focus_widget(self) -> QWidget | None:
+        """The rating form takes 1–5, S and F; the other tabs their own widgets."""
+        if self.tabs.currentWidget() is self.rating:
+            return self.rating.form if self.rating.form.isEnabled() else self.rating
+        return self.tabs.currentWidget()
+
     def show_project(self, project: Project | None) -> None:
         self.rating.item = None
         if project is None:

@@ -62,6 +62,9 @@ FIRST_TURN_HINT = ("No results yet. Type how the item you want differs from the 
                    "and press Enter; pick a result (Alt+1 … Alt+9) to carry it forward.")
 FIRST_CHAT_HINT = ("No results yet. Describe what you look for and press Enter; the "
                    "system then asks about what would narrow the results down.")
+BUILD_TOOLTIP = ("Embed the project's images with the active model and build its search "
+                 "index (a cancellable job); a project without attribute labels first gets "
+                 "them from its product text")
 
 
 class RetrievalPane(Pane):
@@ -120,13 +123,17 @@ class RetrievalPane(Pane):
         self.load_button.setToolTip("Runs in the background; the status bar shows progress")
         self.load_button.clicked.connect(self.load_context)
         self.build_button = QPushButton("Build index…")
-        self.build_button.setToolTip("Embed the project's images with the active model and "
-                                     "build its search index (a cancellable job); a project "
-                                     "without attribute labels first gets them from its "
-                                     "product text")
+        self.build_button.setToolTip(BUILD_TOOLTIP)
+        self._building = False
         self.build_button.clicked.connect(self.build_index)
+        self.folder_button = QPushButton("Set image folder…")
+        self.folder_button.setToolTip("Point the project at the folder that holds its picture "
+                                      "files and check every image again (File menu too)")
+        self.folder_button.clicked.connect(self._set_image_folder)
+        self.folder_button.hide()
         row.addWidget(self.load_button)
         row.addWidget(self.build_button)
+        row.addWidget(self.folder_button)
         row.addStretch(1)
         layout.addLayout(row)
         layout.addStretch(2)
@@ -273,20 +280,21 @@ class RetrievalPane(Pane):
         row = QHBoxLayout()
         self.target_label = QLabel("")
         self.target_label.setObjectName("paneHeading")
-        self.target_label.setWordWrap(True)
+        # One line: "Target rank: 278 (was 423)" never wraps; the column makes room for it.
+        self.target_label.setWordWrap(False)
         row.addWidget(self.target_label, 1)
+        layout.addLayout(row)
         self.reveal = QCheckBox("Reveal")
         self.reveal.setToolTip("Show the secret target, its rank and mark it in the results")
         self.reveal.toggled.connect(self._show_target)
-        row.addWidget(self.reveal)
-        layout.addLayout(row)
         self.target_view = QLabel()
         self.target_view.setFixedSize(TARGET_SIZE, TARGET_SIZE)
         self.target_view.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.target_view.setStyleSheet("background: #f3f4f6; border: 2px solid #34a853;")
         self.target_text = QLabel("")
         self.target_text.setWordWrap(True)
-        reveal_row = QHBoxLayout()
+        reveal_row = QHBoxLayout()  # Reveal under the rank, so the rank has the full width
+        reveal_row.addWidget(self.reveal, 0, Qt.AlignmentFlag.AlignTop)
         reveal_row.addWidget(self.target_view)
         reveal_row.addWidget(self.target_text, 1)
         layout.addLayout(reveal_row)
@@ -304,6 +312,10 @@ class RetrievalPane(Pane):
 
     # -- project and context ---------------------------------------------------------
 
+    def focus_widget(self) -> QWidget | None:
+        """The turn's text in a session; Load (Enter) while no index is loaded."""
+        return self.text if self._stack.currentIndex() == 2 else self.load_button
+
     def show_project(self, project: Project | None) -> None:
         self.controller = None
         self._stack.setCurrentIndex(0 if project is None else 1)
@@ -312,21 +324,45 @@ class RetrievalPane(Pane):
 
     def _describe_index(self, project: Project) -> None:
         """The loader's empty state says whether an index exists for the active model."""
+        from studio.picture_files import no_pictures_message
         from studio.sessions.preparation import index_summary
+        from widgets.image_folder_action import missing_pictures_line
 
         model = self.workspace.settings.model
         summary = index_summary(project, model)
-        self.loader_text.setText(
-            f"{summary} Load it to start searching." if summary else
-            f"This project has no index for '{model}' yet: Build index… embeds its images "
-            "(and reads attributes from the product text if it has none)."
-        )
+        refusal = self._offer_build(project)
+        missing = missing_pictures_line(project)
+        self.folder_button.setVisible(bool(missing) and not project.read_only)
+        no_pictures = no_pictures_message(project)
+        if no_pictures:  # nothing to embed or search: say why and how to fix it
+            self.loader_text.setText(no_pictures)
+            self.build_button.setEnabled(False)
+            self.build_button.setToolTip(no_pictures)
+        elif summary:
+            self.loader_text.setText(f"{summary} Load it to start searching. {missing}".strip())
+        elif refusal:
+            self.loader_text.setText(f"This project has no index for '{model}'. {refusal}")
+        else:
+            self.loader_text.setText(
+                f"This project has no index for '{model}' yet: Build index… embeds its images "
+                "(and reads attributes from the product text if it has none). "
+                + (f"{missing} They are skipped." if missing else "")
+            )
         self.load_button.setEnabled(summary is not None)
         self.load_button.setDefault(summary is not None)
 
+    def _offer_build(self, project: Project) -> str | None:
+        """Build index… only where an index can be written; the tooltip says why not."""
+        from studio.index_service import index_build_refusal
+
+        refusal = index_build_refusal(project)
+        self.build_button.setEnabled(refusal is None and not self._building)
+        self.build_button.setToolTip(refusal or BUILD_TOOLTIP)
+        return refusal
+
     def _project_data_changed(self) -> None:
         project = self.workspace.project
-        if project is None or not self.build_button.isEnabled():
+        if project is None or self._building:
             return  # the build in progress says what it does
         if self.controller is None and self._stack.currentIndex() == 1:
             self._describe_index(project)
@@ -346,8 +382,16 @@ class RetrievalPane(Pane):
             )
         except JobCancelled:
             return
-        except StudioError as error:
+        except (StudioError, OSError) as error:  # said where the person looks, not dropped
             self.loader_text.setText(str(error))
+            return
+        if len(context.index) == 0:  # an index built before the pictures were there
+            from studio.picture_files import no_pictures_message
+
+            self.loader_text.setText(
+                no_pictures_message(project) or
+                f"The index for '{settings.model}' holds no images: build it again "
+                "(Build index…) once the project's picture files are in place.")
             return
         self.controller = RetrievalController(context, self.workspace.user_name)
         self._fill_gallery_choices()
@@ -367,6 +411,7 @@ class RetrievalPane(Pane):
         if project is None:
             return
         settings = self.workspace.settings
+        self._building = True
         self.build_button.setEnabled(False)
         try:
             prepared = await self.runner.run(
@@ -377,11 +422,12 @@ class RetrievalPane(Pane):
         except JobCancelled:
             self.loader_text.setText("Index build cancelled; what was embedded is kept.")
             return
-        except StudioError as error:
+        except (StudioError, OSError) as error:  # one clear line where the button is
             self.loader_text.setText(str(error))
             return
         finally:
-            self.build_button.setEnabled(True)
+            self._building = False
+            self._offer_build(project)
         summary = prepared.summary()
         self.loader_text.setText(f"{summary} Loading …")
         window = self.window()
@@ -424,6 +470,10 @@ class RetrievalPane(Pane):
         self.first_turn_hint.setText(FIRST_CHAT_HINT if controller.is_chat else FIRST_TURN_HINT)
         self.result_stack.setCurrentWidget(self.first_turn_hint)
         self._show_question(None)
+        # A new secret target starts hidden: Reveal applies to the session it was ticked in.
+        self.reveal.blockSignals(True)
+        self.reveal.setChecked(False)
+        self.reveal.blockSignals(False)
         self.status.setText(controller.gallery_text() + ".")
         chat = controller.is_chat
         for widget in (self.random_reference, self.gallery_reference, self.file_reference,
@@ -449,8 +499,15 @@ class RetrievalPane(Pane):
 
     def pick_random_reference(self) -> None:
         if self.controller is not None:
-            self.controller.random_reference()
+            if self.controller.random_reference() is None:
+                self.status.setText("No image to start from in this gallery: "
+                                    f"{self.controller.gallery_text().lower()}.")
             self._show_reference()
+
+    def _set_image_folder(self) -> None:
+        action = getattr(self.window(), "image_folder", None)
+        if action is not None:
+            action.choose()
 
     def pick_gallery_reference(self) -> None:
         if self.controller is None:
@@ -528,14 +585,17 @@ class RetrievalPane(Pane):
         self._show_turn(turn)
         if controller.is_chat:
             self._show_question(controller.question)
+        # The answer chips are rebuilt (a clicked one is deleted): the next answer is typed.
+        self.text.setFocus()
 
     def _show_turn(self, turn: SessionTurn) -> None:
         controller = self.controller
         if controller is None:
             return
         revealed = controller.target_id if self.reveal.isChecked() else None
+        correct = controller.correct_ids() if revealed else frozenset()
         self.results.show_hits([(h.id, h.score) for h in turn.results[: self.top_k.value()]],
-                               revealed)
+                               revealed, correct)
         self.result_stack.setCurrentWidget(self.results)
         self.timeline.show_turns(controller.turns)
         self.status.setText(
@@ -547,7 +607,8 @@ class RetrievalPane(Pane):
 
     def _show_target(self, *_args: object) -> None:
         controller = self.controller
-        self.target_label.setText(controller.rank_text() if controller else "")
+        self.target_label.setText(
+            controller.rank_text(revealed=self.reveal.isChecked()) if controller else "")
         self.reveal.setEnabled(controller is not None and controller.target_id is not None)
         view = controller.revealed_target() if controller else None
         shown = view is not None and self.reveal.isChecked()
@@ -567,7 +628,8 @@ class RetrievalPane(Pane):
         if controller is not None and controller.last_turn is not None:
             turn = controller.last_turn
             self.results.show_hits(
-                [(h.id, h.score) for h in turn.results[: self.top_k.value()]], view.image_id)
+                [(h.id, h.score) for h in turn.results[: self.top_k.value()]], view.image_id,
+                controller.correct_ids())
 
     def _show_question(self, question: Question | None) -> None:
         while self.chips_row.count():
@@ -586,6 +648,7 @@ class RetrievalPane(Pane):
 
     def _answer_with(self, option: str) -> None:
         self.text.setText(option)
+        self.text.setFocus()  # a click moved the focus to the chip; typing goes on here
         self.run_turn()
 
     # -- rollback and combination ----------------------------------------------------

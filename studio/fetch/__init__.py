@@ -1,0 +1,1 @@
+"""Fetching a dataset's pictures from its published URL lists (Fashion IQ's asin2url)."""

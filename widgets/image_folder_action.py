@@ -1,0 +1,80 @@
+"""File → Set image folder…: point the project at the folder that holds its pictures.
+
+A project imported without its pictures (Fashion IQ ships none) says at every step that
+they are missing; this action is how the person fixes it. The check of every image runs
+as a job; the status bar says how many pictures were found.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from qasync import asyncSlot
+
+from studio.errors import StudioError
+from studio.jobs import JobCancelled
+from studio.picture_files import picture_count, set_image_folder
+
+TOOLTIP = ("Point the project at the folder that holds its picture files (stored paths are "
+           "relative to it) and check every image again")
+
+
+class ImageFolderAction:
+    def __init__(self, window: QMainWindow, file_menu: QMenu) -> None:
+        self.window = window
+        self.action = QAction("Set &Image Folder…", window)
+        self.action.setToolTip(TOOLTIP)
+        self.action.triggered.connect(lambda _=False: self.choose())
+        before = next((a for a in file_menu.actions() if a.isSeparator()), None)
+        file_menu.insertAction(before, self.action) if before else file_menu.addAction(self.action)
+        file_menu.setToolTipsVisible(True)
+        file_menu.aboutToShow.connect(self._enable)
+        self.last_message = ""
+
+    def _enable(self) -> None:
+        project = self.window.workspace.project
+        self.action.setEnabled(project is not None and not project.read_only)
+        self.action.setToolTip(
+            f"The project is read-only ({project.read_only_reason})"
+            if project is not None and project.read_only else TOOLTIP
+        )
+
+    @asyncSlot()
+    async def choose(self, folder: Path | None = None) -> None:
+        """Ask for the folder (unless given), check every picture there, and say what came of it."""
+        project = self.window.workspace.project
+        if project is None:
+            return
+        if folder is None:
+            start = project.image_root if project.image_root.is_dir() else project.path.parent
+            chosen = QFileDialog.getExistingDirectory(
+                self.window, "Folder that holds this project's pictures", str(start))
+            if not chosen:
+                return
+            folder = Path(chosen)
+        try:
+            count = await self.window.runner.run(
+                "Looking for picture files", set_image_folder, project, folder,
+                self.window.workspace.user_name)
+        except JobCancelled:
+            self._say("Image folder unchanged (cancelled).")
+            return
+        except StudioError as error:
+            self._say(str(error))
+            return
+        self._say(
+            f"Image folder set to {count.root}: {count.present:,} of {count.images:,} pictures "
+            "found" + (f", {count.missing:,} still missing." if count.missing else ".")
+        )
+
+    def _say(self, message: str) -> None:
+        self.last_message = message
+        self.window.statusBar().showMessage(message, 20000)
+
+
+def missing_pictures_line(project) -> str:
+    """ "15,415 of 15,415 images have no picture file under …" or "" when none is missing."""
+    count = picture_count(project)
+    return count.note() + "." if count.missing else ""
