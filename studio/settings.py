@@ -65,7 +65,8 @@ class Settings:
         temporary.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(temporary, folder / "settings.json")
 
-    def remember_project(self, path: Path) -> None:
-        text = str(Path(path).resolve())
+    def remember_project(self, path: Path | str) -> None:
+        """Keep ``path`` (or a project URL, as given) first in the recent projects."""
+        text = path if isinstance(path, str) and "://" in path else str(Path(path).resolve())
         self.recent_projects = [text] + [p for p in self.recent_projects if p != text]
         del self.recent_projects[MAX_RECENT:]

@@ -174,7 +174,7 @@ class MainWindow(QMainWindow):
 
     # -- projects --------------------------------------------------------------------
 
-    def open_project(self, path: Path) -> bool:
+    def open_project(self, path: Path | str) -> bool:
         try:
             self.workspace.open_project(path)
         except StudioError as error:
@@ -204,7 +204,9 @@ class MainWindow(QMainWindow):
         if not recent:
             self.recent_menu.addAction("No recent projects").setEnabled(False)
         for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_project(Path(p)))
+            self.recent_menu.addAction(
+                path, lambda p=path: self.open_project(p if "://" in p else Path(p))
+            )
 
     @asyncSlot()
     async def open_demo(self) -> None:
