@@ -64,13 +64,9 @@ def run_tests(args: list[str]) -> int:
         lint = subprocess.call([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env) or lint
         if args:  # a developer's own selection runs as given
             return subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=env) or lint
-        # The Qt-free suites run in one process; each GUI test file runs in a process of its
-        # own, so no Qt object a test leaves behind can receive events in a later test. (A
-        # whole-suite GUI run in one process crashed in Qt now and then, inside pytest-qt's
-        # event processing between tests; the cause is not found yet.)
-        gui_files = sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("tests/gui/test_*.py"))
-        suites = [["tests/unit", "tests/packaging", "tests/reliability"]]
-        suites += [["-q", file] for file in gui_files]
+        # The Qt-free suites run in one process and the GUI suite in one more (a GUI test
+        # that leaves a studio worker running fails; bench/bench_gui_soak.py repeats it).
+        suites = [["tests/unit", "tests/packaging", "tests/reliability"], ["-q", "tests/gui"]]
         results = [
             subprocess.call([str(PYTHON), "-m", "pytest", *suite], cwd=ROOT, env=env)
             for suite in suites

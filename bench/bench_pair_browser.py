@@ -105,12 +105,13 @@ def run(path: Path, steps: int) -> dict[str, object]:
     from PySide6.QtWidgets import QApplication
 
     from studio.workspace import Workspace
-    from widgets.job_runner import JobRunner
     from widgets.panes.pairs_pane import PairsPane
+    from widgets.services import Services
 
     app = QApplication.instance() or QApplication([])
     workspace = Workspace()
-    pane = PairsPane(workspace, JobRunner())
+    services = Services(workspace)
+    pane = PairsPane(services)
     pane.resize(1400, 900)
     pane.show()
     app.processEvents()
@@ -148,7 +149,7 @@ def run(path: Path, steps: int) -> dict[str, object]:
         "decoded": pane.thumbnails.decoded,
     }
     pane.thumbnails.wait_idle()
-    workspace.close_project()
+    services.shutdown()
     return result
 
 

@@ -15,6 +15,7 @@ a reference merged in one fixed order without kills: records lost, records dupli
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -32,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 from bench.report import markdown_table, write_section  # noqa: E402
 
 WORK = (
-    "from studio.team.rehearsal import work_on_package as w; import sys; "
-    "print(w(sys.argv[1], sys.argv[2]))"
+    "from studio.team.rehearsal import work_on_package as w; import json, sys; "
+    "print(json.dumps(w(sys.argv[1], sys.argv[2])))"
 )
 MERGE = (
     "import sys; from pathlib import Path; from studio.store import Project; "
@@ -187,7 +188,7 @@ def run_scale(
             )
             for name, path in packages.items()
         ]
-        work = [eval(proc.communicate()[0]) for proc in procs]  # noqa: S307 (our own dict)
+        work = [json.loads(proc.communicate()[0]) for proc in procs]
         work_s = time.perf_counter() - started
         done = {key: sum(w[key] for w in work) for key in work[0]}
 

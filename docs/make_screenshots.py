@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
         with loop:
             saved = loop.run_until_complete(run())
-        window.runner.shutdown()
+        window.services.shutdown()
         workspace.close_project()
     print("\n".join(str(path) for path in saved))
     return 0

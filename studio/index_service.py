@@ -62,6 +62,7 @@ class BuildReport:
     cached: int
     skipped: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    measured: int = 0  # images whose lightness and colour were measured by this build
     missing: int = 0  # images without a picture file: skipped before embedding
 
     def to_dict(self) -> dict[str, Any]:
@@ -402,6 +403,11 @@ def build_index(
     added, removed = current.sync(wanted, vectors_for)
     current.save()
     progress(1, 1, "Index saved")
+    # Lightness and colourfulness ("darker", "more colourful") are measured here, after the
+    # index is saved, never inside a session or a live rank; a cancel keeps what it measured.
+    from studio.sessions.measures import measure_images
+
+    measured = measure_images(project, progress=progress, cancel=cancel)
     return BuildReport(
         model=model.name,
         kind=kind,
@@ -412,6 +418,7 @@ def build_index(
         cached=embedded.cached,
         skipped=embedded.skipped,
         seconds=round(time.monotonic() - started, 2),
+        measured=measured.measured,
         missing=len(everything) - len(images),
     )
 

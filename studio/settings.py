@@ -65,6 +65,11 @@ class Settings:
         temporary.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(temporary, folder / "settings.json")
 
+    @property
+    def model_device(self) -> str | None:
+        """The device as model loaders take it: None (they choose) for "auto"."""
+        return None if not self.device or self.device == "auto" else self.device
+
     def remember_project(self, path: Path | str) -> None:
         """Keep ``path`` (or a project URL, as given) first in the recent projects."""
         text = path if isinstance(path, str) and "://" in path else str(Path(path).resolve())

@@ -47,6 +47,7 @@ def run_gui(options: GuiOptions) -> int:
     import qasync
 
     from widgets.main_window import MainWindow
+    from widgets.services import Services
 
     app = create_application()
     loop = qasync.QEventLoop(app)
@@ -56,7 +57,9 @@ def run_gui(options: GuiOptions) -> int:
         workspace.settings.model = options.model
     if options.device:
         workspace.settings.device = options.device
-    window = MainWindow(workspace)
+    services = Services(workspace)
+    services.errors.install_hooks()  # every unexpected error reaches one notice and the log
+    window = MainWindow(services)
     window.show()
     app.processEvents()
     time_to_window = time.perf_counter() - options.started
@@ -72,9 +75,41 @@ def run_gui(options: GuiOptions) -> int:
         window.open_project(options.project)
     elif options.open_demo:
         window.open_demo()  # a job: progress and Cancel in the status bar
+    return run_until_closed(app, loop, window)
+
+
+def run_until_closed(app, loop, window) -> int:
+    """Run until the window closes, then let the coroutines still waiting finish.
+
+    The window's close shut the services down (cancelled jobs, waited for the workers,
+    flushed autosaves, closed the project); their coroutines resume here, while every
+    widget still exists, instead of being destroyed pending.
+    """
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
     with loop:
         loop.run_until_complete(closed.wait())
-    window.runner.shutdown()
+        loop.run_until_complete(drain(loop))
+    services = window.services
+    services.shutdown()
+    if services.gpu.busy() or services.io.busy():
+        # A worker that cannot be interrupted (a model still loading) did not stop within
+        # the bound. Everything was flushed and the project closed: end now rather than
+        # keep the person waiting for a thread whose result nobody will see.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
+
+
+async def drain(loop, timeout: float = 5.0) -> None:
+    """Wait (bounded) for every other task of ``loop``; cancel what is left."""
+    current = asyncio.current_task()
+    tasks = [task for task in asyncio.all_tasks(loop) if task is not current]
+    if not tasks:
+        return
+    _done, pending = await asyncio.wait(tasks, timeout=timeout)
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=1.0)

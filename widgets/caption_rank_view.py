@@ -59,14 +59,14 @@ class CaptionRankView(QWidget):
         self,
         workspace: Workspace,
         thumbnails: ThumbnailCache,
-        worker: RankWorker | None = None,
+        worker: RankWorker,
         runner: JobRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.workspace = workspace
         self.runner = runner
-        self.worker = worker or RankWorker(parent=self)
+        self.worker = worker
         self.pair_id: int | None = None
         self.text = ""
         self.result: RankResult | None = None
@@ -224,13 +224,12 @@ class CaptionRankView(QWidget):
         from studio.captions.ranking import build_rank_index
 
         model_name = rank_settings(project).model
-        device = self.workspace.settings.device
         job = partial(
             build_rank_index,
             project,
             model_name,
             self.workspace.user_name,
-            None if device == "auto" else device,
+            self.workspace.settings.model_device,
         )
         self.build_button.setEnabled(False)
         self._quiet(f"Building the index for {model_name} …")

@@ -8,7 +8,7 @@ thread and reach this dialog through a Qt signal, which Qt queues to the UI thre
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from qasync import asyncSlot
+from shiboken6 import isValid
 
 from studio.errors import StudioError
 from studio.jobs import CancelToken, JobCancelled, ProgressTracker, format_eta
@@ -31,13 +32,6 @@ from studio.workspace import Workspace
 from widgets.job_runner import JobRunner
 
 REDRAW_MS = 300
-
-
-class _Bridge(QObject):
-    """Carries the job's reports from its thread to the UI thread."""
-
-    progressed = Signal(int, int, str)
-    epoch = Signal(object)
 
 
 class CombinerTrainingDialog(QDialog):
@@ -54,9 +48,6 @@ class CombinerTrainingDialog(QDialog):
         self.epochs_seen: list = []
         self.canvas = None
         self._redraw_pending = False
-        self.bridge = _Bridge(self)
-        self.bridge.progressed.connect(self._show_progress)
-        self.bridge.epoch.connect(self._add_epoch)
 
         layout = QVBoxLayout(self)
         intro = QLabel(
@@ -156,22 +147,28 @@ class CombinerTrainingDialog(QDialog):
             epochs=self.epochs.value(),
             seed=self.seed.value(),
             drafted=round(self.drafted.value(), 3),
-            device=None if settings.device == "auto" else settings.device,
+            device=settings.model_device,
             patience=5 if self.stop_early.isChecked() else self.epochs.value(),
         )
         token = self.token = CancelToken()
         self.epochs_seen = []
         self.tracker = ProgressTracker()
-        bridge = self.bridge
+        # The job's thread never touches Qt: its reports go to the UI thread through the
+        # services' relay, and are dropped if the dialog was closed meanwhile.
+        post = self.runner.post
+
+        def on_ui(method, *args) -> None:
+            post(lambda: method(*args) if isValid(self) else None)
 
         def job(*, progress, cancel):
             def report(done: int, total: int, message: str = "") -> None:
                 progress(done, total, message)
-                bridge.progressed.emit(done, total, message)
+                on_ui(self._show_progress, done, total, message)
 
             both = _Either(cancel, token)
             return train_project_combiner(
-                project, request, progress=report, cancel=both, on_epoch=bridge.epoch.emit
+                project, request, progress=report, cancel=both,
+                on_epoch=lambda row: on_ui(self._add_epoch, row),
             )
 
         self._set_running(True)

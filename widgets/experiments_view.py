@@ -140,7 +140,7 @@ class ExperimentsView(QWidget):
         splitter.addWidget(plot_holder)
         splitter.setSizes([360, 700])
         layout.addWidget(splitter, 1)
-        workspace.project_changed.connect(lambda _p: self.refresh())
+        workspace.project_changed.connect(self._project_changed)  # held weakly: ends with us
         follow(self, workspace, ("experiments",), self.refresh)
 
     def open_training(self) -> CombinerTrainingDialog | None:
@@ -161,6 +161,9 @@ class ExperimentsView(QWidget):
         self.strategy.addItems([*STRATEGIES, *trained])
         if current in [*STRATEGIES, *trained]:
             self.strategy.setCurrentText(current)
+
+    def _project_changed(self, _project: object) -> None:
+        self.refresh()
 
     def refresh(self) -> None:
         self.refresh_strategies()
@@ -249,7 +252,7 @@ class ExperimentsView(QWidget):
         if project is None:
             return
         settings = self.workspace.settings
-        device = None if settings.device == "auto" else settings.device
+        device = settings.model_device
         config = RunConfig(strategy=self.strategy.currentText(),
                            simulator=self.simulator.currentText(), n=self.dialogs.value(),
                            turns=self.turns.value(), model=settings.model,

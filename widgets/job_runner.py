@@ -1,8 +1,10 @@
 """Runs studio jobs off the UI thread through qasync and reports them as Qt signals.
 
-One single-worker executor serves every job, so two jobs never fight for the device
-(ARCHITECTURE.md, "Long work"). Progress is emitted from the worker thread as a signal;
-Qt queues it to the UI thread, where the status bar draws it.
+Every job runs on the services' GPU/model lane (one worker, so two jobs never fight for
+the device; ARCHITECTURE.md, "Long work"). The runner owns no thread: progress reported
+by a job is carried to the UI thread by the services' relay, and every signal is emitted
+there. A job that fails with anything but a ``StudioError`` (which the caller shows in
+place) goes to the error reporter; every failure is logged by it.
 """
 
 from __future__ import annotations
@@ -10,17 +12,19 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from studio.errors import ProjectBusyError
+from studio.errors import ProjectBusyError, StudioError
 from studio.jobs import CancelToken, JobCancelled
 from widgets.busy_prompt import ask_retry
+
+if TYPE_CHECKING:
+    from widgets.services import Services
 
 
 @dataclass
@@ -38,9 +42,9 @@ class JobRunner(QObject):
     finished = Signal(int, str)  # job id, outcome: "done" | "cancelled" | "failed"
     failed = Signal(int, str)  # job id, error text
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cir-job")
+    def __init__(self, services: Services) -> None:
+        super().__init__(services)
+        self._services = services
         self._ids = itertools.count(1)
         self.running: dict[int, JobHandle] = {}
 
@@ -56,13 +60,20 @@ class JobRunner(QObject):
         self.running[handle.id] = handle
         self.started.emit(handle.id, label)
 
+        post = self._services.relay.post
+
         def progress(done: int, total: int, message: str = "") -> None:
-            self.progressed.emit(handle.id, done, total, message)
+            # On the job's thread: hand the numbers to the UI thread, never touch Qt here.
+            post(lambda: self.progressed.emit(handle.id, done, total, message))
 
         call = partial(function, *args, progress=progress, cancel=handle.token, **kwargs)
+        lane = self._services.gpu
         while True:
+            if lane.closed:  # the studio is shutting down: nothing new starts
+                self._finish(handle, "cancelled")
+                raise JobCancelled()
             try:
-                result = await asyncio.get_running_loop().run_in_executor(self._executor, call)
+                result = await asyncio.wrap_future(lane.submit(call))
                 break
             except ProjectBusyError as error:
                 # Another program held the write lock past the busy timeout; nothing was
@@ -76,6 +87,14 @@ class JobRunner(QObject):
                 self._finish(handle, "cancelled")
                 raise
             except Exception as error:
+                # Domain errors are shown in place by the caller; anything else (out of
+                # memory, a closed database) is unexpected and gets the error notice.
+                if isinstance(error, StudioError):
+                    self._services.errors.report(f"{label} failed: {error}", show=False)
+                else:
+                    self._services.errors.report_exception(
+                        error, f"{label} failed: {error or type(error).__name__}"
+                    )
                 self.failed.emit(handle.id, str(error) or type(error).__name__)
                 self._finish(handle, "failed")
                 raise
@@ -83,12 +102,16 @@ class JobRunner(QObject):
         return result
 
     def _dialog_parent(self) -> QWidget | None:
-        parent = self.parent()
+        parent = self._services.window_for_notices()
         return parent if isinstance(parent, QWidget) else None
 
     def _finish(self, handle: JobHandle, outcome: str) -> None:
         self.running.pop(handle.id, None)
         self.finished.emit(handle.id, outcome)
+
+    def post(self, function: Callable[[], Any]) -> None:
+        """Run ``function`` on the UI thread (a job's extra reports, such as epochs)."""
+        self._services.relay.post(function)
 
     def cancel(self, job_id: int) -> None:
         handle = self.running.get(job_id)
@@ -99,6 +122,3 @@ class JobRunner(QObject):
         for handle in list(self.running.values()):
             handle.token.cancel()
 
-    def shutdown(self) -> None:
-        self.cancel_all()
-        self._executor.shutdown(wait=True, cancel_futures=True)

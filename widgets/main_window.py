@@ -27,7 +27,6 @@ from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
 from widgets.file_dialogs import choose_folder, open_file, open_files
 from widgets.image_folder_action import ImageFolderAction
-from widgets.job_runner import JobRunner
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
 from widgets.panes.captions_pane import CaptionsPane
@@ -37,6 +36,7 @@ from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
 from widgets.project_signals import follow, follow_closing
+from widgets.services import Services
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
 
@@ -44,10 +44,14 @@ PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, workspace: Workspace, runner: JobRunner | None = None) -> None:
+    def __init__(self, services: Services | Workspace) -> None:
         super().__init__()
-        self.workspace = workspace
-        self.runner = runner or JobRunner(self)
+        if isinstance(services, Workspace):  # the shell makes the services when not given
+            services = Services(services, parent=self)
+        self.services = services
+        self.workspace = workspace = services.workspace
+        self.runner = services.runner
+        services.window_for_notices = lambda: self
         self.setWindowTitle("CIR Studio")
         self.resize(1280, 820)
         self._shown_project: Project | None = None
@@ -67,14 +71,14 @@ class MainWindow(QMainWindow):
     # -- layout ----------------------------------------------------------------------
 
     def _make_panes(self) -> list[Pane]:
-        ws = self.workspace
+        services = self.services
         return [
-            PairsPane(ws, self.runner),
-            CaptionsPane(ws, self.runner),
-            AttributesPane(ws, self.runner),
-            RetrievalPane(ws, self.runner),
-            QualityPane(ws, self.runner),
-            DashboardPane(ws),
+            PairsPane(services),
+            CaptionsPane(services),
+            AttributesPane(services),
+            RetrievalPane(services),
+            QualityPane(services),
+            DashboardPane(services),
         ]
 
     def _build_central(self) -> None:
@@ -282,7 +286,31 @@ class MainWindow(QMainWindow):
         settings.save()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        self._remember_place()
-        self.runner.cancel_all()
+        """Ask before stopping a job; then shut the services down before any widget goes."""
+        if not self.services.shut_down:
+            running = self.services.running_labels()
+            if running and not self.confirm_stop(running):
+                event.ignore()
+                return
+            self._remember_place()
+            self.services.shutdown()
         super().closeEvent(event)
+
+    def confirm_stop(self, running: list[str]) -> bool:
+        """'Building the index' is running: stop it and quit? (modal; default: keep working)."""
+        what = running[0] if len(running) == 1 else f"{len(running)} jobs ({', '.join(running)})"
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Stop and quit?",
+            f"{what} {'is' if len(running) == 1 else 'are'} still running: stop "
+            f"{'it' if len(running) == 1 else 'them'} and quit?\n\n"
+            "What was finished so far is kept.",
+            parent=self,
+        )
+        box.setObjectName("confirm_quit")
+        stop = box.addButton("Stop and quit", QMessageBox.ButtonRole.AcceptRole)
+        keep = box.addButton("Keep working", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.exec()
+        return box.clickedButton() is stop
 

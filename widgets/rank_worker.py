@@ -1,25 +1,26 @@
-"""Ranks captions on one background thread; a newer request supersedes an older one.
+"""Ranks captions on the services' GPU/model lane; a newer request supersedes an older one.
 
-Typing asks for a rank on every pause. Requests go to a single-worker executor of their
-own (not the job runner's: a long index build must not hold up a rank, and ranks are too
-quick and too many for the status bar). Each live request gets a generation number and a
-cancel token: a new request cancels the previous one, a request whose generation is no
-longer current is skipped before it starts, and its result, if it still comes, is dropped
-by the view. Store requests (rank a submitted caption and keep the rank with it) are
-never superseded.
+Typing asks for a rank on every pause. Requests go to the one model lane (ranks are too
+quick and too many for the status bar, so they do not go through the job runner). Each
+live request gets a generation number and a cancel token: a new request cancels the
+previous one, a request whose generation is no longer current is skipped before it
+starts, and its result, if it still comes, is dropped by the view. Store requests (rank
+a submitted caption and keep the rank with it) are never superseded.
 
 The worker keeps one ``CaptionRanker`` and reopens it when the project, model, strategy
-or index changes. Results come back as Qt signals, queued to the UI thread.
+or index changes. Opening it reads what exists (model, index, facets): nothing
+gallery-wide runs here. The work never touches Qt: results are handed to the services'
+relay and the signals below are emitted on the UI thread, only while this object lives.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from studio.captions.ranking import (
     CaptionRanker,
@@ -37,6 +38,9 @@ from studio.errors import StudioError
 from studio.jobs import CancelToken, JobCancelled
 from studio.store import Project
 
+if TYPE_CHECKING:
+    from widgets.services import Services
+
 
 class RankWorker(QObject):
     ready = Signal(int, object)  # generation, RankResult
@@ -45,10 +49,10 @@ class RankWorker(QObject):
     loading = Signal(int, str)  # generation, what is being loaded
     stored = Signal(int, object)  # caption id, RankResult (None: not ranked)
 
-    def __init__(self, device: str | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, services: Services, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.device = device
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cir-rank")
+        self._services = services
+        self._lane = services.gpu
         self._lock = threading.Lock()
         self.generation = 0
         self._token: CancelToken | None = None
@@ -57,9 +61,20 @@ class RankWorker(QObject):
         self._pairs: dict[tuple[str, int], PairQuery] = {}
         self._closed = False
         if parent is not None:
-            # Stop the worker thread while this object still exists: a result emitted on a
-            # half-destroyed QObject from another thread can crash Qt.
             parent.destroyed.connect(self.shutdown)
+
+    @property
+    def device(self) -> str | None:
+        return self._services.device
+
+    def _emit(self, signal_name: str, *args: Any) -> None:
+        """From the lane: emit ``signal_name`` on the UI thread if this object still lives."""
+
+        def deliver() -> None:
+            if not self._closed and isValid(self):
+                getattr(self, signal_name).emit(*args)
+
+        self._services.relay.post(deliver)
 
     # -- requests (UI thread) ----------------------------------------------------------
 
@@ -77,33 +92,46 @@ class RankWorker(QObject):
         token = self._token
         if self._closed or token is None:
             return generation
-        self._executor.submit(self._live, generation, token, project, settings, pair_id, text)
+        self._lane.submit(self._live, generation, token, project, settings, pair_id, text)
         return generation
+
+    def preload(self, project: Project, settings: RankSettings) -> None:
+        """Open the ranker (model, index, facets) on the lane before the first keystroke,
+        so the first rank does not wait for the model; a project without an index is
+        left for the first request to report."""
+        if not self._closed:
+            self._lane.submit(self._warm, project, settings)
+
+    def _warm(self, project: Project, settings: RankSettings) -> None:
+        try:
+            self._ranker_for(project, settings, -1)  # -1: no view shows "Loading …" for it
+        except Exception:  # noqa: BLE001 (no index, a closed project: the request says so)
+            return
 
     def store(self, project: Project, caption_id: int) -> Future | None:
         """Rank a caption as it is stored now and keep the rank with it."""
         if self._closed:
             return None
-        return self._executor.submit(self._store, project, caption_id)
+        return self._lane.submit(self._store, project, caption_id)
 
     def forget(self) -> None:
         """Drop the loaded ranker (the project closed, or its index was rebuilt)."""
         self.supersede()
         if not self._closed:
-            self._executor.submit(self._drop)
+            self._lane.submit(self._drop)
 
     def shutdown(self, *_destroyed: object) -> None:
+        """Make every request stale and drop its results (the view is going away)."""
         if self._closed:
             return
         self.supersede()
         self._closed = True
-        self._executor.shutdown(wait=True, cancel_futures=True)
 
     def wait_idle(self) -> None:
         """Block until requests queued so far ran (tests and the benchmark)."""
-        if self._closed:
+        if self._closed or self._lane.closed:
             return
-        self._executor.submit(lambda: None).result()
+        self._lane.submit(lambda: None).result()
 
     # -- work (the worker thread) ------------------------------------------------------
 
@@ -122,7 +150,7 @@ class RankWorker(QObject):
         )
         if self._ranker is None or self._ranker_key != key:
             self._ranker = None
-            self.loading.emit(generation, f"Loading model {settings.model} and its index …")
+            self._emit("loading", generation, f"Loading model {settings.model} and its index …")
             self._ranker = CaptionRanker.open(
                 project, settings.model, settings.strategy, self.device
             )
@@ -146,32 +174,31 @@ class RankWorker(QObject):
     ) -> None:
         if token.cancelled or generation != self.generation:
             return  # a newer keystroke came before this one started
-        with contextlib.suppress(RuntimeError):  # the window closed meanwhile
-            try:
-                ranker = self._ranker_for(project, settings, generation)
-                result = ranker.rank(self._pair(project, pair_id), text, cancel=token)
-            except JobCancelled:
-                return
-            except NoIndexError as error:
-                self.unavailable.emit(generation, str(error))
-                return
-            except StudioError as error:
-                self.failed.emit(generation, str(error))
-                return
-            except Exception as error:  # noqa: BLE001 (a view shows one line, never a trace)
-                self.failed.emit(generation, f"Ranking failed: {error}")
-                return
-            self.ready.emit(generation, result)
+        try:
+            ranker = self._ranker_for(project, settings, generation)
+            result = ranker.rank(self._pair(project, pair_id), text, cancel=token)
+        except JobCancelled:
+            return
+        except NoIndexError as error:
+            self._emit("unavailable", generation, str(error))
+            return
+        except StudioError as error:
+            self._emit("failed", generation, str(error))
+            return
+        except Exception as error:  # noqa: BLE001 (the view shows one line; the log has it)
+            self._services.errors.report(f"Ranking failed: {error}", repr(error), show=False)
+            self._emit("failed", generation, f"Ranking failed: {error}")
+            return
+        self._emit("ready", generation, result)
 
     def _store(self, project: Project, caption_id: int) -> RankResult | None:
         result = None
-        with contextlib.suppress(RuntimeError):
-            try:
-                caption = get_caption(project, caption_id)
-                ranker = self._ranker_for(project, rank_settings(project), -1)
-                result = ranker.rank(self._pair(project, caption.pair_id), caption.text)
-                save_rank(project, caption_id, result)
-            except Exception:  # noqa: BLE001 (no index or a closed project: nothing stored)
-                result = None
-            self.stored.emit(caption_id, result)
+        try:
+            caption = get_caption(project, caption_id)
+            ranker = self._ranker_for(project, rank_settings(project), -1)
+            result = ranker.rank(self._pair(project, caption.pair_id), caption.text)
+            save_rank(project, caption_id, result)
+        except Exception:  # noqa: BLE001 (no index or a closed project: nothing stored)
+            result = None
+        self._emit("stored", caption_id, result)
         return result

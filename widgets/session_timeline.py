@@ -17,6 +17,8 @@ def describe_turn(turn: SessionTurn) -> str:
     top = ", ".join(hit.id for hit in turn.results[:3])
     rank = "" if turn.target_rank is None else f"  →  target rank {turn.target_rank}"
     wants = f"\n   wants: {turn.wants}" if turn.wants else ""
+    if turn.note:
+        wants += f"\n   note: {turn.note}"
     return f"{head}{rank}\n   “{body}”{wants}\n   top: {top}"
 
 

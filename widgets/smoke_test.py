@@ -71,7 +71,7 @@ async def run_smoke_test(
         errors.append(traceback.format_exc())
     finally:
         sys.excepthook = previous_hook
-        window.runner.shutdown()
+        window.services.shutdown()
     report["errors"] = errors
     report["ok"] = not errors
     print(json.dumps(report, sort_keys=True), flush=True)

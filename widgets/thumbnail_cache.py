@@ -1,33 +1,32 @@
 """Thumbnails decoded off the UI thread, kept in an LRU cache, placeholder while loading.
 
 ``get`` never blocks: it returns the cached picture, or a placeholder and queues a
-decode on a small thread pool. Workers produce ``QImage`` (safe off the UI thread); the
-UI thread turns it into a ``QPixmap`` and announces ``ready(path, size)`` so views repaint
-just the rows that asked. When the user scrolls faster than files decode, the oldest
-queued requests are dropped: nobody is looking at those rows any more. The queue lives
-in Python and the pool runs a plain function, so no ``QRunnable`` object has to outlive
-the thread that ran it.
+decode on the services' IO lane. Workers produce ``QImage`` (safe off the UI thread) and
+hand it to the services' relay; the UI thread turns it into a ``QPixmap`` and announces
+``ready(path, size)`` so views repaint just the rows that asked. When the user scrolls
+faster than files decode, the oldest queued requests are dropped: nobody is looking at
+those rows any more. One cache serves every pane (the services own it).
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import wait as wait_futures
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QImageReader, QPainter, QPixmap
+from shiboken6 import isValid
+
+if TYPE_CHECKING:
+    from widgets.services import Lane
 
 CAPACITY = 1500
 MAX_QUEUED = 48
-WORKERS = 2
-
-
-class _Relay(QObject):
-    """Carries a decoded image from a worker thread to the UI thread (queued signal)."""
-
-    loaded = Signal(str, int, QImage)
 
 
 def decode(path: str, size: int) -> QImage:
@@ -43,11 +42,18 @@ def decode(path: str, size: int) -> QImage:
 class ThumbnailCache(QObject):
     ready = Signal(str, int)  # path, size
 
-    def __init__(self, capacity: int = CAPACITY, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        lane: Lane,
+        post: Callable[[Callable[[], Any]], None],
+        capacity: int = CAPACITY,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.capacity = capacity
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(WORKERS)
+        self._lane = lane
+        self._post = post
+        self._futures: set[Future] = set()
         self._cache: OrderedDict[tuple[str, int], QPixmap] = OrderedDict()
         # Requests not started yet, newest last; workers take the newest first, so the rows
         # in view now are drawn before those scrolled past. Guarded by ``_lock``.
@@ -55,8 +61,6 @@ class ThumbnailCache(QObject):
         self._in_flight: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
         self._placeholders: dict[tuple[int, str], QPixmap] = {}
-        self._relay = _Relay(self)
-        self._relay.loaded.connect(self._on_loaded)
         self.decoded = 0  # how many files were decoded (for tests and the benchmark)
 
     def get(self, path: Path | str | None, size: int, missing: bool = False) -> QPixmap:
@@ -75,7 +79,9 @@ class ThumbnailCache(QObject):
                 while len(self._pending) > MAX_QUEUED:
                     self._pending.popitem(last=False)  # scrolled past: nobody looks any more
         if wanted:
-            self.pool.start(self._work)
+            future = self._lane.submit(self._work)
+            self._futures.add(future)
+            future.add_done_callback(self._futures.discard)
         return self.placeholder(size, "loading")
 
     def cached(self, path: Path | str, size: int) -> QPixmap | None:
@@ -106,10 +112,11 @@ class ThumbnailCache(QObject):
             key, _ = self._pending.popitem(last=True)
             self._in_flight.add(key)
         image = decode(*key)
-        with contextlib.suppress(RuntimeError):  # the cache was deleted (window closing)
-            self._relay.loaded.emit(key[0], key[1], image)
+        self._post(lambda: self._on_loaded(key[0], key[1], image))
 
     def _on_loaded(self, path: str, size: int, image: QImage) -> None:
+        if not isValid(self):
+            return  # the window closed meanwhile
         key = (path, size)
         with self._lock:
             self._in_flight.discard(key)
@@ -121,8 +128,9 @@ class ThumbnailCache(QObject):
         self.ready.emit(path, size)
 
     def wait_idle(self, msecs: int = 5000) -> bool:
-        """Block until queued decodes ran (tests and shutdown only)."""
-        return self.pool.waitForDone(msecs)
+        """Block until queued decodes ran (tests and the benchmark only)."""
+        _done, pending = wait_futures(list(self._futures), timeout=msecs / 1000)
+        return not pending
 
     def clear_queue(self) -> None:
         """Drop decodes not started yet."""

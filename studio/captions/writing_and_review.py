@@ -59,16 +59,21 @@ class WritingSession:
         caption = self.own_caption()
         return caption.text if caption else ""
 
-    def autosave(self, text: str) -> Caption | None:
-        """Keep what is typed: a draft (or an audited edit of a submitted caption)."""
-        if self.current is None:
+    def autosave(self, text: str, pair_id: int | None = None) -> Caption | None:
+        """Keep what is typed: a draft (or an audited edit of a submitted caption).
+
+        ``pair_id`` names the pair the text was typed for (a save running off the UI
+        thread must not follow ``current`` to the next pair); default: ``current``.
+        """
+        pair_id = self.current if pair_id is None else pair_id
+        if pair_id is None:
             return None
-        caption = self.own_caption()
+        caption = store.own_caption(self.project, pair_id, self.author)
         if not text.strip():  # an emptied editor never overwrites the words kept
             return caption
         if caption is not None and (caption.text == text or caption.status == "accepted"):
             return caption
-        return store.save_draft(self.project, self.current, self.author, text)
+        return store.save_draft(self.project, pair_id, self.author, text)
 
     def leave(self, text: str) -> None:
         """Moving on from the pair: keep what is typed; an emptied draft is not kept.

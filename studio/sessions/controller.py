@@ -7,8 +7,10 @@ category), runs composed or chat turns, records every turn, asks the chat questi
 writes the rollback and keep phrases with the one grammar the engine reads
 (``studio.sessions.turn_references``), and exports a session as a transaction.
 
-The pane shows what the controller holds and calls its methods; ``run_turn`` is the one
-slow call and is safe to run as a job (it touches no view). Everything a person sees as
+The pane shows what the controller holds and calls its methods. A turn's search is the
+one slow call: ``plan_turn`` runs as a job and changes nothing, ``apply_turn`` makes it
+part of the session on the UI thread (the pane keeps session inputs disabled meanwhile);
+``run_turn`` does both, for the command line and tests. Everything a person sees as
 a rule (which images may be a target, what the gallery is, when a session can be saved)
 is decided here, so it is tested without a window.
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from studio.errors import StudioError
-from studio.sessions.engine import Mode, RetrievalSession, SessionTurn
+from studio.sessions.engine import Mode, PlannedTurn, RetrievalSession, SessionTurn
 from studio.sessions.questioner import InformationGainQuestioner, Question
 from studio.sessions.setup import SessionContext
 from studio.sessions.store import SessionRecorder, session_transaction
@@ -297,17 +299,29 @@ class RetrievalController:
         self.set_reference(image_id)
 
     def run_turn(self, text: str) -> SessionTurn:
-        """Run one turn and record it; safe to call from a job's thread."""
+        """Run one turn and record it (``plan_turn`` then ``apply_turn``, in one go)."""
+        return self.apply_turn(self.plan_turn(text))
+
+    def plan_turn(self, text: str) -> PlannedTurn:
+        """Search for one turn without changing anything: safe on a job's thread while the
+        view still shows the session as it was."""
         session = self.session
         if session is None:
             raise StudioError("Start a session first.")
         text = text.strip()
         if self.is_chat:
-            turn = session.chat_turn(text, self.question)
-        else:
-            if not text and self.reference is None:
-                raise StudioError("Give a reference image, a text, or both.")
-            turn = session.composed_turn(text, reference_id=self.reference)
+            return session.plan_chat_turn(text, self.question)
+        if not text and self.reference is None:
+            raise StudioError("Give a reference image, a text, or both.")
+        return session.plan_composed_turn(text, reference_id=self.reference)
+
+    def apply_turn(self, planned: PlannedTurn) -> SessionTurn:
+        """Make the planned turn the session's next one, record it, and move on (the next
+        question, or the reference a rollback chose); the UI thread calls this."""
+        session = self.session
+        if session is None:
+            raise StudioError("Start a session first.")
+        turn = session.commit(planned)
         if self.recorder is not None:
             self.recorder.record(turn)
         if self.is_chat:

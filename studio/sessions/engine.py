@@ -66,6 +66,18 @@ class SessionTurn:
     target_rank: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
     chosen_id: str | None = None
+    note: str = ""  # what the ranking could not fully use (measures still being made)
+
+
+@dataclass
+class PlannedTurn:
+    """A turn searched but not yet part of its session (``RetrievalSession.commit``)."""
+
+    turn: SessionTurn
+    turn_input: TurnInput
+    asked_facet: str | None = None
+    session: RetrievalSession | None = None  # the session it was planned for
+    basis: list[int] = field(default_factory=list)  # the earlier inputs its query used
 
 
 class RetrievalSession:
@@ -146,6 +158,24 @@ class RetrievalSession:
 
     def composed_turn(self, text: str, reference_id: str | None = None) -> SessionTurn:
         """One composed turn: (reference, modification text) → ranked results."""
+        return self.commit(self.plan_composed_turn(text, reference_id))
+
+    def commit(self, planned: PlannedTurn) -> SessionTurn:
+        """Make a planned turn part of the session (the only step that changes it).
+
+        The Retrieval pane plans on a worker and commits on the UI thread, so the session
+        never changes under the view; a plan made before another commit is refused.
+        """
+        if planned.session is not self or planned.turn.index != len(self.turns) + 1:
+            raise StudioError("The session moved on while this turn was searching; run it again.")
+        if planned.asked_facet is not None:
+            self.asked_facets.append(planned.asked_facet)
+        self._add_input(planned.turn_input, planned.basis)
+        self.turns.append(planned.turn)
+        return planned.turn
+
+    def plan_composed_turn(self, text: str, reference_id: str | None = None) -> PlannedTurn:
+        """The turn's results, without changing the session (see ``commit``)."""
         started = time.perf_counter()
         number = len(self.turns) + 1
         parsed = parse_turn_text(text)
@@ -185,17 +215,19 @@ class RetrievalSession:
         turn = SessionTurn(number, kind, reference, text, asked=asked, kept=kept,
                            requests=requests, constraints=constraints)
         self._retrieve(turn, query, exclude=[reference] if reference else [])
-        self._add_input(turn_input, basis)
         turn.timings.update(
             encode_ms=_ms(encode_started, encoded), total_ms=_ms(started, time.perf_counter())
         )
-        self.turns.append(turn)
-        return turn
+        return PlannedTurn(turn, turn_input, None, self, basis)
 
     # -- chat ------------------------------------------------------------------------
 
     def chat_turn(self, text: str, question: Question | None = None) -> SessionTurn:
         """Round 0 is the description; later rounds answer ``question``."""
+        return self.commit(self.plan_chat_turn(text, question))
+
+    def plan_chat_turn(self, text: str, question: Question | None = None) -> PlannedTurn:
+        """A chat round's results, without changing the session (see ``commit``)."""
         started = time.perf_counter()
         number = len(self.turns) + 1
         answer_text = text.strip()
@@ -203,11 +235,10 @@ class RetrievalSession:
             raise StudioError("Type a description or an answer.")
         requests = self.read_requests(answer_text)
         constraints = constraints_from_requests(requests, {}, lambda _m: None, "the reference")
-        if question is not None:
-            self.asked_facets.append(question.facet)
-            if question.facet not in constraints and answer_text.lower() in question.options:
-                requests = [*requests, Request(question.facet, "is", answer_text.lower())]
-                constraints[question.facet] = Constraint(question.facet, (answer_text.lower(),))
+        answer = answer_text.lower()
+        if question is not None and question.facet not in constraints and answer in question.options:
+            requests = [*requests, Request(question.facet, "is", answer)]
+            constraints[question.facet] = Constraint(question.facet, (answer,))
         asked = _first_values(requests)
         affirmative = self._affirmative(answer_text) or answer_text
         phrase = affirmative if question is None else f"{affirmative} {question.facet}"
@@ -222,10 +253,9 @@ class RetrievalSession:
             answer=None if question is None else answer_text,
         )
         self._retrieve(turn, query, exclude=[])
-        self._add_input(turn_input, basis)
         turn.timings["total_ms"] = _ms(started, time.perf_counter())
-        self.turns.append(turn)
-        return turn
+        facet = None if question is None else question.facet
+        return PlannedTurn(turn, turn_input, facet, self, basis)
 
     def _history_of(self, number: int) -> list[int]:
         """The turns (0-based) in turn ``number``'s history; none before the first turn."""
@@ -257,6 +287,11 @@ class RetrievalSession:
         searched = time.perf_counter()
         columns = {f: self._column(f, c)[positions] for f, c in query.constraints.items()}
         turn.wants = describe(query.constraints)
+        if self.measures is not None and any(
+            isinstance(c, Constraint) and c.comparative and f in MEASURED
+            for f, c in query.constraints.items()
+        ):
+            turn.note = self.measures.note()  # "darker" saw only the measured part
         adjusted = scores.astype(np.float64) + constraint_bonus(columns, query.constraints)
         order = np.argsort(-adjusted, kind="stable")
         positions, adjusted = positions[order], adjusted[order]

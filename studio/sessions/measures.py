@@ -10,28 +10,38 @@ these two numbers (``studio.sessions.constraints``), because labels do not order
 - **colorful**: Hasler and Süsstrunk's colourfulness (2003) of the garment pixels, divided
   by 100 so that a plain grey is 0 and a saturated print is about 1.
 
-The cache is one JSON file in the project's cache folder keyed by image content hash, so
-renames keep it and a changed file is measured again. Pictures are shrunk to 64 px first:
-measuring a 10,000-image gallery takes well under a minute, and happens once.
+Measuring decodes every picture, so it is gallery-wide work: it runs as a job of its own
+(``measure_images``, part of building the index), never inside a session or a live rank.
+Readers (``ImageMeasures``) only read what was measured so far and say how much that is.
+
+The cache is one append-only text file in the project's cache folder, one line per
+content hash the store holds (``hash<TAB>lightness<TAB>colourfulness``; empty values: the
+file is missing or unreadable, recorded once and not tried again; an image stored without
+a hash is keyed by its id). A pass appends as it goes, so a cancelled or killed pass keeps
+what it measured; renames keep the cache and a changed file is measured again. Pictures
+are shrunk to 64 px first.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from studio.embeddings import image_hashes
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.records import ImageRecord
 
 MEASURES = ("lightness", "colorful")
 SIDE = 64
 _FOREGROUND_DISTANCE = 40.0  # RGB distance from the border colour that marks the garment
+CACHE_FILE = "measures.tsv"
+LEGACY_FILE = "measures.json"  # the whole-file JSON cache of earlier versions, still read
+FLUSH_EVERY = 100  # images measured between two appends to the cache file
 
 
 def measure_pixels(rgb: np.ndarray) -> tuple[float, float]:
@@ -66,68 +76,194 @@ def measure_file(path: Path) -> tuple[float, float] | None:
         return None
 
 
+Measured = tuple[float, float] | None  # None: missing or unreadable (recorded once)
+
+
+def cache_key(image: ImageRecord) -> str:
+    """The stored content hash; an image imported without one is keyed by its id."""
+    return image.content_hash or f"id:{image.id}"
+
+
+def cache_folder(project: Project) -> Path:
+    return project.cache_dir / "measures"
+
+
+def read_cache(project: Project) -> dict[str, Measured]:
+    """content hash → measures (or None: not readable) for every hash measured so far."""
+    folder = cache_folder(project)
+    cache: dict[str, Measured] = {}
+    try:
+        legacy = json.loads((folder / LEGACY_FILE).read_text(encoding="utf-8"))
+        if isinstance(legacy, dict):
+            cache.update({str(k): (float(v[0]), float(v[1])) for k, v in legacy.items()})
+    except (OSError, ValueError, TypeError, IndexError):
+        pass
+    try:
+        text = (folder / CACHE_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return cache
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 3 or not parts[0]:
+            continue  # a line cut short by a kill: that image is measured again
+        try:
+            cache[parts[0]] = (float(parts[1]), float(parts[2])) if parts[1] else None
+        except ValueError:
+            continue
+    return cache
+
+
+def _append(project: Project, lines: list[str]) -> None:
+    """Add measured lines to the cache; a read-only folder keeps none (the cache only
+    saves time: such a project's measures are simply missing, and sessions say so)."""
+    folder = cache_folder(project)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / CACHE_FILE).open("a+b") as out:
+            if out.tell() > 0:
+                out.seek(out.tell() - 1)
+                if out.read(1) != b"\n":
+                    lines = ["\n", *lines]  # a line cut short by a kill stays on its own
+            out.write("".join(lines).encode("utf-8"))
+            out.flush()
+    except OSError:
+        return
+
+
+@dataclass
+class MeasureReport:
+    measured: int = 0  # newly measured now
+    known: int = 0  # measured (or recorded unreadable) before
+    unreadable: int = 0  # missing or unreadable files recorded now
+    seconds: float = 0.0
+
+
+def measure_images(
+    project: Project,
+    images: Sequence[ImageRecord] | None = None,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> MeasureReport:
+    """Measure every image not measured yet (default: all of the project's images).
+
+    A job: appends to the cache every ``FLUSH_EVERY`` images, so a cancelled pass keeps
+    what it measured (``JobCancelled`` is raised after the flush). Missing and unreadable
+    files are recorded once and not tried again by later passes.
+    """
+    started = time.monotonic()
+    images = list(images if images is not None else project.iter_images())
+    cache = read_cache(project)
+    report = MeasureReport()
+    pending: list[str] = []
+    todo: list[str] = []
+    paths: dict[str, Path] = {}
+    for image in images:
+        key = cache_key(image)
+        if key in cache:
+            report.known += 1
+            continue
+        path = None if image.missing else project.image_file(image)
+        if path is None or not path.is_file():
+            cache[key] = None
+            pending.append(f"{key}\t\t\n")  # no file: recorded once, never retried
+            report.unreadable += 1
+        else:
+            todo.append(key)
+            paths[key] = path
+    try:
+        for done, key in enumerate(todo, start=1):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            measured = measure_file(paths[key])
+            cache[key] = measured
+            if measured is None:
+                report.unreadable += 1
+                pending.append(f"{key}\t\t\n")
+            else:
+                report.measured += 1
+                pending.append(f"{key}\t{measured[0]:.5f}\t{measured[1]:.5f}\n")
+            if len(pending) >= FLUSH_EVERY:
+                _append(project, pending)
+                pending.clear()
+            if done % 200 == 0 or done == len(todo):
+                progress(done, len(todo), f"Measuring colours: {done:,} of {len(todo):,} images")
+    finally:
+        if pending:
+            _append(project, pending)
+    report.seconds = round(time.monotonic() - started, 2)
+    return report
+
+
 class ImageMeasures:
-    """Per-image measures of one project, measured on first use and kept on disk."""
+    """Per-image measures of one project as far as they were measured; never measures.
+
+    Loaded on first use from the cache file, with image ids mapped through the content
+    hashes the store holds (no file is read). ``coverage`` says how many images have a
+    value, so a session can say when "darker" or "more colourful" saw only part of the
+    gallery.
+    """
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self.file = project.cache_dir / "measures" / "measures.json"
         self._by_id: dict[str, tuple[float, float]] | None = None
+        self._total = 0
+        self._pending = 0
 
-    def _load_cache(self) -> dict[str, list[float]]:
-        try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def _save_cache(self, cache: dict[str, list[float]]) -> None:
-        """Keep the measures for next time; a project on a read-only folder measures again
-        on each load instead of failing (the cache only saves time)."""
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            handle, name = tempfile.mkstemp(dir=self.file.parent, suffix=".tmp")
-        except OSError:
-            return
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(cache, out)
-        os.replace(name, self.file)  # atomic: a reader never sees half a file
-
-    def ensure(
-        self, progress: ProgressCallback = no_progress, cancel: CancelToken | None = None
-    ) -> dict[str, tuple[float, float]]:
-        """image id → (lightness, colourfulness) for every readable image."""
-        if self._by_id is not None:
-            return self._by_id
-        images = [image for image in self.project.iter_images() if not image.missing]
-        hashes = image_hashes(self.project, images)
-        cache = self._load_cache()
-        todo = [image for image in images if image.id in hashes and hashes[image.id] not in cache]
-        for done, image in enumerate(todo, start=1):
-            if cancel is not None and done % 100 == 0:
-                cancel.raise_if_cancelled()
-            measured = measure_file(self.project.image_path(image))
-            if measured is not None:
-                cache[hashes[image.id]] = [round(measured[0], 5), round(measured[1], 5)]
-            if done % 200 == 0 or done == len(todo):
-                progress(done, len(todo), f"Measuring colours: {done} of {len(todo)} images")
-        if todo:
-            self._save_cache(cache)
-        self._by_id = {
-            image_id: (float(cache[digest][0]), float(cache[digest][1]))
-            for image_id, digest in hashes.items()
-            if digest in cache
-        }
+    def _load(self) -> dict[str, tuple[float, float]]:
+        if self._by_id is None:
+            cache = read_cache(self.project)
+            by_id: dict[str, tuple[float, float]] = {}
+            total = pending = 0
+            for image in self.project.iter_images():
+                total += 1
+                key = cache_key(image)
+                if key not in cache:
+                    pending += 1
+                found = cache.get(key)
+                if found is not None:
+                    by_id[image.id] = found
+            self._by_id, self._total, self._pending = by_id, total, pending
         return self._by_id
 
+    def reload(self) -> None:
+        """Read the cache again (a measuring job added to it)."""
+        self._by_id = None
+
+    def coverage(self) -> tuple[int, int, int]:
+        """(images with measures, images not measured yet, all images)."""
+        by_id = self._load()
+        return len(by_id), self._pending, self._total
+
+    @property
+    def incomplete(self) -> bool:
+        self._load()
+        return self._pending > 0
+
+    def note(self) -> str:
+        """One line for a view when measures are incomplete, else ''."""
+        measured, pending, total = self.coverage()
+        if not pending:
+            return ""
+        return (
+            f"Lightness and colour measured for {measured:,} of {total:,} images so far; "
+            "Build index measures the rest."
+        )
+
     def value(self, image_id: str | None, measure: str) -> float | None:
-        found = self.ensure().get(image_id or "")
+        found = self._load().get(image_id or "")
         return None if found is None else found[MEASURES.index(measure)]
 
     def column(self, image_ids: Sequence[str | None], measure: str) -> np.ndarray:
-        """Each id's measure, NaN where the image could not be read."""
-        by_id = self.ensure()
+        """Each id's measure, NaN where the image was not measured or could not be read."""
+        by_id = self._load()
         at = MEASURES.index(measure)
         return np.array(
             [by_id[i][at] if i in by_id else np.nan for i in image_ids], dtype=np.float64
         )
+
+
+def unmeasured(project: Project, images: Iterable[ImageRecord]) -> list[ImageRecord]:
+    """The images whose stored content hash has no measure yet (reads no picture)."""
+    cache = read_cache(project)
+    return [i for i in images if cache_key(i) not in cache]

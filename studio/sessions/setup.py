@@ -88,7 +88,8 @@ def load_session_context(
     reader = CaptionReader.for_vocabulary(
         entries, facet_map.facet_of, part_vocabulary(project) if parts else None
     )
-    measures = ImageMeasures(project)  # lightness/colourfulness, measured once per image
-    measures.ensure(lambda _done, _total, message="": progress(2, 3, message), cancel)
+    # Lightness/colourfulness as far as the index build measured them (read on first use;
+    # measuring is gallery-wide work and never runs while a session opens).
+    measures = ImageMeasures(project)
     progress(3, 3, "Ready")
     return SessionContext(project, model_name, index, facet_map, facets, reader, measures)

@@ -3,8 +3,37 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
+import time
 
 import pytest
+
+WORKER_PREFIX = "cir-"  # the services' lanes name their threads cir-gpu_0, cir-io_1 …
+WORKERS_STOP_S = 5.0
+
+
+@pytest.fixture(autouse=True)
+def no_worker_left_running(qapp):
+    """Fail a test that leaves a studio thread or worker running (services not shut down,
+    a job still going), and destroy the widgets it closed before the next test begins.
+
+    Set up before every other fixture of the test, so it tears down after them, once
+    pytest-qt has closed the test's widgets.
+    """
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qapp.processEvents()
+    gc.collect()  # here, on the UI thread: Qt objects in cycles are freed where they live
+    deadline = time.monotonic() + WORKERS_STOP_S
+    while True:
+        alive = [t.name for t in threading.enumerate() if t.name.startswith(WORKER_PREFIX)]
+        if not alive or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert alive == [], f"the test left studio workers running: {alive}"
 
 
 @pytest.fixture
@@ -29,11 +58,24 @@ def workspace():
 
 
 @pytest.fixture
-def window(qtbot, workspace, event_loop_qt):
+def services(qapp, workspace):
+    """The application services, as the shell makes them; shut down after the test."""
+    from widgets.services import Services
+
+    made = Services(workspace)
+    yield made
+    made.shutdown()
+    made.deleteLater()
+
+
+@pytest.fixture
+def window(qtbot, services, event_loop_qt):
     from widgets.main_window import MainWindow
 
-    win = MainWindow(workspace)
-    qtbot.addWidget(win)
+    win = MainWindow(services)
+    # pytest-qt closes the window before fixtures end: shut the services down first, so a
+    # job a test left running is cancelled instead of asking "stop it and quit?".
+    qtbot.addWidget(win, before_close_func=lambda _w: services.shutdown())
     win.show()
     yield win
-    win.runner.shutdown()
+    services.shutdown()

@@ -202,3 +202,20 @@ def test_rank_all_captions_runs_as_a_job_and_fills_the_reviewers_line(
         ]
     assert all(r is not None and r.model == "demo" for r in ranked)
     assert line.line.text() == ranked[0].describe()
+
+
+def test_a_rank_is_shown_while_no_colour_was_measured(window, ranked_demo, qtbot) -> None:
+    """Opening the ranker used to measure every picture first (gallery-wide work inside a
+    live rank); now it ranks with what exists and measures nothing."""
+    import shutil
+
+    from studio.sessions.measures import cache_folder
+
+    with Project.open(ranked_demo) as project:
+        folder = cache_folder(project)
+    shutil.rmtree(folder)  # as for a project indexed before measures were kept
+    pane = open_as(window, ranked_demo, "ana")
+    pane.rank_worker.wait_idle()  # the model and index load when the project opens
+    type_caption(qtbot, pane.writer.editor, "is darker and red")
+    qtbot.waitUntil(lambda: rank_shown_for(pane.rank_view, "is darker and red"), timeout=2000)
+    assert not folder.exists()  # nothing was measured inside the rank

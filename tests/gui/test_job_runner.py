@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from studio.jobs import CancelToken, JobCancelled
-from widgets.job_runner import JobRunner
 
 
 def counting_job(n: int, *, progress, cancel: CancelToken) -> int:
@@ -20,8 +19,8 @@ def counting_job(n: int, *, progress, cancel: CancelToken) -> int:
     return n
 
 
-def test_a_job_returns_its_result_and_reports_progress(qtbot, event_loop_qt) -> None:
-    runner = JobRunner()
+def test_a_job_returns_its_result_and_reports_progress(qtbot, event_loop_qt, services) -> None:
+    runner = services.runner
     seen: list[tuple[int, int]] = []
     runner.progressed.connect(lambda _id, done, total, _msg: seen.append((done, total)))
     outcomes: list[str] = []
@@ -31,12 +30,11 @@ def test_a_job_returns_its_result_and_reports_progress(qtbot, event_loop_qt) -> 
     assert result == 5
     assert seen[-1] == (5, 5)
     assert outcomes == ["done"]
-    runner.shutdown()
 
 
-def test_the_ui_thread_keeps_running_while_a_job_works(qtbot, event_loop_qt) -> None:
+def test_the_ui_thread_keeps_running_while_a_job_works(qtbot, event_loop_qt, services) -> None:
     """The job waits for a signal only the UI thread's timer can give; a blocked UI hangs it."""
-    runner = JobRunner()
+    runner = services.runner
     ui_ticked = threading.Event()
     ui_thread = threading.get_ident()
     timer = QTimer()
@@ -50,11 +48,10 @@ def test_the_ui_thread_keeps_running_while_a_job_works(qtbot, event_loop_qt) -> 
 
     assert event_loop_qt.run_until_complete(runner.run("wait for ui", job)) == "ok"
     timer.stop()
-    runner.shutdown()
 
 
-def test_cancel_stops_a_job_between_batches(qtbot, event_loop_qt) -> None:
-    runner = JobRunner()
+def test_cancel_stops_a_job_between_batches(qtbot, event_loop_qt, services) -> None:
+    runner = services.runner
     steps: list[int] = []
     outcomes: list[str] = []
     runner.finished.connect(lambda _id, outcome: outcomes.append(outcome))
@@ -73,11 +70,10 @@ def test_cancel_stops_a_job_between_batches(qtbot, event_loop_qt) -> None:
         event_loop_qt.run_until_complete(runner.run("endless", endless))
     assert outcomes == ["cancelled"]
     assert 3 <= len(steps) < 200  # it stopped soon after the request, not at some limit
-    runner.shutdown()
 
 
-def test_a_failing_job_is_reported(qtbot, event_loop_qt) -> None:
-    runner = JobRunner()
+def test_a_failing_job_is_reported(qtbot, event_loop_qt, services) -> None:
+    runner = services.runner
     errors: list[str] = []
     runner.failed.connect(lambda _id, text: errors.append(text))
 
@@ -87,4 +83,3 @@ def test_a_failing_job_is_reported(qtbot, event_loop_qt) -> None:
     with pytest.raises(ValueError):
         event_loop_qt.run_until_complete(runner.run("broken", broken))
     assert errors == ["bad row 7 in x.json"]
-    runner.shutdown()

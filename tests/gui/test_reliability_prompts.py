@@ -13,7 +13,6 @@ from studio.errors import ProjectBusyError
 from studio.importers import import_folder
 from studio.store import Project
 from widgets.busy_prompt import BUSY_TITLE
-from widgets.job_runner import JobRunner
 
 
 def busy_box() -> QMessageBox | None:
@@ -48,7 +47,9 @@ def make_folder(folder: Path) -> Path:
     return folder
 
 
-def test_retry_after_another_program_held_the_write_lock(qtbot, event_loop_qt, tmp_path) -> None:
+def test_retry_after_another_program_held_the_write_lock(
+    qtbot, event_loop_qt, tmp_path, services
+) -> None:
     photos = make_folder(tmp_path / "photos")
     project = Project.create(tmp_path / "p", image_root=photos)
     other = sqlite3.connect(project.path, isolation_level=None)  # "another program"
@@ -56,7 +57,8 @@ def test_retry_after_another_program_held_the_write_lock(qtbot, event_loop_qt, t
     window = QWidget()  # the prompt's parent, as the main window is in the studio
     qtbot.addWidget(window)
     window.show()
-    runner = JobRunner(window)
+    services.window_for_notices = lambda: window
+    runner = services.runner
     outcomes: list[str] = []
     runner.finished.connect(lambda _id, outcome: outcomes.append(outcome))
 
@@ -74,12 +76,11 @@ def test_retry_after_another_program_held_the_write_lock(qtbot, event_loop_qt, t
     assert report.images_added == 3
     assert project.count_images() == 3
     assert outcomes == ["done"]
-    runner.shutdown()
     project.close()
 
 
 def test_cancel_on_the_busy_prompt_fails_the_job_with_the_message(
-    qtbot, event_loop_qt, tmp_path
+    qtbot, event_loop_qt, tmp_path, services
 ) -> None:
     photos = make_folder(tmp_path / "photos")
     project = Project.create(tmp_path / "p", image_root=photos)
@@ -88,7 +89,8 @@ def test_cancel_on_the_busy_prompt_fails_the_job_with_the_message(
     window = QWidget()  # the prompt's parent, as the main window is in the studio
     qtbot.addWidget(window)
     window.show()
-    runner = JobRunner(window)
+    services.window_for_notices = lambda: window
+    runner = services.runner
     failures: list[str] = []
     runner.failed.connect(lambda _id, text: failures.append(text))
 
@@ -106,7 +108,6 @@ def test_cancel_on_the_busy_prompt_fails_the_job_with_the_message(
     assert failures and "the project is busy" in failures[0]
     other.execute("ROLLBACK")
     other.close()
-    runner.shutdown()
     project.close()
 
 

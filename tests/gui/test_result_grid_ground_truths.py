@@ -4,11 +4,10 @@ every other correct image, differently."""
 from __future__ import annotations
 
 from widgets.result_grid import ResultGrid
-from widgets.thumbnail_cache import ThumbnailCache
 
 
-def test_every_correct_hit_is_marked_and_the_target_stands_out(qtbot) -> None:
-    cache = ThumbnailCache()
+def test_every_correct_hit_is_marked_and_the_target_stands_out(qtbot, services) -> None:
+    cache = services.thumbnails
     grid = ResultGrid(cache, lambda _image_id: None)
     qtbot.addWidget(grid)
     hits = [("9", 0.9), ("21", 0.8), ("22", 0.7), ("5", 0.6)]
@@ -18,4 +17,3 @@ def test_every_correct_hit_is_marked_and_the_target_stands_out(qtbot) -> None:
     assert texts[2].startswith("3. 22 ✓ correct")
     assert "✓" not in texts[0] and "✓" not in texts[3]
     assert grid.item(2).background().color().name() != grid.item(1).background().color().name()
-    cache.deleteLater()

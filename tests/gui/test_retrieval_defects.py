@@ -56,7 +56,7 @@ def test_target_rank_is_not_cut_at_1024x700(window, qtbot, event_loop_qt, indexe
     # and the menu and status bars), so the test does not depend on other panes' widths.
     # It shares the window's workspace and job runner (shut down with the window).
     workspace = window.workspace
-    pane = RetrievalPane(workspace, window.runner)
+    pane = RetrievalPane(window.services)
     qtbot.addWidget(pane)
     pane.resize(1024 - 170, 700 - 60)
     pane.show()
@@ -204,7 +204,7 @@ def test_session_bar_shows_whole_choices_at_1024x700(
     from widgets.panes.retrieval_pane import RetrievalPane
 
     # The pane alone at the width a 1024 px window leaves it (less the navigation).
-    pane = RetrievalPane(window.workspace, window.runner)
+    pane = RetrievalPane(window.services)
     qtbot.addWidget(pane)
     pane.resize(1024 - 170, 700 - 60)
     pane.show()

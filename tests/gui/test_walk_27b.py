@@ -272,8 +272,8 @@ def test_the_window_comes_back_with_its_size_place_and_pane(workspace, qtbot) ->
     assert (second.width(), second.height()) == size
     assert second.navigation.currentRow() == 3
     assert second.stack.currentWidget() is second.panes[3]
-    second.runner.shutdown()
-    first.runner.shutdown()
+    second.services.shutdown()
+    first.services.shutdown()
 
 
 # -- D11: Experiments at 1024 x 700 --------------------------------------------------------

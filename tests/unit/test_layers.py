@@ -165,3 +165,52 @@ def test_the_sql_checker_sees_calls_fstrings_and_dialect_statements(tmp_path: Pa
     assert len(sql_in(module)) == 1
     module.write_text("Q = 'UPDATE image_attributes AS t SET x = 1'\n")
     assert len(sql_in(module)) == 1
+
+
+THREAD_MAKERS = {
+    "Thread", "ThreadPoolExecutor", "ProcessPoolExecutor", "QThread", "QThreadPool",
+    "QRunnable", "moveToThread", "start_new_thread",
+}
+THREAD_OWNER = "widgets/services.py"  # the application services own every worker
+
+
+def thread_makers(path: Path) -> set[str]:
+    """Names of thread or executor constructors a module calls (or subclasses)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets = []
+        if isinstance(node, ast.Call):
+            targets.append(node.func)
+        elif isinstance(node, ast.ClassDef):
+            targets.extend(node.bases)
+        for target in targets:
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name in THREAD_MAKERS:
+                found.add(name)
+            if name == "run_in_executor" and isinstance(node, ast.Call) and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and first.value is None:
+                    found.add("run_in_executor(None)")  # asyncio's default executor
+    return found
+
+
+def test_no_widget_makes_a_thread_of_its_own() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(thread_makers(path))
+        for path in sources("widgets")
+        if str(path.relative_to(ROOT)) != THREAD_OWNER and thread_makers(path)
+    }
+    assert offenders == {}
+
+
+def test_the_thread_checker_sees_threads_pools_and_executors(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import threading\nfrom concurrent.futures import ThreadPoolExecutor\n"
+        "def f(loop):\n    threading.Thread(target=f).start()\n    ThreadPoolExecutor(2)\n"
+        "    loop.run_in_executor(None, f)\nclass W(QThread):\n    pass\n"
+    )
+    assert thread_makers(module) == {
+        "Thread", "ThreadPoolExecutor", "run_in_executor(None)", "QThread"
+    }
+    assert thread_makers(ROOT / THREAD_OWNER) >= {"ThreadPoolExecutor"}

@@ -132,3 +132,22 @@ def test_index_build_reads_attributes_from_text_first_when_there_are_none(
         again = prepare_retrieval(project, "demo", "cpu", actor="ana")
     assert again.extracted is None  # labels exist now: nothing re-read
     assert again.summary().startswith("Index ready: 60 images with 'demo' (flat)")
+
+
+def test_a_planned_turn_changes_nothing_until_it_is_applied(indexed_demo_dir) -> None:
+    from studio.errors import StudioError
+    from studio.sessions.controller import RetrievalController
+    from studio.sessions.setup import load_session_context
+    from studio.store import Project
+
+    with Project.open(indexed_demo_dir) as project:
+        controller = RetrievalController(load_session_context(project, "demo", "cpu"), "ana", 1)
+        controller.start()
+        reference = controller.reference
+        planned = controller.plan_turn("is red")
+        assert controller.turns == [] and controller.reference == reference  # nothing moved
+        turn = controller.apply_turn(planned)
+        assert controller.turns == [turn] and turn.results
+        controller.start()  # a new session: the old plan no longer fits
+        with pytest.raises(StudioError, match="moved on"):
+            controller.apply_turn(planned)

@@ -31,14 +31,12 @@ from studio.attributes.query import label_counts
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store import Project
-from studio.workspace import Workspace
 from widgets.bulk_review import BulkReview
 from widgets.image_review import SingleImageReview
-from widgets.job_runner import JobRunner
 from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
-from widgets.thumbnail_cache import ThumbnailCache
+from widgets.services import Services
 from widgets.vocabulary_dialog import VocabularyDialog
 
 ALL_CATEGORIES = "All categories"
@@ -48,9 +46,9 @@ class AttributesPane(Pane):
     title = "Attributes"
     tooltip = "Attribute labels from product text and model suggestions, reviewed fast"
 
-    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
-        super().__init__(workspace, parent)
-        self.runner = runner
+    def __init__(self, services: Services, parent: QWidget | None = None):
+        super().__init__(services, parent)
+        workspace = self.workspace
         self._stack = QStackedLayout(self)
         self._stack.addWidget(
             empty_state("No project open", "Open a project to label and review attributes.")
@@ -77,7 +75,6 @@ class AttributesPane(Pane):
         bar.addWidget(self.category)
         bar.addWidget(self.summary, 1, Qt.AlignmentFlag.AlignRight)
         layout.addLayout(bar)
-        self.thumbnails = ThumbnailCache(parent=self)
         self.single = SingleImageReview(workspace, self.thumbnails)
         self.bulk = BulkReview(workspace, self.thumbnails)
         self.single.labels_changed.connect(lambda _: self._update_summary())
@@ -86,7 +83,7 @@ class AttributesPane(Pane):
         self.tabs.addTab(self.single, "One image")
         self.tabs.addTab(self.bulk, "One attribute, many images")
         # Its own cache: a 2,048-pixel picture is ~25 MB as a pixmap, so keep only a few.
-        self.outfits = OutfitView(workspace, ThumbnailCache(capacity=4, parent=self))
+        self.outfits = OutfitView(workspace, self.thumbnails)  # the one cache (services)
         self.tabs.addTab(self.outfits, "Outfits")
         self.outfits.import_requested.connect(self.ask_outfit_import)
         self.outfits.export_requested.connect(self.ask_outfit_export)

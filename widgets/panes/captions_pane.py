@@ -7,7 +7,9 @@ the person in Settings (``workspace.user_name``); they write everything as it ha
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import replace
+from functools import partial
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
@@ -33,19 +35,17 @@ from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
 from studio.store import Project
 from studio.wording import count
-from studio.workspace import Workspace
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
 from widgets.caption_writer import CaptionWriter
-from widgets.job_runner import JobRunner
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
 from widgets.rank_worker import RankWorker
+from widgets.services import Services
 from widgets.shortcuts import add_shortcuts
-from widgets.thumbnail_cache import ThumbnailCache
 
 PROGRESS_DELAY_MS = 500
 
@@ -54,17 +54,11 @@ class CaptionsPane(Pane):
     title = "Captions"
     tooltip = "Write relative captions keyboard-first with autosave and undo; review them"
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        runner: JobRunner | None = None,
-        thumbnails: ThumbnailCache | None = None,
-        parent: QWidget | None = None,
-    ):
-        super().__init__(workspace, parent)
-        self.runner = runner
-        self.thumbnails = thumbnails or ThumbnailCache(parent=self)
+    def __init__(self, services: Services, parent: QWidget | None = None):
+        super().__init__(services, parent)
+        workspace = self.workspace
         self.project: Project | None = None
+        self._preloaded: Project | None = None
         self.user = ""
         self.writing: WritingSession | None = None
         self.review: ReviewSession | None = None
@@ -112,6 +106,8 @@ class CaptionsPane(Pane):
         self.view = PairView(self.thumbnails)
         self.view.install_zoom_keys(content)
         self.writer = CaptionWriter()
+        self.writer.submit_save = partial(self.scope.submit, self.services.io)
+        self.services.flushing.connect(self.writer.flush)  # at shutdown, before the close
         self.reviewer = CaptionReviewer()
         self.panels = QStackedWidget()
         self.panels.addWidget(self.writer)
@@ -138,7 +134,7 @@ class CaptionsPane(Pane):
 
     def _build_ranks(self) -> None:
         """The live rank under the writer's editor; the stored rank beside the reviewer's."""
-        self.rank_worker = RankWorker(parent=self)
+        self.rank_worker = RankWorker(self.services, parent=self)
         self.rank_view = CaptionRankView(
             self.workspace, self.thumbnails, self.rank_worker, self.runner
         )
@@ -179,12 +175,8 @@ class CaptionsPane(Pane):
 
         self.rank_line.rank_all.setEnabled(False)
         try:
-            device = self.workspace.settings.device
             report = await self.runner.run(
-                "Ranking captions",
-                rank_captions,
-                project,
-                device=None if device == "auto" else device,
+                "Ranking captions", rank_captions, project, device=self.services.device
             )
         except JobCancelled:
             self.rank_line.note.setText("Ranking cancelled; the stored ranks are unchanged.")
@@ -260,6 +252,23 @@ class CaptionsPane(Pane):
             return
         self._stack.setCurrentIndex(1)
         self._start_sessions()
+        self._preloaded = None
+        if self.isVisible():
+            self._preload_ranker()
+
+    def _preload_ranker(self) -> None:
+        """Once the pane shows a project, open its ranker (model, index) on the model lane,
+        so the first rank does not wait for the model to load."""
+        project = self.project
+        if project is None or self._preloaded is project:
+            return
+        self._preloaded = project
+        with suppress(StudioError, ValueError):  # bad rank settings: the first rank says so
+            self.rank_worker.preload(project, rank_settings(project))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        super().showEvent(event)
+        self._preload_ranker()
 
     def _start_sessions(self) -> None:
         project = self.project

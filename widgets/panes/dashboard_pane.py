@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
 from studio.project_events import KINDS
 from studio.project_stats import image_counts_by_category_split
 from studio.store import Project
-from studio.workspace import Workspace
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.rank_distribution import RankDistribution
+from widgets.services import Services
 from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
@@ -54,8 +54,9 @@ class DashboardPane(Pane):
     title = "Dashboard"
     tooltip = "Counts and statistics of the open project"
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent)
+        workspace = self.workspace
         self._stack = QStackedLayout(self)
         self._stack.addWidget(
             empty_state("No project open", "Create a project or open the demo from the File menu.")

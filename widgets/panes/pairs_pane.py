@@ -38,14 +38,12 @@ from studio.pairs.mining import embedding_available, mine_pairs
 from studio.pairs.query import STATUS_FILTERS, PairFilter, filter_choices
 from studio.store import Project
 from studio.wording import count, plural
-from studio.workspace import Workspace
-from widgets.job_runner import JobRunner
 from widgets.mine_dialog import MineDialog
 from widgets.pair_model import PairTableModel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
-from widgets.thumbnail_cache import ThumbnailCache
+from widgets.services import Services
 
 IMPORTERS = {"fashioniq": import_fashioniq, "cirr": import_cirr, "folder": import_folder}
 SEARCH_DELAY_MS = 250
@@ -58,16 +56,8 @@ class PairsPane(Pane):
     title = "Pairs"
     tooltip = "Browse pairs with filters and search, side by side; mine and import pairs"
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        runner: JobRunner | None = None,
-        thumbnails: ThumbnailCache | None = None,
-        parent: QWidget | None = None,
-    ):
-        super().__init__(workspace, parent)
-        self.runner = runner or JobRunner(self)
-        self.thumbnails = thumbnails or ThumbnailCache(parent=self)
+    def __init__(self, services: Services, parent: QWidget | None = None):
+        super().__init__(services, parent)
         self.model = PairTableModel(self.thumbnails, self)
         self._stack = QStackedLayout(self)
         self._stack.addWidget(
@@ -80,7 +70,7 @@ class PairsPane(Pane):
         self._stack.addWidget(self._build())
         self._search_timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self.apply_filters)
-        follow(self, workspace, ("images", "pairs", "captions", "people", "settings"), self.reload)
+        follow(self, self.workspace, ("images", "pairs", "captions", "people", "settings"), self.reload)
 
     # -- layout ------------------------------------------------------------------------
 

@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from studio.store import Project
-from studio.workspace import Workspace
+
+if TYPE_CHECKING:
+    from widgets.services import Services
 
 
 class Pane(QWidget):
-    """A page of the main window. Subclasses set ``title`` and implement ``show_project``."""
+    """A page of the main window. Subclasses set ``title`` and implement ``show_project``.
+
+    It receives the application services: the workspace, the job runner (GPU/model lane),
+    the shared thumbnail cache, the resolved device and the error reporter. A pane makes
+    no thread of its own; ``scope`` is its share of the lanes, ended with the pane.
+    """
 
     title = "Pane"
     tooltip = ""
 
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.workspace = workspace
-        workspace.project_changed.connect(self.show_project)
+        self.services = services
+        self.workspace = services.workspace
+        self.runner = services.runner
+        self.thumbnails = services.thumbnails
+        self.scope = services.scope(self)
+        self.workspace.project_changed.connect(self.show_project)
 
     def show_project(self, project: Project | None) -> None:
         """Called whenever the workspace opens, creates or closes a project."""

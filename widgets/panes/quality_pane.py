@@ -9,12 +9,11 @@ from __future__ import annotations
 from PySide6.QtWidgets import QStackedLayout, QTabWidget, QWidget
 
 from studio.store import Project
-from studio.workspace import Workspace
-from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.quality_report_view import QualityReportView
 from widgets.rating_view import RatingView
+from widgets.services import Services
 from widgets.transactions_view import TransactionsView
 
 
@@ -23,10 +22,9 @@ class QualityPane(Pane):
     tooltip = ("Rate multi-turn transactions blind on accuracy, historical awareness, "
                "granularity, consistency and coverage")
 
-    def __init__(
-        self, workspace: Workspace, runner: JobRunner | None = None, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(workspace, parent)
+    def __init__(self, services: Services, parent: QWidget | None = None) -> None:
+        super().__init__(services, parent)
+        workspace, runner = self.workspace, self.runner
         self._stack = QStackedLayout(self)
         self._stack.addWidget(empty_state(
             "No project open", "Open a project, then import or draft transactions to rate."))

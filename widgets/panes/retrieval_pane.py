@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from qasync import asyncSlot
+from shiboken6 import isValid
 
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
@@ -46,15 +47,13 @@ from studio.sessions.engine import RetrievalSession, SessionTurn
 from studio.sessions.questioner import Question
 from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES, strategy_names
 from studio.store import Project
-from studio.workspace import Workspace
 from widgets.experiments_view import ExperimentsView
 from widgets.flow_layout import FlowLayout
-from widgets.job_runner import JobRunner
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.result_grid import ResultGrid
+from widgets.services import Services
 from widgets.session_timeline import SessionTimeline
-from widgets.thumbnail_cache import ThumbnailCache
 
 REFERENCE_SIZE = 180
 TARGET_SIZE = 96
@@ -71,11 +70,11 @@ class RetrievalPane(Pane):
     title = "Retrieval"
     tooltip = "Composed multi-turn and chat retrieval sessions against the local index"
 
-    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
-        super().__init__(workspace, parent)
-        self.runner = runner
+    def __init__(self, services: Services, parent: QWidget | None = None):
+        super().__init__(services, parent)
+        workspace, runner = self.workspace, self.runner
         self.controller: RetrievalController | None = None
-        self.thumbnails = ThumbnailCache(parent=self)
+        self._turn_running = False
         tabs = QTabWidget()
         QVBoxLayout(self).addWidget(tabs)
         search = QWidget()
@@ -89,6 +88,7 @@ class RetrievalPane(Pane):
         self._stack.addWidget(self._build_loader())
         self._stack.addWidget(self._build_session_view())
         self._shortcuts()
+        self.thumbnails.ready.connect(self._picture_ready)
         # The loader says whether an index exists; new images or another model change that.
         follow(self, workspace, ("images", "labels", "vocabulary", "settings"),
                self._project_data_changed)
@@ -303,12 +303,38 @@ class RetrievalPane(Pane):
         return box
 
     def _shortcuts(self) -> None:
+        self._session_keys: list[QShortcut] = []
         for number in range(1, 10):
             shortcut = QShortcut(QKeySequence(f"Alt+{number}"), self)
             shortcut.activated.connect(lambda n=number: self._choose_row(n - 1))
-        QShortcut(QKeySequence("Ctrl+R"), self, lambda: self._show_menu(self._rollback_menu()))
-        QShortcut(QKeySequence("Ctrl+M"), self, lambda: self._show_menu(self._combine_menu()))
-        QShortcut(QKeySequence("Ctrl+Shift+N"), self, self.new_session)
+            self._session_keys.append(shortcut)
+        self._session_keys += [
+            QShortcut(QKeySequence("Ctrl+R"), self, lambda: self._show_menu(self._rollback_menu())),
+            QShortcut(QKeySequence("Ctrl+M"), self, lambda: self._show_menu(self._combine_menu())),
+            QShortcut(QKeySequence("Ctrl+Shift+N"), self, self.new_session),
+        ]
+
+    def _set_turn_running(self, running: bool) -> None:
+        """While a turn searches, nothing that would change the session can be used (a
+        second Enter, Alt+1, New session, another reference or gallery)."""
+        self._turn_running = running
+        chat = self.is_chat
+        for widget in (self.text, self.new_button, self.mode, self.strategy, self.gallery,
+                       self.secret_target, self.results, self.export_button):
+            widget.setEnabled(not running)
+        for widget in (self.random_reference, self.gallery_reference, self.file_reference,
+                       self.rollback_button, self.combine_button):
+            widget.setEnabled(not running and not chat)
+        for index in range(self.chips_row.count()):
+            chip = self.chips_row.itemAt(index).widget()
+            if chip is not None:
+                chip.setEnabled(not running)
+        for shortcut in self._session_keys:
+            shortcut.setEnabled(not running)
+        if not running:
+            self.export_button.setEnabled(
+                self.controller is not None and self.controller.can_save_transaction())
+            self.text.setFocus()
 
     # -- project and context ---------------------------------------------------------
 
@@ -378,7 +404,7 @@ class RetrievalPane(Pane):
         try:
             context = await self.runner.run(
                 "Loading model and index", load_session_context, project, settings.model,
-                None if settings.device == "auto" else settings.device,
+                self.services.device,
             )
         except JobCancelled:
             return
@@ -416,7 +442,7 @@ class RetrievalPane(Pane):
         try:
             prepared = await self.runner.run(
                 "Building the index", prepare_retrieval, project, settings.model,
-                None if settings.device == "auto" else settings.device,
+                self.services.device,
                 actor=self.workspace.user_name,
             )
         except JobCancelled:
@@ -545,6 +571,8 @@ class RetrievalPane(Pane):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        if self._turn_running:
+            return
         urls = event.mimeData().urls()
         if urls and urls[0].isLocalFile():
             self._try_reference(Path(urls[0].toLocalFile()))
@@ -572,15 +600,26 @@ class RetrievalPane(Pane):
         if controller is None:
             return
         text = self.text.text()
+        if self._turn_running:
+            return  # one turn at a time: the session changes only between turns
+        self._set_turn_running(True)
         try:
-            turn = await self.runner.run("Searching", _turn_job(controller, text))
+            planned = await self.runner.run("Searching", _turn_job(controller, text))
         except JobCancelled:
             return
         except StudioError as error:
             QMessageBox.warning(self, "Cannot run this turn", str(error))
             return
+        finally:
+            if isValid(self):
+                self._set_turn_running(False)
         if controller is not self.controller:
             return  # another project or model was loaded meanwhile
+        try:  # the search ran on the model lane; the session changes here, on the UI thread
+            turn = controller.apply_turn(planned)
+        except StudioError as error:
+            self.status.setText(str(error))
+            return
         self.text.clear()
         self._show_turn(turn)
         if controller.is_chat:
@@ -618,13 +657,10 @@ class RetrievalPane(Pane):
             return
         self.target_text.setText(view.text())
         path = self._path_of(view.image_id)
-        pixmap = QPixmap(str(path)) if path else QPixmap()
-        if pixmap.isNull():
+        if path is None:
             self.target_view.setText(view.image_id)
-        else:
-            self.target_view.setPixmap(pixmap.scaled(
-                TARGET_SIZE, TARGET_SIZE, Qt.AspectRatioMode.KeepAspectRatio,
-                Qt.TransformationMode.SmoothTransformation))
+        else:  # decoded on the IO lane; a placeholder until then (see _picture_ready)
+            self.target_view.setPixmap(self.thumbnails.get(path, TARGET_SIZE))
         if controller is not None and controller.last_turn is not None:
             turn = controller.last_turn
             self.results.show_hits(
@@ -697,14 +733,25 @@ class RetrievalPane(Pane):
             self.reference_caption.setText("")
             return
         path = self._path_of(reference) or Path(reference)
-        pixmap = QPixmap(str(path))
-        if not pixmap.isNull():
-            self.reference_view.setPixmap(pixmap.scaled(
-                REFERENCE_SIZE, REFERENCE_SIZE, Qt.AspectRatioMode.KeepAspectRatio,
-                Qt.TransformationMode.SmoothTransformation))
+        # Decoded on the IO lane; a placeholder until then (see _picture_ready).
+        self.reference_view.setPixmap(self.thumbnails.get(path, REFERENCE_SIZE))
         project = self.workspace.project
         record = project.image(reference) if project else None
         self.reference_caption.setText(record.title if record else str(path.name))
+
+    def _picture_ready(self, path: str, size: int) -> None:
+        """A reference or target picture asked for above was decoded: draw it now."""
+        controller = self.controller
+        if controller is None:
+            return
+        if size == REFERENCE_SIZE and controller.reference is not None:
+            reference = self._path_of(controller.reference) or Path(controller.reference)
+            if str(reference) == path:
+                self._show_reference()
+        target = controller.target_id
+        visible = size == TARGET_SIZE and target is not None and self.target_view.isVisible()
+        if visible and str(self._path_of(target)) == path:
+            self._show_target()
 
     def _path_of(self, image_id: str) -> Path | None:
         project = self.workspace.project
@@ -724,9 +771,9 @@ class RetrievalPane(Pane):
 
 
 def _turn_job(controller: RetrievalController, text: str):
-    """The turn as a job: the controller searches and records off the UI thread."""
+    """The turn's search as a job: it reads the session and changes nothing."""
 
     def job(*, progress, cancel):
-        return controller.run_turn(text)
+        return controller.plan_turn(text)
 
     return job

@@ -1,0 +1,120 @@
+"""The studio run as a real process, for tests that close it or kill it mid-work.
+
+``python tests/gui/gui_workers.py KIND PROJECT`` with the checkout on ``PYTHONPATH``:
+
+- ``close-during-index`` / ``close-during-simulation``: the main window, as ``cir-studio``
+  shows it, starts the job; at its first progress the window is closed, the question
+  "… is running: stop it and quit?" is answered *Stop and quit*, and the process ends
+  the way the studio ends (``run_until_closed``). Prints ``asked: …`` and ``closing``.
+- ``close-during-rank`` / ``close-during-thumbnails``: the window closes while a live
+  rank is asked for (the model still loading) or while the Pairs table's thumbnails
+  decode; neither is a job, so nothing is asked.
+- ``type-then-kill``: types into the Captions pane without a pause for ``SECONDS``, prints
+  the text typed, and kills itself (SIGKILL) at once, with no event processed after it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+
+def _window(project: Path):
+    import asyncio
+
+    import qasync
+
+    from studio.settings import Settings
+    from studio.workspace import Workspace
+    from widgets.app import create_application
+    from widgets.main_window import MainWindow
+    from widgets.services import Services
+
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    services = Services(Workspace(Settings(user_name="tester", device="cpu")))
+    services.errors.install_hooks()
+    window = MainWindow(services)
+    window.show()
+    window.open_project(project)
+    return app, loop, window
+
+
+def close_during(kind: str, project: str) -> int:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from widgets.app import run_until_closed
+
+    app, loop, window = _window(Path(project))
+    retrieval = window.panes[3]
+
+    def answer() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, QMessageBox) and widget.objectName() == "confirm_quit":
+                print(f"asked: {widget.text().splitlines()[0]}", flush=True)
+                next(b for b in widget.buttons() if b.text() == "Stop and quit").click()
+                return
+        QTimer.singleShot(20, answer)
+
+    closing = []
+
+    def close_now(*_args) -> None:
+        if not closing:
+            closing.append(True)
+            print("closing", flush=True)
+            QTimer.singleShot(0, answer)
+            QTimer.singleShot(0, window.close)
+
+    if kind == "rank":  # a live rank on the model lane: no job, so no question
+        window.show_pane(1)
+        captions = window.panes[1]
+        captions.rank_view.fired.connect(close_now)
+        captions.writer.editor.setFocus()
+        QTimer.singleShot(0, lambda: captions.writer.editor.insert("is red with long sleeves"))
+        QTimer.singleShot(0, captions.rank_view.fire)
+        return run_until_closed(app, loop, window)
+    if kind == "thumbnails":  # the pairs table asks for dozens of thumbnails at once
+        window.show_pane(0)
+        QTimer.singleShot(0, close_now)
+        return run_until_closed(app, loop, window)
+    window.runner.progressed.connect(close_now)
+    if kind == "index":
+        window.show_pane(3)
+        QTimer.singleShot(0, retrieval.build_button.click)
+    else:
+        view = retrieval.experiments
+        view.dialogs.setValue(view.dialogs.maximum())
+        QTimer.singleShot(0, view.run_button.click)
+    return run_until_closed(app, loop, window)
+
+
+def type_then_kill(project: str, seconds: str) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    _app, _loop, window = _window(Path(project))
+    window.show_pane(1)
+    editor = window.panes[1].writer.editor
+    editor.setFocus()
+    words = "is a longer dress with short sleeves and a wide plaid pattern in red and navy "
+    typed = ""
+    started = time.monotonic()
+    while time.monotonic() - started < float(seconds):
+        char = words[len(typed) % len(words)]
+        QTest.keyClick(editor, char if char != " " else Qt.Key.Key_Space)
+        typed += char
+        QTest.qWait(50)  # a fast typist: never the 400 ms pause that saves a draft
+    print(f"typed {editor.text()!r}", flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    kind, *rest = sys.argv[1:]
+    if kind.startswith("close-during-"):
+        raise SystemExit(close_during(kind.removeprefix("close-during-"), *rest))
+    type_then_kill(*rest)

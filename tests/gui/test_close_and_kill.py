@@ -1,0 +1,94 @@
+"""Closing the studio while a job runs, and killing it while someone types.
+
+These run the studio as a real process (``gui_workers.py``), because what they check
+happens when the process ends: the question before a job is thrown away, a clean exit
+with nothing printed, and the text typed up to a crash being in the project.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from studio.captions.store import own_caption
+from studio.pairs.mining import mine_pairs
+from studio.store import Project
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).with_name("gui_workers.py")
+NOISE = ("Task was destroyed", "Traceback", "already deleted", "Error", "Exception")
+
+
+def run_worker(*args: object) -> subprocess.Popen:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+
+
+def finish_after_close(process: subprocess.Popen) -> tuple[int, str, str]:
+    """Wait for 'closing', then give the process 5 s (plus a margin for a loaded
+    machine) to end; a hang fails here instead of holding the suite."""
+    lines = []
+    for line in process.stdout:  # until the window is being closed
+        lines.append(line)
+        if line.startswith("closing"):
+            break
+    try:
+        out, err = process.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"the studio did not end after its window closed: {err[-2000:]}")
+    return process.returncode, "".join(lines) + out, err
+
+
+@pytest.mark.parametrize("kind", ["index", "simulation"])
+def test_closing_during_a_job_asks_stops_it_and_exits_cleanly(
+    kind: str, demo_project_dir: Path, indexed_demo_dir: Path
+) -> None:
+    project = demo_project_dir if kind == "index" else indexed_demo_dir
+    code, out, err = finish_after_close(run_worker(f"close-during-{kind}", project))
+    assert code == 0, err[-3000:]
+    assert "asked:" in out and "stop it and quit?" in out, out
+    printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
+    assert printed == [], err[-3000:]
+    with Project.open(project) as opened:  # closed cleanly: it opens, nothing half-written
+        assert opened.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+@pytest.mark.parametrize("kind", ["rank", "thumbnails"])
+def test_closing_during_a_rank_or_thumbnails_exits_cleanly(kind: str, indexed_demo_dir: Path) -> None:
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 30)
+    code, out, err = finish_after_close(run_worker(f"close-during-{kind}", indexed_demo_dir))
+    assert code == 0, err[-3000:]
+    assert "asked:" not in out
+    printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
+    assert printed == [], err[-3000:]
+
+
+def test_text_typed_without_a_pause_survives_a_kill(demo_project_dir: Path) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 4)
+    process = run_worker("type-then-kill", demo_project_dir, 2.5)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == -signal.SIGKILL, err[-3000:]
+    typed = ast.literal_eval(out.split("typed ", 1)[1].strip())
+    with Project.open(demo_project_dir) as project:
+        pair_id = project.db.execute("SELECT min(pair_id) FROM captions").fetchone()[0]
+        assert pair_id is not None, "nothing typed reached the project"
+        draft = own_caption(project, pair_id, "tester")
+    assert draft is not None and typed.startswith(draft.text)
+    # Saved at least once a second while typing: what is lost is the last second or so,
+    # never the whole 2.5 s of typing (about 50 keys).
+    assert len(draft.text) >= len(typed) // 3, (draft.text, typed)

@@ -1,0 +1,72 @@
+"""Image measures are a job of their own: kept as they go, never made inside a session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from studio.jobs import CancelToken, JobCancelled
+from studio.sessions import measures as measures_module
+from studio.sessions.measures import ImageMeasures, measure_images, read_cache
+from studio.sessions.setup import load_session_context
+from studio.store import Project
+
+
+@pytest.fixture
+def project(demo_project_dir: Path):
+    with Project.open(demo_project_dir) as opened:
+        yield opened
+
+
+def test_a_cancelled_pass_keeps_what_it_measured(project: Project, monkeypatch) -> None:
+    monkeypatch.setattr(measures_module, "FLUSH_EVERY", 10)
+    token = CancelToken()
+    real = measures_module.measure_file
+    calls = {"n": 0}
+
+    def counting(path):
+        calls["n"] += 1
+        if calls["n"] == 25:
+            token.cancel()
+        return real(path)
+
+    monkeypatch.setattr(measures_module, "measure_file", counting)
+    with pytest.raises(JobCancelled):
+        measure_images(project, cancel=token)  # the person cancels after 25 images
+    kept = read_cache(project)
+    assert len(kept) == 25  # measured before the cancel, all written
+    report = measure_images(project)
+    assert report.known == 25 and report.measured == 60 - 25
+    assert calls["n"] == 60  # the second pass measured only the rest
+
+
+def test_a_missing_file_is_recorded_once_and_not_tried_again(project: Project) -> None:
+    first = next(iter(project.iter_images()))
+    project.image_path(first).unlink()
+    report = measure_images(project)
+    assert report.unreadable == 1 and report.measured == 59
+    again = measure_images(project)
+    assert (again.measured, again.unreadable, again.known) == (0, 0, 60)
+
+
+def test_opening_a_session_measures_nothing_and_says_what_is_missing(
+    indexed_demo_dir: Path, monkeypatch
+) -> None:
+    with Project.open(indexed_demo_dir) as project:
+        measured = ImageMeasures(project).coverage()
+        assert measured[0] == 60  # building the index measured every picture
+
+        for file in project.cache_dir.joinpath("measures").iterdir():
+            file.unlink()
+
+        def refuse(_path):
+            raise AssertionError("a picture was decoded while a session opened")
+
+        monkeypatch.setattr(measures_module, "measure_file", refuse)
+        context = load_session_context(project, "demo", "cpu")
+        session = context.new_session("history", k=10)
+        reference = next(iter(project.iter_images())).id
+        turn = session.composed_turn("is darker", reference_id=reference)
+        assert len(turn.results) == 10  # ranked with what there is
+        assert "measured for 0 of 60 images" in turn.note
