@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Import CIRCO: every query as its file has it (reference, relative "
         "caption, shared concept, named target, all ground truths, semantic aspects; the "
         "test split without targets), and the gallery of the COCO unlabeled images found in "
-        "--images (DIR/unlabeled2017/%%012d.jpg). Images the queries name but the folder "
+        "--images (DIR/unlabeled2017/ followed by the 12-digit image id and .jpg). Images the queries name but the folder "
         "lacks are counted as missing.",
     )
     circo.add_argument("root", type=Path, help="the CIRCO folder (holds annotations/)")

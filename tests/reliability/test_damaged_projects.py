@@ -153,7 +153,7 @@ def test_a_read_only_project_refuses_an_index_build_in_one_line_and_still_search
     database" from the embedding cache, and loading its existing index failed too (the
     colour measures could not be cached beside it)."""
     demo = shared_folder / "demo"
-    made = cli("demo", "create", demo, "--images", "30", "--pairs", "0")
+    made = cli("demo", "create", demo, "--images", "30", "--pairs", "0", "--outfits", "0")
     assert made.returncode == 0, made.stderr
     assert cli("index", "build", "--project", demo).returncode == 0
     home = shared_folder / "home"
