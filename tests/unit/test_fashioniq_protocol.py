@@ -213,7 +213,8 @@ def test_cirr_without_images_exits_2_and_prints_no_nan(tmp_path, capsys) -> None
     assert main(["evaluate", "cirr", "--project", str(project)]) == 2
     captured = capsys.readouterr()
     assert "NaN" not in captured.out + captured.err
-    assert captured.err.startswith("cir-studio: error: CIRR val") and captured.err.count("\n") == 1
+    assert captured.err.startswith("cir-studio: error: CIRR: nothing to evaluate")
+    assert captured.err.count("\n") == 1
     with Project.open(project) as opened:
         assert opened.db.execute("SELECT count(*) FROM experiment_runs").fetchone()[0] == 0
 
