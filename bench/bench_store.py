@@ -283,15 +283,16 @@ def main() -> int:
         ["engine", "writers", "writes", "writes/s", "p50 ms", "p95 ms", "busy waits",
          "refused by a rule", "errors", "lost"], rows)
     body = (
-        f"{args.seconds:g} s per case; each writer is a process writing captions (draft, "
-        "then submit), label decisions and ratings in turn, every write one audited "
-        "transaction. PostgreSQL 16 (pgserver wheel) on this machine over a Unix socket, "
+        f"{args.seconds:g} s per case; each writer is a process writing captions (a draft "
+        "saved, then submitted: one write, two audited transactions), label decisions and "
+        "ratings (one audited transaction each) in turn. PostgreSQL 16 (pgserver wheel) "
+        "on this machine over a Unix socket, "
         "with fsync off, as SQLite's WAL with synchronous=NORMAL: both keep every commit "
         "through a killed process, neither through a power cut. "
         f"Load average (1 min) {load_before:.1f} before, {load_after[0]:.1f} after "
         "(`uptime`).\n\n" + table + "\n\n"
-        "Busy waits: transactions that found another writer's lock and waited for it "
-        "(SQLite: BEGIN IMMEDIATE slower than 2 ms; PostgreSQL: the advisory lock was "
+        "Busy waits: transactions (not writes) that found another writer's lock and waited "
+        "for it (SQLite: BEGIN IMMEDIATE slower than 2 ms; PostgreSQL: the advisory lock was "
         "taken). Lost: acknowledged writes missing afterwards. "
         f"Run: `.venv/bin/python bench/bench_store.py --seconds {args.seconds:g}`."
     )

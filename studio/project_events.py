@@ -27,6 +27,7 @@ KINDS: tuple[str, ...] = (
     "experiments",
     "people",
     "settings",
+    "outfits",
 )
 
 # The audit-log entity each write path names, and the kinds of data that write changes.
@@ -50,6 +51,11 @@ ENTITY_KINDS: dict[str, tuple[str, ...]] = {
     "experiment_run": ("experiments",),
     "settings": ("settings",),
     "people": ("people",),
+    "outfits": ("outfits",),
+    "outfit_region": ("outfits",),
+    "outfit_picture": ("outfits",),
+    "outfit_ontology": ("outfits",),
+    "outfit_import": ("images", "outfits"),
 }
 
 
@@ -75,6 +81,7 @@ class ProjectEvents:
         self.experiments = Event()
         self.people = Event()
         self.settings = Event()
+        self.outfits = Event()
         self.changed = Event()
         self.closing = Event()
 

@@ -70,7 +70,8 @@ class Settings:
         """The device as model loaders take it: None (they choose) for "auto"."""
         return None if not self.device or self.device == "auto" else self.device
 
-    def remember_project(self, path: Path) -> None:
-        text = str(Path(path).resolve())
+    def remember_project(self, path: Path | str) -> None:
+        """Keep ``path`` (or a project URL, as given) first in the recent projects."""
+        text = path if isinstance(path, str) and "://" in path else str(Path(path).resolve())
         self.recent_projects = [text] + [p for p in self.recent_projects if p != text]
         del self.recent_projects[MAX_RECENT:]

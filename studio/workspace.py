@@ -17,6 +17,7 @@ from studio.events import Event
 from studio.project_events import ProjectEvents
 from studio.settings import Settings
 from studio.store import Project
+from studio.store.pg_database import without_password
 
 Dispatcher = Callable[[Callable[[], None]], None]
 
@@ -50,7 +51,8 @@ class Workspace:
 
         self.dispatch(emit)
 
-    def open_project(self, path: Path) -> Project:
+    def open_project(self, path: Path | str) -> Project:
+        """Open a project: a path (SQLite) or a ``postgresql://`` URL."""
         project = Project.open(path)
         self._replace(project)
         return project
@@ -83,7 +85,11 @@ class Workspace:
         self.project = project
         if project is not None:
             project.events.changed.connect(self._forward)
-            self.settings.remember_project(project.path)
+            # A PostgreSQL project is remembered by its URL without the password
+            # (~/.pgpass or PGPASSWORD supply it when reopened).
+            self.settings.remember_project(
+                without_password(project.url) if project.url else project.path
+            )
             self.settings.save()
         self.project_changed.emit(project)
 

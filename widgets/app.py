@@ -17,7 +17,7 @@ HEAVY_MODULES = ("torch", "open_clip", "transformers", "faiss")
 
 @dataclass(frozen=True)
 class GuiOptions:
-    project: Path | None = None
+    project: Path | str | None = None  # a path, or a postgresql:// URL
     smoke_test: bool = False
     screenshots: Path | None = None
     device: str | None = None

@@ -7,7 +7,6 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -26,7 +25,7 @@ from studio.store import Project
 from studio.wording import count
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
-from widgets.file_dialogs import choose_folder, open_file
+from widgets.file_dialogs import choose_folder, open_file, open_files
 from widgets.image_folder_action import ImageFolderAction
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
@@ -179,7 +178,7 @@ class MainWindow(QMainWindow):
 
     # -- projects --------------------------------------------------------------------
 
-    def open_project(self, path: Path) -> bool:
+    def open_project(self, path: Path | str) -> bool:
         try:
             self.workspace.open_project(path)
         except StudioError as error:
@@ -209,7 +208,9 @@ class MainWindow(QMainWindow):
         if not recent:
             self.recent_menu.addAction("No recent projects").setEnabled(False)
         for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_project(Path(p)))
+            self.recent_menu.addAction(
+                path, lambda p=path: self.open_project(p if "://" in p else Path(p))
+            )
 
     @asyncSlot()
     async def open_demo(self) -> None:
@@ -230,11 +231,12 @@ class MainWindow(QMainWindow):
     @asyncSlot()
     async def fetch_pictures(self) -> None:
         """Fashion IQ's asin2url lists → a folder of pictures, as a cancellable job."""
-        lists, _ = QFileDialog.getOpenFileNames(
-            self, "URL lists (ASIN <tab> URL)", "", "URL lists (*.txt);;All files (*)")
+        settings = self.workspace.settings
+        lists = open_files(
+            self, settings, "URL lists (ASIN <tab> URL)", "URL lists (*.txt);;All files (*)")
         if not lists:
             return
-        out = QFileDialog.getExistingDirectory(self, "Folder for the pictures")
+        out = choose_folder(self, settings, "Folder for the pictures")
         if out:
             await self.fetch_into([Path(p) for p in lists], Path(out))
 

@@ -81,12 +81,22 @@ class _Match:
 class CaptionReader:
     """Reads captions into requests; extra phrases may come from a project's vocabulary."""
 
-    def __init__(self, extra_phrases: Mapping[str, tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        extra_phrases: Mapping[str, tuple[str, str]] | None = None,
+        overrides: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None:
+        """``extra_phrases`` add words the lexicon lacks; ``overrides`` replace the
+        lexicon's reading of a phrase (a project's own words, such as worn parts)."""
         table = dict(lexicon.phrase_table())
         for phrase, (facet, value) in (extra_phrases or {}).items():
             key = " ".join(_tokens(phrase))
             if key:
                 table.setdefault(key, ("is", facet, value))
+        for phrase, (facet, value) in (overrides or {}).items():
+            key = " ".join(_tokens(phrase))
+            if key:
+                table[key] = ("is", facet, value)
         self.table = table
         self.longest = max(len(p.split()) for p in table)
         self.known_words = frozenset(w for p in table for w in p.split())
@@ -94,9 +104,15 @@ class CaptionReader:
 
     @classmethod
     def for_vocabulary(
-        cls, entries: Iterable[object], facet_of: Mapping[str, str]
+        cls,
+        entries: Iterable[object],
+        facet_of: Mapping[str, str],
+        extra_phrases: Mapping[str, tuple[str, str]] | None = None,
     ) -> CaptionReader:
-        """A reader that also knows a project vocabulary's terms for its facet values."""
+        """A reader that also knows a project vocabulary's terms for its facet values (and
+        ``extra_phrases``, such as the part words of ``studio.outfits.part_words``, which
+        take precedence over the lexicon: "a hat" in an outfit project is a worn hat, not a
+        printed graphic)."""
         extra: dict[str, tuple[str, str]] = {}
         for entry in entries:
             name = getattr(entry, "name", "")
@@ -105,7 +121,7 @@ class CaptionReader:
                 continue
             for term in getattr(entry, "terms", (name,)):
                 extra.setdefault(fold(term), (facet, name))
-        return cls(extra)
+        return cls(extra, extra_phrases)
 
     # -- reading ---------------------------------------------------------------------
 

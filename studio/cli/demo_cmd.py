@@ -23,6 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--seed", type=int, default=0, help="random seed (0)")
     create.add_argument("--pairs", type=int, default=500,
                         help="TF-IDF pairs to mine for captioning (500; 0 for none)")
+    create.add_argument("--outfits", type=int, default=300,
+                        help="generated outfit pictures with garments and parts (300; 0 for "
+                        "none)")
     create.add_argument("--json", action="store_true", help="print a JSON summary")
     create.set_defaults(func=run_create)
 
@@ -32,13 +35,14 @@ def run_create(args: argparse.Namespace) -> int:
 
     with TerminalProgress("Drawing catalog") as progress:
         summary = create_demo_project(args.dir, args.images, args.seed, pairs=args.pairs,
-                                      progress=progress)
+                                      outfits=args.outfits, progress=progress)
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
         print(
             f"Demo project with {summary['images']} images, {summary['pairs']} pairs and "
-            f"{summary['attribute_labels']} attribute labels from the product text created at "
+            f"{summary['attribute_labels']} attribute labels from the product text and "
+            f"{summary['outfits']} outfit pictures created at "
             f"{summary['project']} "
             f"in {summary['seconds']:.1f} s."
         )

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from studio.cli import outfits_cmd
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, open_project
 
@@ -29,7 +30,8 @@ FORMATS = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     command = subparsers.add_parser(
         "export",
-        help="export pairs and captions as Fashion IQ, CIRR or JSON Lines",
+        help="export pairs and captions (Fashion IQ, CIRR, JSON Lines) or outfits "
+        "(Fashionpedia, FashionX, OmniFashion)",
         description="Submitted and accepted captions are exported; drafts never are.",
     )
     kinds = command.add_subparsers(dest="export_kind", metavar="FORMAT", required=True)
@@ -68,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 parser.add_argument("--k", type=int, default=50, help="ids per ranking (50)")
                 parser.add_argument("--strategy", dest="export_strategy", default="sum",
                                     help="sum (default), text, image or combiner:NAME")
+    outfits_cmd.register_exports(kinds)
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -12,12 +12,15 @@ from studio.cli.progress import TerminalProgress
 from studio.errors import ProjectError
 from studio.settings import demo_project_dir
 from studio.store import resolve_project_path
+from studio.store.engines import is_url
 
 
 def launch_gui(args: argparse.Namespace) -> int:
-    project_path: Path | None = None
+    project_path: Path | str | None = None
     demo_seconds = 0.0
-    if args.project:
+    if args.project and is_url(args.project):
+        project_path = args.project  # a PostgreSQL project: opened (and checked) by the store
+    elif args.project:
         project_path = resolve_project_path(Path(args.project))
         if not project_path.is_file():
             raise ProjectError(f"No project at {project_path}: the file does not exist.")

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from studio.cli import outfits_cmd
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, cli_user, project_for_import
 
@@ -15,7 +16,8 @@ LISTED = 10
 def register(subparsers: argparse._SubParsersAction) -> None:
     command = subparsers.add_parser(
         "import",
-        help="import Fashion IQ, CIRR or a folder of images into a project",
+        help="import Fashion IQ, CIRR, ChatIR, Fashionpedia, FashionX or a folder of images "
+        "into a project",
         description="Every file is validated first; a problem stops the import before "
         "anything is written, unless --skip-invalid is given.",
     )
@@ -37,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Import CIRCO: every query as its file has it (reference, relative "
         "caption, shared concept, named target, all ground truths, semantic aspects; the "
         "test split without targets), and the gallery of the COCO unlabeled images found in "
-        "--images (DIR/unlabeled2017/%%012d.jpg). Images the queries name but the folder "
+        "--images (DIR/unlabeled2017/ followed by the 12-digit image id and .jpg). Images the queries name but the folder "
         "lacks are counted as missing.",
     )
     circo.add_argument("root", type=Path, help="the CIRCO folder (holds annotations/)")
@@ -111,6 +113,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         )
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
         parser.set_defaults(func=run_import)
+    outfits_cmd.register_imports(kinds)
 
 
 def run_import(args: argparse.Namespace) -> int:

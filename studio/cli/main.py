@@ -24,9 +24,11 @@ from studio.cli import (
     images_cmd,
     import_cmd,
     index_cmd,
+    outfits_cmd,
     pairs_cmd,
     project_cmd,
     quality_cmd,
+    server_cmd,
     sessions_cmd,
     simulate_cmd,
     stats_cmd,
@@ -44,7 +46,7 @@ PROCESS_START = time.perf_counter()
 COMMAND_MODULES: tuple[ModuleType, ...] = (demo_cmd, transactions_cmd, quality_cmd, attributes_cmd)
 COMMAND_MODULES += (simulate_cmd, import_cmd, export_cmd, pairs_cmd, stats_cmd)
 COMMAND_MODULES += (index_cmd, sessions_cmd, team_cmd, captions_cmd, train_cmd, images_cmd)
-COMMAND_MODULES += (project_cmd,)
+COMMAND_MODULES += (project_cmd, outfits_cmd, server_cmd)
 
 
 class OneLineParser(argparse.ArgumentParser):

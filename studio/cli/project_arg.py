@@ -66,6 +66,12 @@ def cli_user() -> str:
 def open_or_create_project(args: argparse.Namespace, image_root: Path) -> Project:
     """Open the project, or create it with ``image_root`` when the path does not exist yet."""
     path = getattr(args, "sub_project", None) or getattr(args, "project", None)
+    if path and is_url(path):
+        from studio.store.pg_project import holds_project
+
+        if not holds_project(path):  # an empty database: the import makes the project
+            return Project.create(path, image_root=image_root)
+        return open_project(args)
     if path and not resolve_project_path(Path(path)).exists():
         return Project.create(Path(path), image_root=image_root)
     return open_project(args)
@@ -77,7 +83,7 @@ def project_for_import(args: argparse.Namespace, image_root: Path) -> Iterator[P
     again (file, WAL, cache and the folder made for it) when the import is refused or
     fails, so "nothing was written" holds for the project file too."""
     path = getattr(args, "sub_project", None) or getattr(args, "project", None)
-    target = resolve_project_path(Path(path)) if path else None
+    target = resolve_project_path(Path(path)) if path and not is_url(path) else None
     new = target is not None and not target.exists()
     folder_existed = target is not None and target.parent.exists()
     project = open_or_create_project(args, image_root)

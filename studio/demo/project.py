@@ -14,6 +14,7 @@ from studio.store.records import ImageRecord
 
 DEMO_PROJECT_NAME = "CIR Studio demo"
 DEMO_PAIRS = 500  # mined for the demo opened by --demo, so annotators can start at once
+DEMO_OUTFITS = 300  # generated outfit pictures for the Outfit view and the outfit exports
 
 
 def create_demo_project(
@@ -23,6 +24,7 @@ def create_demo_project(
     *,
     pairs: int = 0,
     attributes: bool = True,
+    outfits: int = 0,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
 ) -> dict[str, object]:
@@ -32,7 +34,8 @@ def create_demo_project(
     (TF-IDF, the Fashion IQ method), so the Pairs and Captions panes have work at once.
     ``attributes`` extracts the attribute labels from the product text (under a second
     for 2,000 images), so the Attributes pane, ``simulate`` and the transaction builder
-    work on a fresh demo without a step first.
+    work on a fresh demo without a step first. ``outfits`` > 0 draws that many outfit
+    pictures with their garments, parts and values known (``studio.demo.outfits``).
     """
     from studio.demo.catalog import generate_catalog, read_catalog
 
@@ -47,6 +50,7 @@ def create_demo_project(
     project = Project.create(folder, name=DEMO_PROJECT_NAME, image_root=folder)
     mined = 0
     labels = 0
+    outfit_pictures = 0
     try:
         records = [
             ImageRecord(
@@ -71,6 +75,11 @@ def create_demo_project(
             from studio.pairs.mining import mine_pairs
 
             mined = mine_pairs(project, "tfidf", pairs, actor="demo").added
+        if outfits > 0:
+            from studio.demo.outfits import add_demo_outfits
+
+            outfit_pictures = add_demo_outfits(project, folder, outfits, seed,
+                                               progress=progress, cancel=cancel)
     finally:
         project.close()
     return {
@@ -79,6 +88,7 @@ def create_demo_project(
         "seed": seed,
         "pairs": mined,
         "attribute_labels": labels,
+        "outfits": outfit_pictures,
         "seconds": round(time.monotonic() - started, 2),
         "draw_seconds": round(drawn - started, 2),
         "per_split": summary.per_split,
@@ -97,5 +107,6 @@ def ensure_demo_project(
     if not path.exists():
         if folder.exists() and not (folder / "catalog.jsonl").exists():
             shutil.rmtree(folder)
-        create_demo_project(folder, pairs=DEMO_PAIRS, progress=progress, cancel=cancel)
+        create_demo_project(folder, pairs=DEMO_PAIRS, outfits=DEMO_OUTFITS, progress=progress,
+                            cancel=cancel)
     return path

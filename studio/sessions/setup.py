@@ -79,7 +79,15 @@ def load_session_context(
     entries = load_vocabulary(project)
     facet_map = FacetMap.for_vocabulary(entries)
     facets = project_facets(project, facet_map)
-    reader = CaptionReader.for_vocabulary(entries, facet_map.facet_of)
+    # Outfit annotations add part words ("with no pocket", "has a belt") and part facets.
+    from studio.outfits.part_words import part_facets, part_vocabulary
+
+    parts = part_facets(project)
+    for image_id, values in parts.items():
+        facets.setdefault(image_id, {}).update(values)
+    reader = CaptionReader.for_vocabulary(
+        entries, facet_map.facet_of, part_vocabulary(project) if parts else None
+    )
     # Lightness/colourfulness as far as the index build measured them (read on first use;
     # measuring is gallery-wide work and never runs while a session opens).
     measures = ImageMeasures(project)

@@ -1,8 +1,10 @@
 """The database errors a feature module may need to name, without naming an engine.
 
 ``DATABASE_ERRORS`` is what a store engine raises for a statement it refused (SQLite's
-``sqlite3.Error``; a PostgreSQL engine adds ``psycopg.Error``): the command line turns it
-into one line, and the team merge into "nothing of it was merged". Busy and read-only
+``sqlite3.Error``; the PostgreSQL engine raises its refusals as subclasses of it,
+``PgIntegrityError`` / ``PgOperationalError``, so psycopg's own errors never leave the
+store): the command line turns it into one line, and the team merge into "nothing of it
+was merged". Busy and read-only
 projects already arrive as ``ProjectBusyError`` / ``ProjectReadOnlyError``.
 """
 

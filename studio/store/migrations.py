@@ -7,7 +7,7 @@ later panes need (attributes, retrieval sessions, transactions, ratings, experim
 
 from __future__ import annotations
 
-from studio.store.team_schema import TEAM_MIGRATION
+from studio.store.team_schema import TEAM_MIGRATION, identity_triggers
 
 MIGRATION_1 = """
 CREATE TABLE meta (
@@ -316,6 +316,163 @@ CREATE TABLE pair_ground_truths (
 CREATE INDEX pair_ground_truths_image ON pair_ground_truths (image_id);
 """
 
+# Version 9: head-to-toe outfit annotation (issue #25). A picture (an image) holds garments,
+# a garment holds parts; each region has a box and/or a polygon or RLE mask in image
+# pixels and a category from the outfit ontology (Fashionpedia's categories and attributes,
+# plus the studio's outfit values: style, occasion, season, scene, and colours). Region
+# attributes and outfit attributes are labels like ``image_attributes``: source
+# (imported, person, model), confidence, review status, author and reviewer. ``raw`` keeps
+# each imported entry as the file had it, so an export writes every field back.
+# Every table people write gets the team identity (uid, origin_copy) by trigger; an
+# ontology entry is named the same in every copy by ``key`` (kind/supercategory/name).
+OUTFIT_TABLES = """
+CREATE TABLE outfit_ontology (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('category', 'attribute', 'outfit')),
+    name TEXT NOT NULL,
+    supercategory TEXT NOT NULL DEFAULT '',
+    level INTEGER,
+    taxonomy_id TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    external_id INTEGER,
+    origin TEXT NOT NULL DEFAULT 'studio',
+    raw TEXT,
+    position INTEGER NOT NULL DEFAULT 0,
+    uid TEXT,
+    origin_copy TEXT,
+    UNIQUE (kind, supercategory, name)
+);
+CREATE UNIQUE INDEX outfit_ontology_external ON outfit_ontology (kind, external_id)
+    WHERE external_id IS NOT NULL;
+CREATE TABLE outfit_sources (
+    id INTEGER PRIMARY KEY,
+    dataset TEXT NOT NULL,
+    file TEXT NOT NULL,
+    header TEXT NOT NULL DEFAULT '{}',
+    format TEXT,
+    imported_at TEXT NOT NULL,
+    UNIQUE (dataset, file)
+);
+CREATE TABLE outfit_pictures (
+    image_id TEXT PRIMARY KEY REFERENCES images (id) ON DELETE CASCADE,
+    general TEXT NOT NULL DEFAULT '',
+    concise TEXT NOT NULL DEFAULT '',
+    description_source TEXT NOT NULL DEFAULT 'person'
+        CHECK (description_source IN ('imported', 'person', 'model')),
+    dataset TEXT NOT NULL DEFAULT '',
+    external_id INTEGER,
+    raw TEXT,
+    position INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    uid TEXT,
+    origin_copy TEXT
+);
+CREATE UNIQUE INDEX outfit_pictures_external ON outfit_pictures (dataset, external_id)
+    WHERE external_id IS NOT NULL;
+CREATE TABLE outfit_regions (
+    id INTEGER PRIMARY KEY,
+    image_id TEXT NOT NULL REFERENCES outfit_pictures (image_id) ON DELETE CASCADE,
+    garment_id INTEGER REFERENCES outfit_regions (id) ON DELETE SET NULL,
+    role TEXT NOT NULL CHECK (role IN ('garment', 'part')),
+    category_id INTEGER NOT NULL REFERENCES outfit_ontology (id),
+    box TEXT,
+    polygon TEXT,
+    rle TEXT,
+    source TEXT NOT NULL CHECK (source IN ('imported', 'person', 'model')),
+    model TEXT NOT NULL DEFAULT '',
+    confidence REAL,
+    status TEXT NOT NULL DEFAULT 'suggested'
+        CHECK (status IN ('suggested', 'accepted', 'rejected')),
+    author TEXT NOT NULL DEFAULT '',
+    reviewer TEXT NOT NULL DEFAULT '',
+    external_id INTEGER,
+    raw TEXT,
+    position INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    uid TEXT,
+    origin_copy TEXT
+);
+CREATE INDEX outfit_regions_image ON outfit_regions (image_id, position);
+CREATE INDEX outfit_regions_garment ON outfit_regions (garment_id);
+CREATE TABLE outfit_region_attributes (
+    id INTEGER PRIMARY KEY,
+    region_id INTEGER NOT NULL REFERENCES outfit_regions (id) ON DELETE CASCADE,
+    attribute_id INTEGER NOT NULL REFERENCES outfit_ontology (id),
+    source TEXT NOT NULL CHECK (source IN ('imported', 'person', 'model')),
+    model TEXT NOT NULL DEFAULT '',
+    confidence REAL,
+    status TEXT NOT NULL DEFAULT 'suggested'
+        CHECK (status IN ('suggested', 'accepted', 'rejected')),
+    author TEXT NOT NULL DEFAULT '',
+    reviewer TEXT NOT NULL DEFAULT '',
+    position INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    uid TEXT,
+    origin_copy TEXT,
+    UNIQUE (region_id, attribute_id, source, model)
+);
+CREATE TABLE outfit_attributes (
+    id INTEGER PRIMARY KEY,
+    image_id TEXT NOT NULL REFERENCES outfit_pictures (image_id) ON DELETE CASCADE,
+    value_id INTEGER NOT NULL REFERENCES outfit_ontology (id),
+    source TEXT NOT NULL CHECK (source IN ('imported', 'person', 'model')),
+    model TEXT NOT NULL DEFAULT '',
+    confidence REAL,
+    status TEXT NOT NULL DEFAULT 'suggested'
+        CHECK (status IN ('suggested', 'accepted', 'rejected')),
+    author TEXT NOT NULL DEFAULT '',
+    reviewer TEXT NOT NULL DEFAULT '',
+    position INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    uid TEXT,
+    origin_copy TEXT,
+    UNIQUE (image_id, value_id, source, model)
+);
+"""
+OUTFIT_IDENTITY_TABLES = (
+    "outfit_ontology",
+    "outfit_pictures",
+    "outfit_regions",
+    "outfit_region_attributes",
+    "outfit_attributes",
+)
+# PostgreSQL gets the same tables with its own identity triggers (``pg_schema``).
+MIGRATION_9 = OUTFIT_TABLES + identity_triggers(OUTFIT_IDENTITY_TABLES)
+# Version 10: the team server (issue #23, ``studio.server``). Tokens are stored as a salted
+# scrypt digest, never the token; a lease says who holds which item until when (seconds
+# since the epoch, so expiry is one comparison on any engine); an applied edit remembers
+# the client's ``edit_uid`` with the answer it got, so a resent edit is applied once.
+MIGRATION_10 = """
+CREATE TABLE server_tokens (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'rater', 'coordinator')),
+    salt TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE INDEX server_tokens_name ON server_tokens (name);
+CREATE TABLE server_leases (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    item_id INTEGER NOT NULL,
+    holder TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX server_leases_item ON server_leases (kind, item_id);
+CREATE INDEX server_leases_holder ON server_leases (holder);
+CREATE TABLE server_edits (
+    uid TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    answer TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
     MIGRATION_2,
@@ -325,5 +482,7 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_6,
     MIGRATION_7,
     MIGRATION_8,
+    MIGRATION_9,
+    MIGRATION_10,
 )
 LATEST_VERSION = len(MIGRATIONS)

@@ -58,6 +58,15 @@ def display(url: str) -> str:
     return urlunsplit(parts)
 
 
+def without_password(url: str) -> str:
+    """The URL with no password in it (what may be written to settings files)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", "@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/") or "postgres"
 
@@ -337,10 +346,7 @@ class PgDatabase:
             self.raw.execute(sql)
 
     def _mapped(self, error: Exception, sql: str) -> Exception:
-        mapped = translate_error(error, self.url, sql)
-        if isinstance(mapped, ProjectError) and self.conn.in_transaction:
-            self._savepoints = 0
-        return mapped
+        return translate_error(error, self.url, sql)
 
 
 def connect(url: str, read_only_reason: str | None = None) -> PgDatabase:

@@ -115,3 +115,12 @@ def open_postgresql(cls: type[Project], url: str) -> Project:
         raise
     project.listen()
     return project
+
+
+def holds_project(url: str) -> bool:
+    """Whether the database at ``url`` holds a CIR Studio project (False: it is empty)."""
+    db = pg_database.connect(url)
+    try:
+        return db.schema_version() > 0
+    finally:
+        db.close()

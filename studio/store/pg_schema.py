@@ -69,6 +69,34 @@ def translate_ddl(script: str) -> str:
     return _BLOB.sub("BYTEA", script)
 
 
+def _identity_functions(tables: tuple[str, ...]) -> list[str]:
+    """BEFORE INSERT triggers giving a row without its identity a uid and origin, as the
+    SQLite trigger of ``team_schema.identity_triggers`` does, for tables made later."""
+    origin = "(SELECT value FROM meta WHERE key = 'origin_id')"
+    parts = []
+    for table in tables:
+        parts.append(f"CREATE UNIQUE INDEX {table}_uid ON {table} (uid);")
+        parts.append(
+            f"CREATE FUNCTION {table}_identity() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "IF NEW.uid IS NULL OR NEW.origin_copy IS NULL THEN "
+            "NEW.uid := coalesce(NEW.uid, cir_uid()); "
+            f"NEW.origin_copy := coalesce(NEW.origin_copy, {origin}); "
+            "END IF; RETURN NEW; END $$;"
+        )
+        parts.append(
+            f"CREATE TRIGGER {table}_identity BEFORE INSERT ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION {table}_identity();"
+        )
+    return parts
+
+
+def _outfit_script() -> str:
+    """The outfit tables (issue #25): the same DDL, PostgreSQL's identity triggers."""
+    from studio.store.migrations import OUTFIT_IDENTITY_TABLES, OUTFIT_TABLES
+
+    return translate_ddl(OUTFIT_TABLES) + "\n".join(_identity_functions(OUTFIT_IDENTITY_TABLES))
+
+
 def _identity_script() -> str:
     """Schema 5 for PostgreSQL: the same columns, filled by BEFORE triggers."""
     now, uid = "cir_now()", "cir_uid()"
@@ -179,6 +207,10 @@ def pg_script(version: int, sqlite_script: str) -> str:
         return _identity_script()
     if version == 6:
         return _gallery_script(sqlite_script)
+    from studio.store.migrations import OUTFIT_TABLES
+
+    if sqlite_script.startswith(OUTFIT_TABLES):  # whatever number the outfits migration has
+        return _outfit_script()
     script = translate_ddl(sqlite_script)
     found = _SQLITE_ONLY.search(script)
     if found:

@@ -146,4 +146,20 @@ def _identity_sql() -> str:  # dialect: sqlite
     return "\n".join(parts)
 
 
+def identity_triggers(tables: tuple[str, ...]) -> str:
+    """Unique uid indexes and the identity trigger for tables created with ``uid`` and
+    ``origin_copy`` columns after the team migration (later features' tables)."""
+    parts = []
+    for table in tables:
+        parts.append(f"CREATE UNIQUE INDEX {table}_uid ON {table} (uid);")
+        parts.append(
+            f"CREATE TRIGGER {table}_identity AFTER INSERT ON {table} "
+            f"WHEN NEW.uid IS NULL OR NEW.origin_copy IS NULL BEGIN "
+            f"UPDATE {table} SET uid = coalesce(NEW.uid, {NEW_UID}), "
+            f"origin_copy = coalesce(NEW.origin_copy, {ORIGIN}) "
+            f"WHERE rowid = NEW.rowid; END;"  # dialect: sqlite
+        )
+    return "\n".join(parts) + "\n"
+
+
 TEAM_MIGRATION = _identity_sql() + TEAM_TABLES

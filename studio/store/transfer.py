@@ -140,13 +140,15 @@ def _copy_to_postgresql(
         db.raw.execute("COMMIT")
     except BaseException as error:
         db.rollback()
-        if isinstance(error, Exception) and not isinstance(error, ProjectError):
-            mapped = pg_database.translate_error(error, url, "copy")
-            if isinstance(mapped, ProjectError):
-                raise mapped from error
+        if isinstance(error, Exception) and _is_psycopg_error(error):
+            raise pg_database.translate_error(error, url, "copy") from error
         raise
     finally:
         db.close()
+
+
+def _is_psycopg_error(error: BaseException) -> bool:
+    return type(error).__module__.startswith("psycopg")
 
 
 def _copy_rows(

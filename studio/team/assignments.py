@@ -151,6 +151,10 @@ def assign_attributes(
         load = _load(project, "attributes", people)
         held = team_repo.assigned_items(project, "attributes", batch)
         images = team_repo.labelled_images(project, category, attribute)
+        if category and not attribute:  # outfit pictures of the category are work too
+            from studio.store.repos.outfits import picture_ids_in_category
+
+            images = sorted({*images, *picture_ids_in_category(project, category)})
         if not images:
             raise StudioError(f"No labelled images match {batch}; suggest attributes first.")
         given = {name: 0 for name in people}

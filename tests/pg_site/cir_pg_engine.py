@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -215,7 +214,3 @@ def _clone(admin: str, url: str, old: Path, new: Path) -> str:
                 continue
             conn.execute("UPDATE meta SET value = %s WHERE key = %s", [str(moved), key])
     return copy
-
-
-def remove_tree(folder: Path) -> None:
-    shutil.rmtree(folder, ignore_errors=True)

@@ -51,6 +51,7 @@ def test_a_non_project_file_is_refused_without_being_written(tmp_path: Path, con
     assert sorted(p.name for p in tmp_path.iterdir()) == ["project.cirdb"]  # no -wal/-shm
 
 
+@pytest.mark.sqlite_only  # damages SQLite's pages in the file
 def test_a_corrupted_table_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     """The file opens (its first page is sound) but a table's page is garbage: SQLite's
     'database disk image is malformed' comes up mid-command and must be one line."""
@@ -109,6 +110,7 @@ def read_only_project(folder: Path, what: str) -> Path:
     return project
 
 
+@pytest.mark.sqlite_only  # file permissions; PostgreSQL: test_pg_engine (read-only account)
 @pytest.mark.parametrize("what", ["file", "folder"])
 def test_read_only_projects_read_and_refuse_writes_in_one_line(shared_folder, what) -> None:
     path = read_only_project(shared_folder, what)
@@ -151,7 +153,7 @@ def test_a_read_only_project_refuses_an_index_build_in_one_line_and_still_search
     database" from the embedding cache, and loading its existing index failed too (the
     colour measures could not be cached beside it)."""
     demo = shared_folder / "demo"
-    made = cli("demo", "create", demo, "--images", "30", "--pairs", "0")
+    made = cli("demo", "create", demo, "--images", "30", "--pairs", "0", "--outfits", "0")
     assert made.returncode == 0, made.stderr
     assert cli("index", "build", "--project", demo).returncode == 0
     home = shared_folder / "home"

@@ -12,6 +12,7 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
 from reliability_helpers import cli, cli_process, has_traceback, integrity, make_images, worker
 
 from studio.store import Project
@@ -29,6 +30,7 @@ def assert_no_project_or_a_complete_one(path: Path, image_root: Path, name: str)
     return "complete"
 
 
+@pytest.mark.sqlite_only  # kills before each SQLite call; PostgreSQL: test_kill_copy
 def test_create_killed_before_each_of_its_writes(tmp_path: Path) -> None:
     images = make_images(tmp_path / "images", 1)
     counting = worker("create", tmp_path / "count" / "project.cirdb", images, 0)

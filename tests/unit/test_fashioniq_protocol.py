@@ -164,10 +164,10 @@ def test_without_image_files_it_says_so_and_stores_nothing(tmp_path, capsys) -> 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Fashion IQ" in err and "Traceback" not in err
     assert "no index for model 'demo'" in err
-    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
-    capsys.readouterr()
-    assert main(["evaluate", "fashioniq", "--project", str(project)]) == 2
-    assert "--category" in capsys.readouterr().err  # names the categories left
+    # No picture file at all: the index build refuses and says why (#27 D6) …
+    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 2
+    assert "picture file" in capsys.readouterr().err
+    # … so evaluating still names the missing index, writes nothing and stores nothing.
     assert (
         main(
             [
@@ -184,7 +184,7 @@ def test_without_image_files_it_says_so_and_stores_nothing(tmp_path, capsys) -> 
         == 2
     )
     err = capsys.readouterr().err
-    assert "Fashion IQ dress/val" in err and "image file" in err
+    assert "Fashion IQ" in err and "Traceback" not in err
     assert not (tmp_path / "r.json").exists()
     with Project.open(project) as opened:
         assert opened.db.execute("SELECT count(*) FROM experiment_runs").fetchone()[0] == 0
@@ -208,13 +208,13 @@ def test_cirr_without_images_exits_2_and_prints_no_nan(tmp_path, capsys) -> None
     )
     project = tmp_path / "p"
     assert main(["import", "cirr", str(root), "--project", str(project)]) == 0
-    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
-    capsys.readouterr()
+    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 2
+    assert "picture file" in capsys.readouterr().err
     assert main(["evaluate", "cirr", "--project", str(project)]) == 2
     captured = capsys.readouterr()
-    assert "NaN" not in captured.out + captured.err and captured.err.startswith(
-        "cir-studio: error: CIRR val: nothing to evaluate"
-    )
+    assert "NaN" not in captured.out + captured.err
+    assert captured.err.startswith("cir-studio: error: CIRR: nothing to evaluate")
+    assert captured.err.count("\n") == 1
     with Project.open(project) as opened:
         assert opened.db.execute("SELECT count(*) FROM experiment_runs").fetchone()[0] == 0
 

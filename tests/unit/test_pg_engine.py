@@ -181,3 +181,24 @@ def test_a_read_only_account_is_a_studio_error(postgresql_url: str, tmp_path: Pa
         with pytest.raises(ProjectReadOnlyError, match="read"):
             project.set_meta("name", "renamed")
         assert project.name == "kept"
+
+
+def test_another_process_write_is_heard(postgresql_url: str, tmp_path: Path) -> None:
+    """A studio in another process (another machine, for all the server knows)."""
+    import os
+    import subprocess
+    import sys
+
+    reader = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    heard = threading.Event()
+    reader.events.captions.connect(heard.set)
+    code = (
+        "import sys; from studio.store import Project\n"
+        "with Project.open(sys.argv[1]) as p:\n"
+        "    with p.change('bob', 'write', 'caption') as r: r['after'] = 'has a hood'\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    subprocess.run([sys.executable, "-c", code, postgresql_url], env=env, check=True)
+    assert heard.wait(5), "the write of the other process was not heard"
+    reader.close()

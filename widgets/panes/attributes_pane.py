@@ -1,5 +1,7 @@
 """Attributes: label images from product text and a model, and review the labels fast.
 
+A third tab, Outfits, annotates a picture head to toe (``widgets.outfit_view``).
+
 Two ways to review: one image at a time (its chips, A/R by keyboard) and one attribute
 across many images (a grid sorted by confidence, select many, A/R). Extraction and model
 suggestions run as background jobs in the status bar; the vocabulary has its own editor.
@@ -7,9 +9,12 @@ suggestions run as background jobs in the status bar; the vocabulary has its own
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -28,6 +33,7 @@ from studio.jobs import JobCancelled
 from studio.store import Project
 from widgets.bulk_review import BulkReview
 from widgets.image_review import SingleImageReview
+from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.services import Services
@@ -76,6 +82,11 @@ class AttributesPane(Pane):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.single, "One image")
         self.tabs.addTab(self.bulk, "One attribute, many images")
+        # Its own cache: a 2,048-pixel picture is ~25 MB as a pixmap, so keep only a few.
+        self.outfits = OutfitView(workspace, self.thumbnails)  # the one cache (services)
+        self.tabs.addTab(self.outfits, "Outfits")
+        self.outfits.import_requested.connect(self.ask_outfit_import)
+        self.outfits.export_requested.connect(self.ask_outfit_export)
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self._stack.addWidget(content)
@@ -99,6 +110,7 @@ class AttributesPane(Pane):
         self.category.blockSignals(False)
         self.bulk.refresh_vocabulary()
         self._load_images()
+        self.outfits.show_project(project)
         self._stack.setCurrentIndex(1)
 
     def _load_images(self) -> None:
@@ -119,6 +131,7 @@ class AttributesPane(Pane):
         self.bulk.refresh_vocabulary()
         if self.tabs.currentWidget() is self.bulk:
             self.bulk.load()
+        self.outfits.reload()
         self._update_summary()
 
     def _update_summary(self) -> None:
@@ -134,7 +147,9 @@ class AttributesPane(Pane):
         return self.bulk.grid if self.tabs.currentWidget() is self.bulk else self.single
 
     def _on_tab(self, index: int) -> None:
-        if self.tabs.widget(index) is self.bulk:
+        if self.tabs.widget(index) is self.outfits:
+            self.outfits.canvas.setFocus()
+        elif self.tabs.widget(index) is self.bulk:
             self.bulk.load()
             self.bulk.grid.setFocus()
         else:
@@ -159,6 +174,13 @@ class AttributesPane(Pane):
         if project is None:
             return
         settings = self.workspace.settings
+        if self.tabs.currentWidget() is self.outfits:
+            from studio.outfits.suggest import suggest_region_attributes
+
+            await self._run_job(f"Suggesting region attributes with {settings.model}",
+                                suggest_region_attributes, project, self.workspace.user_name,
+                                settings.model, device=settings.device)
+            return
         await self._run_job(f"Suggesting attributes with {settings.model}", suggest_attributes,
                             project, self.workspace.user_name, settings.model,
                             device=settings.device)
@@ -179,6 +201,45 @@ class AttributesPane(Pane):
             for button in buttons:
                 button.setEnabled(True)
         self.refresh()
+
+    # -- outfits in and out ----------------------------------------------------------
+
+    @asyncSlot(str)
+    async def ask_outfit_import(self, kind: str) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, f"Import {kind}", "", "JSON (*.json)")
+        if path:
+            await self.outfit_import(kind, Path(path))
+
+    @asyncSlot(str)
+    async def ask_outfit_export(self, kind: str) -> None:
+        suffix = "JSON Lines (*.jsonl)" if kind == "omnifashion" else "JSON (*.json)"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", suffix)
+        if path:
+            await self.outfit_export(kind, Path(path))
+
+    async def outfit_import(self, kind: str, path: Path) -> None:
+        """Import a Fashionpedia or FashionX file as a job (pictures from FILE/../images)."""
+        project = self.workspace.project
+        if project is None:
+            return
+        if kind == "fashionpedia":
+            from studio.outfits.fashionpedia import import_fashionpedia as function
+        else:
+            from studio.outfits.fashionx_io import import_fashionx as function
+        await self._run_job(f"Importing {path.name}", function, project, path,
+                            path.parent / "images", actor=self.workspace.user_name)
+
+    async def outfit_export(self, kind: str, path: Path) -> None:
+        project = self.workspace.project
+        if project is None:
+            return
+        if kind == "fashionpedia":
+            from studio.outfits.fashionpedia_write import export_fashionpedia as function
+        elif kind == "fashionx":
+            from studio.outfits.fashionx_io import export_fashionx as function
+        else:
+            from studio.outfits.omnifashion import export_omnifashion as function
+        await self._run_job(f"Exporting {path.name}", function, project, path)
 
     # -- vocabulary ------------------------------------------------------------------
 

@@ -50,6 +50,9 @@ GLOBAL_KEY = {
     "attribute_vocab": "name",
     "rating_assignments": "uid",
     "retrieval_sessions": "uid",
+    "outfit_ontology": "key",
+    "outfit_pictures": "image_id",
+    "outfit_regions": "uid",
 }
 LOCAL = ("id", "uid", "origin_copy")  # never content
 # Derived per copy, never merged: a caption's stored target rank (studio.captions.ranks)
@@ -97,6 +100,7 @@ class Kind:
     editable: bool = False  # rows change after insert (else insert-only)
     unify: bool = False  # same key, two uids: keep the smaller uid (nothing refers to it)
     extra: tuple[tuple[str, str], ...] = ()  # (field, SQL over ``t``): read-only extras
+    order: str = ""  # SQL over ``t``: rows a row of the same table refers to come first
 
     def fields(self, source: Source) -> list[Field]:
         conn = connection(source)
@@ -201,6 +205,26 @@ KINDS: tuple[Kind, ...] = (
         time="changed_at",
         editable=True,
     ),
+    # Outfits (issue #25): the ontology by its natural key, pictures by image, regions by
+    # uid (garments before the parts that point at them), labels by their natural key.
+    Kind("outfit_ontology", "outfit_ontology", key=("key",), unify=True),
+    Kind(
+        "outfit_picture", "outfit_pictures", key=("image_id",), time="updated_at",
+        editable=True, unify=True,
+    ),
+    Kind(
+        "outfit_region", "outfit_regions", time="updated_at", editable=True,
+        order="t.garment_id IS NOT NULL, t.id",
+    ),
+    Kind(
+        "outfit_label", "outfit_region_attributes",
+        key=("region_id", "attribute_id", "source", "model"), time="updated_at",
+        editable=True, unify=True,
+    ),
+    Kind(
+        "outfit_value", "outfit_attributes", key=("image_id", "value_id", "source", "model"),
+        time="updated_at", editable=True, unify=True,
+    ),
     Kind("rating", "ratings", key=("assignment_id",), time="updated_at", editable=True, unify=True),
     Kind("session", "retrieval_sessions"),
     Kind("session_turn", "session_turns", key=("session_id", "turn_index"), unify=True),
@@ -246,7 +270,9 @@ def read(source: Source, kind: Kind) -> Iterator[Record]:
     names = [f.name for f in fields] + [name for name, _ in kind.extra]
     extras = [sql if sqlite else _EXTRA_BY_ENGINE.get(sql, sql) for _, sql in kind.extra]
     columns = ", ".join([f.select() for f in fields] + extras)
-    order = ", ".join(f't."{column}"' for column in primary_key(conn, kind.table)) or "t.uid"
+    order = kind.order or (
+        ", ".join(f't."{column}"' for column in primary_key(conn, kind.table)) or "t.uid"
+    )
     cursor = conn.execute(
         f'SELECT t.uid, t.origin_copy, {columns} FROM "{kind.table}" t ORDER BY {order}'
     )

@@ -1,0 +1,186 @@
+"""``import fashionpedia|fashionx`` and ``export fashionpedia|fashionx|omnifashion``:
+head-to-toe outfit annotation in and out (issue #25)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from studio.cli.progress import TerminalProgress
+from studio.cli.project_arg import add_project_argument, cli_user, open_project, project_for_import
+
+IMPORTS = {
+    "fashionpedia": "a Fashionpedia (COCO-style) file: garments and parts with polygons or "
+    "RLE masks, categories and attributes",
+    "fashionx": "a FashionX-style JSON file: one hierarchical annotation per picture "
+    "(docs/fashionx.schema.json)",
+}
+EXPORTS = {
+    "fashionpedia": "the outfits as one Fashionpedia (COCO-style) file OUT",
+    "fashionx": "the outfits as a FashionX-style JSON file OUT (one object per picture)",
+    "omnifashion": "OmniFashion-style dialogue samples as JSON Lines in OUT",
+}
+
+
+def register_imports(kinds: argparse._SubParsersAction) -> None:
+    for name, help_text in IMPORTS.items():
+        parser = kinds.add_parser(
+            name, help=help_text,
+            description=help_text[0].upper() + help_text[1:] + ". The whole file is checked "
+            "first; any problem (listed by entry) stops the import before anything is written.",
+        )
+        parser.add_argument("file", type=Path, help="the JSON file")
+        parser.add_argument("--images", type=Path, metavar="DIR",
+                            help="folder of the picture files (default: FILE's folder/images)")
+        add_project_argument(parser, "the project (created, with the images as its image "
+                             "root, when the path does not exist)")
+        parser.add_argument("--ontology", type=Path, metavar="FILE",
+                            help="first add a Fashionpedia-style ontology file (categories and "
+                            "attributes, e.g. category_attributes_descriptions.json)")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.set_defaults(func=run_import)
+
+
+def register_exports(kinds: argparse._SubParsersAction) -> None:
+    for name, help_text in EXPORTS.items():
+        parser = kinds.add_parser(name, help=help_text,
+                                  description=help_text[0].upper() + help_text[1:] + ".")
+        parser.add_argument("out", type=Path, help="the file to write")
+        add_project_argument(parser)
+        parser.add_argument("--json", action="store_true", help="print a JSON summary")
+        if name == "omnifashion":
+            parser.add_argument("--seed", type=int, default=0,
+                                help="seed for the wording and the order (same seed, same file)")
+        parser.set_defaults(func=run_export)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    images = args.images or args.file.parent / "images"
+    with project_for_import(args, images) as project, \
+            TerminalProgress(f"Importing {args.import_kind}") as progress:
+        if args.ontology:
+            from studio.outfits.ontology import import_ontology_file
+
+            import_ontology_file(project, args.ontology, cli_user())
+        if args.import_kind == "fashionpedia":
+            from studio.outfits.fashionpedia import import_fashionpedia
+
+            report = import_fashionpedia(project, args.file, images, actor=cli_user(),
+                                         progress=progress).to_dict()
+        else:
+            from studio.outfits.fashionx_io import import_fashionx
+
+            report = import_fashionx(project, args.file, images, actor=cli_user(),
+                                     progress=progress)
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+        return 0
+    for key, value in report.items():
+        if key == "missing_images":
+            if value:
+                print(f"{len(value)} picture files are missing: {', '.join(value[:10])}")
+        elif key != "file":
+            print(f"{key.replace('_', ' ')}: {value}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with open_project(args) as project, \
+            TerminalProgress(f"Exporting {args.export_kind}") as progress:
+        if args.export_kind == "fashionpedia":
+            from studio.outfits.fashionpedia_write import export_fashionpedia
+
+            summary = export_fashionpedia(project, args.out, progress=progress)
+        elif args.export_kind == "fashionx":
+            from studio.outfits.fashionx_io import export_fashionx
+
+            summary = export_fashionx(project, args.out, progress=progress)
+        else:
+            from studio.outfits.omnifashion import export_omnifashion
+
+            summary = export_omnifashion(project, args.out, seed=args.seed, progress=progress)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+        return 0
+    for key, value in summary.items():
+        if key == "tasks":
+            for task, count in value.items():
+                print(f"  {task}: {count}")
+        elif key != "out":
+            print(f"{key.replace('_', ' ')}: {value}")
+    print(f"Written to {summary['out']}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """``cir-studio outfits suggest``: model help on outfit regions."""
+    command = subparsers.add_parser("outfits", help="model help on outfit annotations")
+    actions = command.add_subparsers(dest="outfits_command", metavar="ACTION", required=True)
+    suggest = actions.add_parser(
+        "suggest",
+        help="zero-shot attribute suggestions for every garment and part",
+        description="Score the ontology's attributes on every region's crop with the "
+        "embedding model and keep the top K per region as suggestions to review; a "
+        "person's decision is never changed.",
+    )
+    add_project_argument(suggest)
+    suggest.add_argument("--model", dest="suggest_model",
+                         help="embedding model (default: the one in Settings)")
+    suggest.add_argument("--device", dest="suggest_device", help="cpu, cuda, mps or auto")
+    suggest.add_argument("--top-k", type=int, default=5, help="suggestions per region (5)")
+    suggest.add_argument("--json", action="store_true", help="print a JSON summary")
+    suggest.set_defaults(func=run_suggest)
+    review = actions.add_parser(
+        "review",
+        help="accept or reject one attribute's undecided suggestions on every region",
+        description="Bulk review: decide every undecided model suggestion of one attribute "
+        "at once (one audited change).",
+    )
+    add_project_argument(review)
+    review.add_argument("--attribute", required=True,
+                        help="the attribute, as 'name' or 'name — supercategory'")
+    decision = review.add_mutually_exclusive_group(required=True)
+    decision.add_argument("--accept", action="store_true", help="accept them")
+    decision.add_argument("--reject", action="store_true", help="reject them")
+    review.add_argument("--from-model", dest="review_model",
+                        help="only this model's suggestions (default: any model)")
+    review.set_defaults(func=run_review)
+
+
+def run_suggest(args: argparse.Namespace) -> int:
+    from studio.outfits.suggest import suggest_region_attributes
+    from studio.settings import Settings
+
+    settings = Settings.load()
+    model = args.suggest_model or args.model or settings.model
+    device = args.suggest_device or args.device or settings.device
+    with open_project(args) as project, TerminalProgress("Suggesting") as progress:
+        summary = suggest_region_attributes(project, cli_user(), model, device=device,
+                                            top_k=args.top_k, progress=progress)
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print(f"{summary['labels']} suggestions on {summary['regions']} regions from "
+              f"{summary['model']} ({summary['replaced']} earlier undecided ones replaced)")
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from studio.errors import StudioError
+    from studio.outfits.controller import lookup
+    from studio.outfits.ontology import load_ontology
+    from studio.outfits.suggest import review_suggestions
+    from studio.store.repos.outfits import undecided_suggestions
+
+    status = "accepted" if args.accept else "rejected"
+    with open_project(args) as project:
+        entry = lookup(load_ontology(project), "attribute", args.attribute)
+        if entry is None:
+            raise StudioError(f"{args.attribute!r} is not one attribute of the outfit ontology "
+                              "(add ' — supercategory' when the name is ambiguous).")
+        regions = undecided_suggestions(project, entry.id, args.review_model)
+        count = review_suggestions(project, cli_user(), entry.id, regions, status) if regions \
+            else 0
+    print(f"{status.capitalize()} {entry.name!r} on {count} regions.")
+    return 0

@@ -1,0 +1,116 @@
+"""``cir-studio server start|token``: serve a PostgreSQL project to a team over HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from studio.cli.project_arg import add_project_argument, cli_user, open_project
+
+_URL_HELP = "the PostgreSQL project (postgresql://…)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "server",
+        help="the team server: live queues with leases over HTTP (start, token)",
+        description="Serve one PostgreSQL project to annotators over HTTP: each person asks "
+        "for their next item and gets it with a lease; quotas are checked as they submit.",
+    )
+    actions = parser.add_subparsers(dest="server_command", metavar="ACTION", required=True)
+
+    start = actions.add_parser(
+        "start",
+        help="serve the project (uvicorn; stateless workers share the database)",
+        description="Workers keep nothing of their own: run several (--workers) or several "
+        "machines behind a load balancer. For TLS give --ssl-certfile/--ssl-keyfile or put "
+        "a reverse proxy in front.",
+    )
+    add_project_argument(start, _URL_HELP)
+    start.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    start.add_argument("--port", type=int, default=8750, help="port (8750)")
+    start.add_argument("--workers", type=int, default=1, help="worker processes (1)")
+    start.add_argument(
+        "--lease-seconds", type=float, default=300.0,
+        help="how long a handed-out item stays reserved without a renewal (300)",
+    )
+    start.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
+    start.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
+    start.set_defaults(func=run_start)
+
+    token = actions.add_parser("token", help="add, revoke or list people's tokens")
+    token_actions = token.add_subparsers(dest="token_command", metavar="ACTION", required=True)
+    add = token_actions.add_parser(
+        "add",
+        help="make a token for a person and print it once",
+        description="The token is printed once and stored only as a salted scrypt digest: "
+        "keep it, or revoke it and make a new one.",
+    )
+    add.add_argument("name", metavar="NAME", help="the person (as their edits will be signed)")
+    add.add_argument("--role", required=True,
+                     choices=("annotator", "reviewer", "rater", "coordinator"))
+    add_project_argument(add, _URL_HELP)
+    add.set_defaults(func=run_token_add)
+    revoke = token_actions.add_parser("revoke", help="revoke a person's token (at once)")
+    revoke.add_argument("name", metavar="NAME")
+    add_project_argument(revoke, _URL_HELP)
+    revoke.set_defaults(func=run_token_revoke)
+    listing = token_actions.add_parser("list", help="people with tokens, roles, revoked or not")
+    add_project_argument(listing, _URL_HELP)
+    listing.add_argument("--json", action="store_true", help="print as JSON")
+    listing.set_defaults(func=run_token_list)
+
+
+def _url(args: argparse.Namespace) -> str:
+    from studio.errors import ProjectError
+
+    url = getattr(args, "sub_project", None) or getattr(args, "project", None)
+    if not url:
+        raise ProjectError("Say which project with --project postgresql://…")
+    return str(url)
+
+
+def run_start(args: argparse.Namespace) -> int:
+    from studio.server.run import serve
+
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        from studio.errors import StudioError
+
+        raise StudioError("HTTPS needs both --ssl-certfile and --ssl-keyfile.")
+    serve(_url(args), args.host, args.port, args.workers, args.lease_seconds,
+          args.ssl_certfile, args.ssl_keyfile)
+    return 0
+
+
+def run_token_add(args: argparse.Namespace) -> int:
+    from studio.server.run import check_project
+    from studio.server.tokens import add_token
+
+    check_project(_url(args))
+    with open_project(args) as project:
+        token = add_token(project, args.name, args.role, cli_user())
+    print(token)
+    return 0
+
+
+def run_token_revoke(args: argparse.Namespace) -> int:
+    from studio.server.tokens import revoke
+
+    with open_project(args) as project:
+        count = revoke(project, args.name, cli_user())
+    print(f"{args.name}: {count} token(s) revoked")
+    return 0
+
+
+def run_token_list(args: argparse.Namespace) -> int:
+    from studio.store.repos import server as server_repo
+
+    with open_project(args) as project:
+        rows = server_repo.token_list(project)
+    if args.json:
+        print(json.dumps(rows, sort_keys=True))
+        return 0
+    for row in rows:
+        state = f"revoked {row['revoked_at']}" if row["revoked_at"] else "live"
+        print(f"{row['name']}\t{row['role']}\t{state}")
+    return 0

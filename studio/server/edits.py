@@ -1,0 +1,95 @@
+"""Drafts and submissions from the network, each applied once per client ``edit_uid``.
+
+A client makes the uid when the person saves (before anything is sent) and sends it until
+the server answers. The server looks the uid up, applies the edit and stores the answer
+in one write transaction: a resent edit (the answer was lost on the way back) gets the
+first answer and changes nothing. Refusals are answers too: a submission the per-pair
+quota refused stays refused when resent, and the draft it carried is kept.
+
+The rules themselves are the store's (``studio.captions.store``): the quota, one caption
+per person and pair and one draft per person are checked inside the same transaction as
+the submission. The server adds one: a pair other people hold up to its quota is refused
+to someone without a lease on it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from studio.captions import store as caption_store
+from studio.errors import ProjectBusyError, ProjectReadOnlyError, StudioError
+from studio.server.errors import ApiError
+from studio.server.tokens import Identity
+from studio.store import Project
+from studio.store.database import utc_now
+from studio.store.repos import server as server_repo
+
+KIND = server_repo.CAPTION
+
+
+def _answer(caption: Any) -> dict[str, Any]:
+    return {"pair_id": caption.pair_id, "caption_id": caption.id, "status": caption.status,
+            "text": caption.text}
+
+
+def _check_room(project: Project, who: Identity, pair_id: int) -> None:
+    now = time.time()
+    room = server_repo.pair_room(project, pair_id, who.name, now)
+    if room is None:
+        raise ApiError(404, f"Pair {pair_id} does not exist or cannot be captioned.")
+    if server_repo.lease_on(project, KIND, pair_id, who.name, now) is not None:
+        return
+    if caption_store.own_caption(project, pair_id, who.name) is not None:
+        return  # their own draft or caption: theirs to change
+    live, others = room
+    if live + others >= caption_store.load_policy(project).per_pair:
+        raise ApiError(409, f"Pair {pair_id} is held by others; ask for your next item.")
+
+
+def apply_once(
+    project: Project,
+    who: Identity,
+    uid: str,
+    work: Callable[[], dict[str, Any]],
+    kind: str = "captions",
+) -> tuple[int, dict[str, Any]]:
+    """Run ``work`` once for ``uid`` and keep its answer; a repeated uid gets that answer."""
+    with project.writing(kind):
+        done = server_repo.applied_edit(project, uid)
+        if done is not None:
+            if done["holder"] != who.name:
+                raise ApiError(409, "This edit_uid was already used by someone else; make a new one.")
+            return int(done["status"]), json.loads(done["answer"])
+        try:
+            status, answer = 200, work()
+        except (ProjectBusyError, ProjectReadOnlyError):
+            raise  # the database, not the edit: no answer kept, the client sends it again
+        except StudioError as error:
+            status, answer = 409, {"error": str(error)}
+        server_repo.record_edit(project, uid, who.name, status, json.dumps(answer), utc_now())
+    return status, answer
+
+
+def save_draft(
+    project: Project, who: Identity, pair_id: int, uid: str, text: str
+) -> tuple[int, dict[str, Any]]:
+    def work() -> dict[str, Any]:
+        _check_room(project, who, pair_id)
+        return _answer(caption_store.save_draft(project, pair_id, who.name, text))
+
+    return apply_once(project, who, uid, work)
+
+
+def submit(
+    project: Project, who: Identity, pair_id: int, uid: str, text: str
+) -> tuple[int, dict[str, Any]]:
+    def work() -> dict[str, Any]:
+        _check_room(project, who, pair_id)
+        caption, _ = caption_store.submit_caption(project, pair_id, who.name, text)
+        server_repo.release_item(project, KIND, pair_id, who.name)
+        return _answer(caption)
+
+    return apply_once(project, who, uid, work)

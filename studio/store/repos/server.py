@@ -1,0 +1,233 @@
+"""The team server's tables: tokens, leases, applied edits, and the queue with leases.
+
+Every write runs inside the caller's ``project.change`` / ``project.writing`` (the engine's
+write lock), so "take the next pair" reads the queue and writes the lease in one
+serialized step: two people never hold one pair beyond its quota. The queue is the
+captions queue of ``caption_queue`` (same conditions) plus one more: the pair's live
+captions and the other people's unexpired leases together stay under the quota.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.store.project import Project
+from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me
+
+CAPTION = "caption"
+
+# -- tokens ---------------------------------------------------------------------------
+
+
+def active_token_names(project: Project, name: str) -> int:
+    row = project.db.execute(
+        "SELECT count(*) FROM server_tokens WHERE name = ? AND revoked_at IS NULL", [name]
+    ).fetchone()
+    return int(row[0])
+
+
+def add_token(project: Project, name: str, role: str, salt: str, digest: str, now: str) -> int:
+    row = project.db.execute(
+        "INSERT INTO server_tokens (name, role, salt, digest, created_at) "
+        "VALUES (?, ?, ?, ?, ?) RETURNING id",
+        [name, role, salt, digest, now],
+    ).fetchone()
+    return int(row[0])
+
+
+def token_row(project: Project, token_id: int) -> dict[str, Any] | None:
+    rows = list(
+        project.db.query(
+            "SELECT id, name, role, salt, digest, revoked_at FROM server_tokens WHERE id = ?",
+            [token_id],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def token_revoked(project: Project, token_id: int) -> bool:
+    row = project.db.execute(
+        "SELECT revoked_at FROM server_tokens WHERE id = ?", [token_id]
+    ).fetchone()
+    return row is None or row[0] is not None
+
+
+def revoke_tokens(project: Project, name: str, now: str) -> int:
+    """Revoke every live token of ``name``; how many were revoked."""
+    cursor = project.db.execute(
+        "UPDATE server_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+        [now, name],
+    )
+    return int(cursor.rowcount)
+
+
+def token_list(project: Project) -> list[dict[str, Any]]:
+    return list(
+        project.db.query(
+            "SELECT id, name, role, created_at, revoked_at FROM server_tokens ORDER BY id"
+        )
+    )
+
+
+# -- leases ---------------------------------------------------------------------------
+
+
+def drop_expired(project: Project, now: float) -> int:
+    return int(project.db.execute("DELETE FROM server_leases WHERE expires_at <= ?", [now]).rowcount)
+
+
+def held_lease(project: Project, kind: str, holder: str, now: float) -> dict[str, Any] | None:
+    """The holder's unexpired lease of this kind (the oldest), if any."""
+    rows = list(
+        project.db.query(
+            "SELECT id, kind, item_id, holder, expires_at FROM server_leases "
+            "WHERE kind = ? AND holder = ? AND expires_at > ? ORDER BY id LIMIT 1",
+            [kind, holder, now],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def lease_row(project: Project, lease_id: int) -> dict[str, Any] | None:
+    rows = list(
+        project.db.query(
+            "SELECT id, kind, item_id, holder, expires_at FROM server_leases WHERE id = ?",
+            [lease_id],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def lease_on(project: Project, kind: str, item_id: int, holder: str, now: float) -> int | None:
+    row = project.db.execute(
+        "SELECT id FROM server_leases WHERE kind = ? AND item_id = ? AND holder = ? "
+        "AND expires_at > ? ORDER BY id LIMIT 1",
+        [kind, item_id, holder, now],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def add_lease(
+    project: Project, kind: str, item_id: int, holder: str, expires_at: float, now: str
+) -> int:
+    row = project.db.execute(
+        "INSERT INTO server_leases (kind, item_id, holder, expires_at, created_at) "
+        "VALUES (?, ?, ?, ?, ?) RETURNING id",
+        [kind, item_id, holder, expires_at, now],
+    ).fetchone()
+    return int(row[0])
+
+
+def renew_lease(project: Project, lease_id: int, expires_at: float) -> None:
+    project.db.execute(
+        "UPDATE server_leases SET expires_at = ? WHERE id = ?", [expires_at, lease_id]
+    )
+
+
+def release_lease(project: Project, lease_id: int) -> None:
+    project.db.execute("DELETE FROM server_leases WHERE id = ?", [lease_id])
+
+
+def release_item(project: Project, kind: str, item_id: int, holder: str) -> None:
+    project.db.execute(
+        "DELETE FROM server_leases WHERE kind = ? AND item_id = ? AND holder = ?",
+        [kind, item_id, holder],
+    )
+
+
+_OTHERS_LEASES = (
+    "(SELECT count(*) FROM server_leases l WHERE l.kind = 'caption' AND l.item_id = p.id "
+    "AND l.holder != :me AND l.expires_at > :now)"
+)
+
+
+def next_pair_to_lease(
+    project: Project, author: str, per_pair: int, distinct_authors: bool, now: float
+) -> int | None:
+    """The first pair that needs this author and has room beside the others' leases."""
+    row = project.db.execute(
+        f"SELECT p.id FROM pairs p WHERE {_VISIBLE} AND {_needs_me(distinct_authors)} "
+        f"AND {_LIVE} + {_OTHERS_LEASES} < :quota ORDER BY p.id LIMIT 1",
+        {"me": author, "quota": per_pair, "now": now},
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def pair_room(project: Project, pair_id: int, holder: str, now: float) -> tuple[int, int] | None:
+    """``(live captions, others' unexpired leases)`` of a visible pair; None: no such pair."""
+    row = project.db.execute(
+        f"SELECT {_LIVE}, {_OTHERS_LEASES} FROM pairs p WHERE p.id = :pair AND {_VISIBLE}",
+        {"me": holder, "now": now, "pair": pair_id},
+    ).fetchone()
+    return None if row is None else (int(row[0]), int(row[1]))
+
+
+def pair_images(project: Project, pair_id: int) -> dict[str, Any] | None:
+    rows = list(
+        project.db.query(
+            "SELECT p.id, p.reference_id, p.target_id, p.category FROM pairs p WHERE p.id = ?",
+            [pair_id],
+        )
+    )
+    return rows[0] if rows else None
+
+
+# -- applied edits --------------------------------------------------------------------
+
+
+def applied_edit(project: Project, uid: str) -> dict[str, Any] | None:
+    rows = list(
+        project.db.query(
+            "SELECT uid, holder, status, answer FROM server_edits WHERE uid = ?", [uid]
+        )
+    )
+    return rows[0] if rows else None
+
+
+def record_edit(
+    project: Project, uid: str, holder: str, status: int, answer: str, now: str
+) -> None:
+    project.db.execute(
+        "INSERT INTO server_edits (uid, holder, status, answer, applied_at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [uid, holder, status, answer, now],
+    )
+
+
+def edit_count(project: Project) -> int:
+    return int(project.db.execute("SELECT count(*) FROM server_edits").fetchone()[0])
+
+
+# -- progress -------------------------------------------------------------------------
+
+
+def caption_progress(project: Project, per_pair: int, now: float) -> dict[str, Any]:
+    """Counts a coordinator watches: pairs done, captions by status, leases, per person."""
+    db = project.db
+    pairs = int(db.execute(f"SELECT count(*) FROM pairs p WHERE {_VISIBLE}").fetchone()[0])
+    complete = int(
+        db.execute(
+            f"SELECT count(*) FROM pairs p WHERE {_VISIBLE} AND {_LIVE} >= ?", [per_pair]
+        ).fetchone()[0]
+    )
+    by_status = {
+        row[0]: int(row[1])
+        for row in db.execute("SELECT status, count(*) FROM captions GROUP BY status ORDER BY 1")
+    }
+    leases = int(
+        db.execute("SELECT count(*) FROM server_leases WHERE expires_at > ?", [now]).fetchone()[0]
+    )
+    people = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT a.name, count(*) FROM captions c JOIN people a ON a.id = c.author_id "
+            "WHERE c.status IN ('submitted', 'accepted') GROUP BY a.name ORDER BY a.name"
+        )
+    }
+    return {
+        "pairs": pairs,
+        "pairs_complete": complete,
+        "captions": by_status,
+        "active_leases": leases,
+        "submitted_by": people,
+    }

@@ -1,0 +1,106 @@
+"""A real team server for tests: a throwaway PostgreSQL project with pairs, and
+``cir-studio server start`` in a subprocess on a free local port."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from studio.captions.records import CaptionPolicy
+from studio.captions.store import save_policy
+from studio.demo.project import create_demo_project
+from studio.pairs.mining import mine_pairs
+from studio.server.tokens import add_token
+from studio.store import Project
+from studio.store.transfer import copy_project
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_project(url: str, folder: Path, n_pairs: int = 8, per_pair: int = 2) -> None:
+    """A demo project with ``n_pairs`` mined pairs and no captions, copied to ``url``."""
+    lite = folder / "lite"
+    create_demo_project(lite, n_images=30, seed=0, attributes=False)
+    with Project.open(lite) as project:
+        save_policy(project, CaptionPolicy(per_pair, True), "lead")
+        mine_pairs(project, "tfidf", n_pairs, actor="lead")
+    copy_project(lite, url)
+
+
+def tokens(url: str, people: dict[str, str]) -> dict[str, str]:
+    """One token per person (name → role)."""
+    with Project.open(url) as project:
+        return {name: add_token(project, name, role, "lead") for name, role in people.items()}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """``cir-studio server start`` in a subprocess; ``stop`` / ``start`` on the same port."""
+
+    def __init__(self, url: str, lease_seconds: float = 300.0) -> None:
+        self.url = url
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.lease_seconds = lease_seconds
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> Server:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "studio", "server", "start", "--project", self.url,
+             "--port", str(self.port), "--lease-seconds", str(self.lease_seconds)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(self.process.stderr.read().decode() if self.process.stderr
+                                   else "server exited")
+            try:
+                with urllib.request.urlopen(self.base + "/healthz", timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start within 60 s")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+            self.process = None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+def call(
+    base: str, method: str, path: str, token: str | None = None, body: Any = None,
+    raw: bytes | None = None, headers: dict[str, str] | None = None,
+) -> tuple[int, Any]:
+    """One request; the status and the JSON answer (4xx/5xx included)."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    for key, value in (headers or {}).items():
+        request.add_header(key, value)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")

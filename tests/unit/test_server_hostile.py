@@ -1,0 +1,260 @@
+"""The team server over a real socket: what an attacker or a broken client sends is
+refused with a 4xx and a clear message, changes nothing, and the server keeps serving;
+two annotators working at once keep the per-pair quota; a resent edit applies once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cir_pg_engine
+import pytest
+from server_support import Server, call, make_project, tokens
+
+from studio.server.tokens import revoke
+from studio.store import Project
+
+PEOPLE = {"ann": "annotator", "bob": "annotator", "cat": "annotator", "rae": "rater",
+          "lead": "coordinator", "mallory": "annotator"}
+
+
+@pytest.fixture(scope="module")
+def served(postgresql_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    url = cir_pg_engine.new_database(postgresql_server.get_uri())
+    make_project(url, tmp_path_factory.mktemp("served"))
+    keys = tokens(url, PEOPLE)
+    with Project.open(url) as project:
+        revoke(project, "mallory", "lead")
+    server = Server(url).start()
+    yield {"url": url, "base": server.base, "tokens": keys, "server": server}
+    server.stop()
+
+
+def snapshot(url: str) -> dict[str, Any]:
+    """Everything a request could change."""
+    with Project.open(url) as project:
+        db = project.db
+        return {
+            "captions": db.execute(
+                "SELECT id, pair_id, text, status, author_id FROM captions ORDER BY id"
+            ).fetchall(),
+            "leases": db.execute(
+                "SELECT id, item_id, holder, expires_at FROM server_leases ORDER BY id"
+            ).fetchall(),
+            "edits": db.execute("SELECT uid, status FROM server_edits ORDER BY uid").fetchall(),
+            "audit": db.execute("SELECT count(*) FROM audit_log").fetchone()[0],
+            "tokens": db.execute("SELECT id, revoked_at FROM server_tokens ORDER BY id").fetchall(),
+        }
+
+
+def test_hostile_requests_are_refused_and_change_nothing(served: dict) -> None:
+    base, keys = served["base"], served["tokens"]
+    # Bob holds a pair and Ann used an edit uid: their property for the attacks below.
+    status, taken = call(base, "POST", "/v1/captions/next", keys["bob"], {})
+    assert status == 200 and taken["item"] is not None
+    bob_lease, pair = taken["item"]["lease_id"], taken["item"]["pair_id"]
+    status, _ = call(base, "PUT", f"/v1/captions/{pair}/draft", keys["ann"],
+                     {"edit_uid": "ann-uid-0001", "text": "is darker"})
+    assert status == 200
+    before = snapshot(served["url"])
+    draft = f"/v1/captions/{pair}/draft"
+    good = {"edit_uid": "attack-0001", "text": "is shorter"}
+    cases: list[tuple[str, str, str, str | None, dict]] = [
+        ("no token", "POST", "/v1/captions/next", None, {}),
+        ("not a bearer token", "POST", "/v1/captions/next", "Basic YWRtaW46YWRtaW4=", {}),
+        ("garbage token", "GET", "/v1/whoami", "Bearer nonsense", {}),
+        ("forged secret", "GET", "/v1/whoami", "Bearer cir_1_" + "A" * 43, {}),
+        ("revoked token", "POST", "/v1/captions/next", keys["mallory"], {}),
+        ("annotator asks for progress", "GET", "/v1/progress", keys["ann"], {}),
+        ("rater asks for captions", "POST", "/v1/captions/next", keys["rae"], {}),
+        ("renew another's lease", "POST", f"/v1/leases/{bob_lease}/renew", keys["ann"], {}),
+        ("release another's lease", "DELETE", f"/v1/leases/{bob_lease}", keys["ann"], {}),
+        ("no such lease", "POST", "/v1/leases/999999/renew", keys["ann"], {}),
+        ("no such pair", "PUT", "/v1/captions/999999/draft", keys["ann"],
+         {"body": {"edit_uid": "attack-0002", "text": "x"}}),
+        ("pair id not a number", "PUT", "/v1/captions/1%20OR%201=1/draft", keys["ann"],
+         {"body": good}),
+        ("another's edit uid", "PUT", draft, keys["bob"],
+         {"body": {"edit_uid": "ann-uid-0001", "text": "is darker"}}),
+        ("oversized body", "PUT", draft, keys["ann"],
+         {"body": {"edit_uid": "attack-0003", "text": "ok", "padding": "a" * 100_000}}),
+        ("lying content length", "PUT", draft, keys["ann"],
+         {"raw": b'{"edit_uid": "attack-0004", "text": "x"}',
+          "headers": {"Content-Length": "99999999"}}),
+        ("malformed JSON", "PUT", draft, keys["ann"], {"raw": b'{"edit_uid": "attack-00'}),
+        ("not UTF-8", "PUT", draft, keys["ann"], {"raw": b'{"text": "\xff\xfe"}'}),
+        ("JSON array", "PUT", draft, keys["ann"], {"raw": b'["edit_uid", "text"]'}),
+        ("text is a number", "PUT", draft, keys["ann"],
+         {"body": {"edit_uid": "attack-0005", "text": 123}}),
+        ("uid is a number", "PUT", draft, keys["ann"], {"body": {"edit_uid": 5, "text": "x"}}),
+        ("uid with SQL", "PUT", draft, keys["ann"],
+         {"body": {"edit_uid": "x'; DROP TABLE captions; --", "text": "x"}}),
+        ("missing text", "PUT", draft, keys["ann"], {"body": {"edit_uid": "attack-0006"}}),
+        ("NUL in text", "PUT", draft, keys["ann"],
+         {"body": {"edit_uid": "attack-0007", "text": "is red\x00 and"}}),
+        ("escape sequence in text", "PUT", draft, keys["ann"],
+         {"body": {"edit_uid": "attack-0008", "text": "is \x1b[31mred"}}),
+        ("lone surrogate", "PUT", draft, keys["ann"],
+         {"raw": b'{"edit_uid": "attack-0009", "text": "is \\ud800 red"}'}),
+        ("caption over the limit", "POST", f"/v1/captions/{pair}/submit", keys["ann"],
+         {"body": {"edit_uid": "attack-0010", "text": "a" * 2001}}),
+        ("wrong method", "GET", "/v1/captions/next", keys["ann"], {}),
+        ("unknown path", "GET", "/v1/captions/../../etc/passwd", keys["ann"], {}),
+    ]
+    expected = {
+        "no token": 401, "not a bearer token": 401, "garbage token": 401, "forged secret": 401,
+        "revoked token": 401, "annotator asks for progress": 403,
+        "rater asks for captions": 403, "renew another's lease": 403,
+        "release another's lease": 403, "no such lease": 404, "no such pair": 404,
+        "another's edit uid": 409, "oversized body": 413, "malformed JSON": 400,
+        "not UTF-8": 400, "wrong method": 405,
+    }
+    for name, method, path, token, extra in cases:
+        header = token if token is None or token.startswith(("Basic", "Bearer")) else None
+        headers = dict(extra.get("headers", {}))
+        if header is not None:
+            headers["Authorization"] = header
+        status, answer = call(
+            base, method, path, None if header is not None else token,
+            body=extra.get("body"), raw=extra.get("raw"), headers=headers,
+        )
+        assert 400 <= status < 500, f"{name}: {status} {answer}"
+        assert status == expected.get(name, status), f"{name}: {status} {answer}"
+        assert isinstance(answer, dict) and answer.get("error"), f"{name}: {answer}"
+    assert snapshot(served["url"]) == before
+    assert served["server"].alive()
+    assert call(base, "GET", "/v1/whoami", keys["ann"]) == (200, {"name": "ann",
+                                                               "role": "annotator"})
+
+
+def test_the_messages_say_what_is_wrong(served: dict) -> None:
+    base, keys = served["base"], served["tokens"]
+    assert call(base, "GET", "/v1/progress", keys["ann"])[1]["error"] == (
+        "The annotator role may not use this endpoint."
+    )
+    status, answer = call(base, "PUT", "/v1/captions/1/draft", keys["ann"],
+                          {"edit_uid": "short", "text": "x"})
+    assert status == 422 and "edit_uid" in answer["error"]
+    status, answer = call(base, "PUT", "/v1/captions/1/draft", keys["ann"],
+                          {"edit_uid": "attack-0100", "text": "a\x07"})
+    assert status == 422 and "U+0007" in answer["error"]
+
+
+def test_openapi_describes_every_route(served: dict) -> None:
+    from studio.server.app import ServerConfig, create_app
+
+    status, described = call(served["base"], "GET", "/openapi.json")
+    assert status == 200 and described["openapi"].startswith("3.")
+    routes = {
+        route.path.replace(":int", "") for route in create_app(ServerConfig("unused")).routes
+        if route.path.startswith("/v1/")
+    }
+    assert set(described["paths"]) == routes and "/v1/ratings/next" in routes
+
+
+def test_leases_keep_the_quota_between_people(postgresql_url: str, tmp_path: Path) -> None:
+    """Quota 2: Ann and Bob may hold one pair, Cat gets another and cannot write on theirs;
+    Ann's skip frees her place and Cat may take it."""
+    make_project(postgresql_url, tmp_path, n_pairs=4)
+    keys = tokens(postgresql_url, {"ann": "annotator", "bob": "annotator", "cat": "annotator"})
+    server = Server(postgresql_url).start()
+    try:
+        base = server.base
+        take = {name: call(base, "POST", "/v1/captions/next", keys[name], {})[1]["item"]
+                for name in ("ann", "bob", "cat")}
+        assert take["ann"]["pair_id"] == take["bob"]["pair_id"] != take["cat"]["pair_id"]
+        held = take["ann"]["pair_id"]
+        # asking again gives the same item (a client that lost the answer)
+        again = call(base, "POST", "/v1/captions/next", keys["ann"], {})[1]["item"]
+        assert again["lease_id"] == take["ann"]["lease_id"]
+        status, answer = call(base, "POST", f"/v1/captions/{held}/submit", keys["cat"],
+                              {"edit_uid": "cat-0000001", "text": "is blue"})
+        assert status == 409 and "held by others" in answer["error"]
+        assert call(base, "DELETE", f"/v1/leases/{take['ann']['lease_id']}", keys["ann"])[0] == 200
+        status, answer = call(base, "POST", f"/v1/captions/{held}/submit", keys["cat"],
+                              {"edit_uid": "cat-0000001", "text": "is blue"})
+        assert status == 200 and answer["status"] == "submitted"
+        nxt = call(base, "POST", "/v1/captions/next", keys["ann"], {})[1]["item"]
+        assert nxt is not None and nxt["pair_id"] != held  # skipped: not offered again
+    finally:
+        server.stop()
+
+
+def test_two_annotators_at_once_keep_the_quota(postgresql_url: str, tmp_path: Path) -> None:
+    """Quota 2 from different people: both work through the queue concurrently, resending
+    every edit once; every pair ends with one caption from each, each edit applied once."""
+    make_project(postgresql_url, tmp_path, n_pairs=6)
+    keys = tokens(postgresql_url, {"ann": "annotator", "bob": "annotator",
+                                   "lead": "coordinator"})
+    server = Server(postgresql_url).start()
+    problems: list[str] = []
+    uids: list[str] = []
+
+    def work(name: str) -> None:
+        for n in range(50):
+            status, answer = call(server.base, "POST", "/v1/captions/next", keys[name], {})
+            item = answer["item"]
+            if item is None:
+                return
+            pair = item["pair_id"]
+            for kind, method, text in (("draft", "PUT", f"{name} is dark"),
+                                       ("submit", "POST", f"{name} is darker, 日本 ☂")):
+                body = {"edit_uid": f"{name}-{kind}-{n:04d}", "text": text}
+                first = call(server.base, method, f"/v1/captions/{pair}/{kind}", keys[name], body)
+                resent = call(server.base, method, f"/v1/captions/{pair}/{kind}", keys[name], body)
+                uids.append(body["edit_uid"])
+                if first != resent or first[0] != 200:
+                    problems.append(f"{name} {kind} {pair}: {first} then {resent}")
+        problems.append(f"{name} never finished")
+
+    try:
+        threads = [threading.Thread(target=work, args=(name,)) for name in ("ann", "bob")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert problems == []
+        progress = call(server.base, "GET", "/v1/progress", keys["lead"])[1]
+        assert progress["pairs_complete"] == progress["pairs"] == 6
+        assert progress["submitted_by"] == {"ann": 6, "bob": 6}
+    finally:
+        server.stop()
+    with Project.open(postgresql_url) as project:
+        rows = project.db.execute(
+            "SELECT c.pair_id, a.name, c.status, c.text FROM captions c "
+            "JOIN people a ON a.id = c.author_id ORDER BY c.pair_id, a.name"
+        ).fetchall()
+        applied = project.db.execute("SELECT count(*) FROM server_edits").fetchone()[0]
+    assert len(rows) == 12 and all(status == "submitted" for _, _, status, _ in rows)
+    assert {(pair, name) for pair, name, _, _ in rows} == {
+        (pair, name) for pair in {r[0] for r in rows} for name in ("ann", "bob")}
+    assert all("日本 ☂" in text for *_, text in rows)
+    assert applied == len(uids) == 24
+
+
+def test_failed_logins_are_slowed_more_each_time_up_to_a_bound() -> None:
+    from studio.server.auth import MAX_DELAY, FailedLogins
+
+    failures = FailedLogins()
+    delays = [failures.fail("10.0.0.1") for _ in range(8)]
+    assert delays == sorted(delays) and delays[0] < delays[3] and delays[-1] == MAX_DELAY
+    assert failures.fail("10.0.0.2") == delays[0]  # per client
+    failures.succeed("10.0.0.1")
+    assert failures.fail("10.0.0.1") == delays[0]
+
+
+def test_tokens_are_stored_hashed_and_revocable(postgresql_url: str, tmp_path: Path) -> None:
+    from studio.server.tokens import verify
+
+    with Project.create(postgresql_url, local_path=tmp_path / "p.pg") as project:
+        token = tokens(postgresql_url, {"ann": "annotator"})["ann"]
+        stored = project.db.execute("SELECT salt, digest FROM server_tokens").fetchall()
+        assert all(token.split("_", 2)[2] not in value for row in stored for value in row)
+        assert verify(project, token).name == "ann"
+        assert verify(project, token[:-1] + ("A" if token[-1] != "A" else "B")) is None
+        revoke(project, "ann", "lead")
+        assert verify(project, token) is None
+        audit = project.db.execute("SELECT before, after FROM audit_log").fetchall()
+        assert token not in repr(audit)

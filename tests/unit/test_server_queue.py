@@ -1,0 +1,52 @@
+"""The lease queue without HTTP: an expired lease returns its pair to the queue; the
+token commands print a token once and never list it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from server_support import make_project
+
+from studio.cli.main import main
+from studio.server import queue
+from studio.server.tokens import Identity
+from studio.store import Project
+
+ANN, BOB = Identity(1, "ann", "annotator"), Identity(2, "bob", "annotator")
+
+
+def test_an_expired_lease_returns_the_pair_to_the_queue(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    make_project(postgresql_url, tmp_path, n_pairs=3, per_pair=1)
+    with Project.open(postgresql_url) as project:
+        held = queue.take_next(project, ANN, 300)
+        assert held is not None
+        other = queue.take_next(project, BOB, 300)
+        assert other is not None and other["pair_id"] != held["pair_id"]  # quota 1: taken
+        queue.release(project, BOB, other["lease_id"])
+        # Ann's lease ran out (a lease that ended a second ago, rather than a wait)
+        project.db.execute("UPDATE server_leases SET expires_at = expires_at - 400")
+        again = queue.take_next(project, BOB, 300)
+        assert again is not None and again["pair_id"] == held["pair_id"]
+        assert queue.take_next(project, ANN, 300)["pair_id"] != held["pair_id"]
+
+
+def test_token_commands(postgresql_url: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    Project.create(postgresql_url, local_path=tmp_path / "p.pg").close()
+    assert main(["server", "token", "add", "ann", "--role", "annotator",
+                 "--project", postgresql_url]) == 0
+    token = capsys.readouterr().out.strip()
+    assert token.startswith("cir_")
+    assert main(["server", "token", "add", "ann", "--role", "rater",
+                 "--project", postgresql_url]) == 2
+    assert "revoke it first" in capsys.readouterr().err
+    assert main(["server", "token", "list", "--json", "--project", postgresql_url]) == 0
+    listed = capsys.readouterr().out
+    assert token.split("_", 2)[2] not in listed and "digest" not in listed
+    assert [row["name"] for row in json.loads(listed)] == ["ann"]
+    assert main(["server", "token", "revoke", "ann", "--project", postgresql_url]) == 0
+    assert main(["server", "start", "--project", str(tmp_path / "x.cirdb")]) == 2
+    assert "PostgreSQL project" in capsys.readouterr().err

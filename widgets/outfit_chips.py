@@ -1,0 +1,89 @@
+"""Chips of one region's attributes, or of an outfit's values, with a box to add one.
+
+A chip shows its state (outlined: a suggestion, green: holds, struck red: rejected) and
+its source in the tooltip; clicking a suggestion accepts it, the × removes (or rejects) it.
+Typing in the box completes from the ontology; Enter adds.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QCompleter,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.attribute_chips import STATUS_MARK, STATUS_STYLE
+from widgets.flow_layout import FlowLayout
+
+
+class OutfitChips(QWidget):
+    added = Signal(str)  # the typed text
+    removed = Signal(int)  # value id
+    accepted = Signal(int)  # value id (a suggestion)
+
+    def __init__(self, title: str, placeholder: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        heading = QLabel(title)
+        heading.setObjectName("sectionHeading")
+        layout.addWidget(heading)
+        self.flow_host = QWidget()
+        self.flow = FlowLayout(self.flow_host)
+        layout.addWidget(self.flow_host)
+        self.entry = QLineEdit()
+        self.entry.setPlaceholderText(placeholder)
+        self.completer = QCompleter([], self.entry)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.entry.setCompleter(self.completer)
+        self.entry.returnPressed.connect(self._add)
+        layout.addWidget(self.entry)
+        self.chips: dict[int, QWidget] = {}
+        self._choices: list[str] = []
+
+    def set_choices(self, choices: list[str]) -> None:
+        if self._choices != choices:
+            self._choices = choices
+            self.completer.setModel(QStringListModel(choices, self.completer))
+
+    def set_chips(self, chips: list[tuple[int, str, str, str]]) -> None:
+        """(value id, text, status, tooltip) per chip."""
+        while self.flow.count():
+            item = self.flow.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().hide()  # gone now, not at the next turn of the event loop
+                item.widget().deleteLater()
+        self.chips = {}
+        for value_id, text, status, tooltip in chips:
+            chip = QWidget()
+            row = QHBoxLayout(chip)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(0)
+            name = QPushButton(f"{STATUS_MARK[status]} {text}")
+            name.setToolTip(tooltip + ("\nClick to accept" if status == "suggested" else ""))
+            name.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            name.setStyleSheet(f"QPushButton {{ {STATUS_STYLE[status]} border-radius: 9px; "
+                               "padding: 2px 8px; }")
+            if status == "suggested":
+                name.clicked.connect(lambda _=False, v=value_id: self.accepted.emit(v))
+            close = QPushButton("×")
+            close.setToolTip("Remove (a label someone else gave is rejected)")
+            close.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            close.setFixedWidth(22)
+            close.clicked.connect(lambda _=False, v=value_id: self.removed.emit(v))
+            row.addWidget(name)
+            row.addWidget(close)
+            self.flow.addWidget(chip)
+            self.chips[value_id] = chip
+
+    def _add(self) -> None:
+        text = self.entry.text().strip()
+        if text:
+            self.added.emit(text)
