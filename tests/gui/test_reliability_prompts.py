@@ -122,5 +122,5 @@ def test_files_an_import_skipped_are_named_in_the_pairs_pane(
     pane = next(p for p in window.panes if p.title == "Pairs")
     report = event_loop_qt.run_until_complete(pane.run_import("folder", photos))
     assert report.images_added == 3
-    assert "1 files skipped (not read)" in pane.message.text()
+    assert "1 file skipped (not read)" in pane.message.text()
     assert "link.png" in pane.message.toolTip() and "outside" in pane.message.toolTip()
