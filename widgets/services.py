@@ -191,7 +191,8 @@ class Services(QObject):
         return bool(self.runner.running)
 
     def running_labels(self) -> list[str]:
-        return [handle.label for handle in self.runner.running.values()]
+        """Jobs still working (one the person already cancelled is only finishing)."""
+        return [h.label for h in self.runner.running.values() if not h.token.cancelled]
 
     def shutdown(self, wait_s: float = SHUTDOWN_WAIT_S) -> bool:
         """Cancel, wait (bounded), flush autosaves, close the project; once.
