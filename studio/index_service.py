@@ -407,7 +407,7 @@ def build_index(
     # index is saved, never inside a session or a live rank; a cancel keeps what it measured.
     from studio.sessions.measures import measure_images
 
-    measured = measure_images(project, progress=progress, cancel=cancel)
+    measured = measure_images(project, everything, progress=progress, cancel=cancel)
     return BuildReport(
         model=model.name,
         kind=kind,

@@ -18,11 +18,10 @@ from studio.outfits.store import load_outfit
 from studio.store import Project
 from studio.store.records import ImageRecord
 from widgets.outfit_view import OutfitView
-from widgets.thumbnail_cache import ThumbnailCache
 
 
 @pytest.fixture
-def view(qtbot, workspace, tmp_path: Path):
+def view(qtbot, workspace, services, tmp_path: Path):
     images = tmp_path / "images"
     images.mkdir()
     Image.new("RGB", (400, 600), (90, 120, 200)).save(images / "look.jpg")
@@ -31,7 +30,7 @@ def view(qtbot, workspace, tmp_path: Path):
     project.close()
     workspace.open_project(tmp_path / "p")
     workspace.settings.user_name = "Ana"
-    thumbnails = ThumbnailCache()
+    thumbnails = services.thumbnails
     widget = OutfitView(workspace, thumbnails)
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
@@ -163,8 +162,9 @@ def test_moving_a_region_and_next_region_keys(view: OutfitView, qtbot) -> None:
     assert [r.id for r in load_outfit(project, "look").regions] == [second.id]
 
 
-def test_the_real_fashionpedia_sample_shows_every_garment_and_part(qtbot, workspace,
-                                                                    tmp_path: Path) -> None:
+def test_the_real_fashionpedia_sample_shows_every_garment_and_part(
+    qtbot, workspace, services, tmp_path: Path
+) -> None:
     from tests.conftest import SHARED_FIXTURES
 
     fixtures = SHARED_FIXTURES / "fashionpedia"
@@ -173,7 +173,7 @@ def test_the_real_fashionpedia_sample_shows_every_garment_and_part(qtbot, worksp
     with Project.create(tmp_path / "p", image_root=fixtures / "images") as project:
         import_fashionpedia(project, fixtures / "sample.json", fixtures / "images")
     workspace.open_project(tmp_path / "p")
-    thumbnails = ThumbnailCache()
+    thumbnails = services.thumbnails
     view = OutfitView(workspace, thumbnails)
     qtbot.addWidget(view)
     view.resize(1200, 800)
