@@ -146,6 +146,7 @@ LOAD_SESSION = (
 )
 
 
+@pytest.mark.sqlite_only  # file permissions; PostgreSQL: test_pg_engine (read-only account)
 def test_a_read_only_project_refuses_an_index_build_in_one_line_and_still_searches(
     shared_folder: Path,
 ) -> None:
