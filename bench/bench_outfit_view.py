@@ -78,13 +78,13 @@ def run(path: Path, repeat: int) -> dict[str, object]:
 
     from studio.workspace import Workspace
     from widgets.outfit_view import OutfitView
-    from widgets.thumbnail_cache import ThumbnailCache
+    from widgets.services import Services
 
     app = QApplication.instance() or QApplication([])
     workspace = Workspace()
     workspace.open_project(path)
-    thumbnails = ThumbnailCache()
-    view = OutfitView(workspace, thumbnails)
+    services = Services(workspace)  # the one thumbnail cache and its IO lane, as in the studio
+    view = OutfitView(workspace, services.thumbnails)
     view.resize(1400, 900)
     started = time.perf_counter()
     view.show_project(workspace.project)
@@ -116,6 +116,7 @@ def run(path: Path, repeat: int) -> dict[str, object]:
     full = QPixmap(str(workspace.project.image_root / "big.jpg"))
     view.canvas.set_picture(full, WIDTH, HEIGHT)
     result["fit_full"] = timed(viewport.repaint, max(3, repeat // 5))
+    services.shutdown()
     workspace.close_project()
     del app
     return result
