@@ -106,7 +106,7 @@ def build(folder: Path, images: int, gallery: int, seed: int) -> tuple[Path, dic
 
 
 def run(folder: Path, warmups: int, seed: int) -> dict:
-    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
@@ -121,7 +121,6 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     pane = CaptionsPane(services)
     pane.resize(1280, 800)
     pane.show()
-    workspace.open_project(folder)
     view, editor = pane.rank_view, pane.writer.editor
     view.toggle.setChecked(True)  # the top 5 thumbnails are drawn too
     fired: dict[int, float] = {}
@@ -145,9 +144,15 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     rng = random.Random(seed)
 
     def wait(ms: float) -> None:
-        QTest.qWait(int(ms))
+        """Run the event loop for ``ms``, as the studio's own loop runs. Not ``QTest.qWait``:
+        it keeps the GIL while it waits, so a worker's Python code (a first import of torch
+        and open_clip: 30 s instead of 8) would crawl in a way no person ever sees."""
+        loop = QEventLoop()
+        QTimer.singleShot(int(ms), loop.quit)
+        loop.exec()
 
-    def type_caption(text: str) -> None:
+    def type_caption(text: str) -> float:
+        """Type ``text`` key by key; the moment its rank was on screen."""
         editor.setFocus()
         editor.selectAll()
         QTest.keyClick(editor, Qt.Key.Key_Backspace)
@@ -157,15 +162,40 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
             if char == " ":
                 wait(rng.uniform(330, 600))  # a pause between words: the debounce fires
         deadline = time.perf_counter() + 10
-        while view.result is None or view.result.text != text:
+        said = " ".join(text.split())  # the ranker's reading of the text
+        while view.result is None or view.result.text != said:
             wait(10)
             if time.perf_counter() > deadline:
                 break
+        shown_at = time.perf_counter()
         wait(300)
+        return shown_at
 
+    def lane_idle() -> float:
+        """Seconds until the model lane has run everything queued so far (the preload)."""
+        started = time.perf_counter()
+        future = services.gpu.submit(lambda: None)
+        while not future.done():
+            wait(5)
+        return time.perf_counter() - started
+
+    def first_rank(text: str) -> float:
+        """Open the project and type at once: seconds from opening to the rank on screen."""
+        started = time.perf_counter()
+        workspace.open_project(folder)
+        return type_caption(text) - started
+
+    # A fresh process: the first project opened also imports torch and open_clip.
+    cold_s = first_rank("is red ")
+    # The studio as people use it: the libraries are loaded, a project is opened (the
+    # pane preloads model, index and the pair's gallery on the model lane) and the
+    # person starts typing at once.
+    workspace.close_project()
     started = time.perf_counter()
-    type_caption("warm up the model")  # loads the model, the index and the gallery matrix
-    load_s = time.perf_counter() - started
+    workspace.open_project(folder)
+    open_s = (time.perf_counter() - started) + lane_idle()
+    workspace.close_project()
+    load_s = first_rank("is red ")
     for text in CAPTIONS[:warmups]:
         type_caption(text)
     latencies.clear()
@@ -198,6 +228,8 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
         "idle_stall": max(idle) if idle else float("nan"),
         "idle_p99": sorted(idle)[int(0.99 * (len(idle) - 1))] if idle else float("nan"),
         "load_s": load_s,
+        "cold_s": cold_s,
+        "open_s": open_s,
         "typing_s": typing_s,
         "keys": keys,
         "gallery": sizes,
@@ -246,6 +278,8 @@ def main() -> int:
         "shown": len(lat),
         "fired": result["fired"],
         "first_rank_s": result["load_s"],
+        "first_rank_cold_s": result["cold_s"],
+        "ranker_open_s": result["open_s"],
         "worst_ui_stall_ms": result["stall"],
         "ui_stall_p99_ms": result["stall_p99"],
         "idle_stall_ms": result["idle_stall"],
@@ -287,7 +321,21 @@ def main() -> int:
                         f"{result['idle_stall']:.1f} / {result['idle_p99']:.1f} ms",
                         "",
                     ],
-                    ["first rank (model, index, gallery matrix)", f"{result['load_s']:.1f} s", ""],
+                    [
+                        "project opened → ranker ready (model, index, the pair's gallery)",
+                        f"{result['open_s']:.2f} s",
+                        "< 2 s",
+                    ],
+                    [
+                        "project opened, typing at once → first rank on screen",
+                        f"{result['load_s']:.2f} s",
+                        "< 2 s",
+                    ],
+                    [
+                        "the same in a fresh process (imports torch and open_clip too)",
+                        f"{result['cold_s']:.2f} s",
+                        "",
+                    ],
                 ],
             ),
             "Queries fired but never shown were superseded by a newer keystroke (their result, "

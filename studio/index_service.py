@@ -254,7 +254,7 @@ class ProjectIndex:
         if category is None and split is None and ids is None:
             return None
         if category is not None or split is not None:
-            names = {image.id for image in self.project.iter_images(category, split)}
+            names = set(self.project.image_ids_in(category, split))
         else:
             names = set(self._position)
         if ids is not None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from studio.project_stats import annotator_throughput
-from studio.store import Project
 from studio.wording import count, plural
 
 COLUMNS = ("Annotator", "Written", "Accepted", "Rejected", "Drafts", "Per hour")
@@ -26,8 +24,9 @@ class AnnotatorProgress(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.table)
 
-    def refresh(self, project: Project, user: str, remaining: int, mode: str) -> None:
-        rows = annotator_throughput(project)
+    def show_counts(self, rows: list[dict], user: str, remaining: int, mode: str) -> None:
+        """Show counts read elsewhere (``annotator_throughput`` and the queue's length, read
+        on the IO lane by the Captions pane)."""
         mine = next((r for r in rows if r["name"] == user), None)
         written = mine["written"] if mine else 0
         rate = (

@@ -95,16 +95,19 @@ class RankWorker(QObject):
         self._lane.submit(self._live, generation, token, project, settings, pair_id, text)
         return generation
 
-    def preload(self, project: Project, settings: RankSettings) -> None:
+    def preload(self, project: Project, settings: RankSettings, pair_id: int | None = None) -> None:
         """Open the ranker (model, index, facets) on the lane before the first keystroke,
-        so the first rank does not wait for the model; a project without an index is
-        left for the first request to report."""
+        and with a pair, build its gallery and warm the text tower, so the first rank
+        waits for none of it; a project without an index is left for the first request
+        to report."""
         if not self._closed:
-            self._lane.submit(self._warm, project, settings)
+            self._lane.submit(self._warm, project, settings, pair_id)
 
-    def _warm(self, project: Project, settings: RankSettings) -> None:
+    def _warm(self, project: Project, settings: RankSettings, pair_id: int | None) -> None:
         try:
-            self._ranker_for(project, settings, -1)  # -1: no view shows "Loading …" for it
+            ranker = self._ranker_for(project, settings, -1)  # -1: no view shows "Loading …"
+            if pair_id is not None:
+                ranker.warm(self._pair(project, pair_id))
         except Exception:  # noqa: BLE001 (no index, a closed project: the request says so)
             return
 

@@ -169,10 +169,16 @@ _KEYS: dict[str, tuple[tuple[str, int, int], str]] = {}
 
 @dataclass
 class _Gallery:
-    positions: np.ndarray  # index positions of the gallery's images
+    positions: np.ndarray  # index positions of the gallery's images, ascending
     matrix: np.ndarray  # their vectors, one row each, C-contiguous float32
-    row_of: dict[int, int]  # index position -> row
     columns: dict[str, tuple[np.ndarray, dict[str, int]]]  # facet -> (codes, value -> code)
+
+    def row_of(self, position: int) -> int:
+        """The row of an index position, -1 when it is not in the gallery (a binary
+        search over the sorted positions: no 100,000-entry dict to build per gallery)."""
+        row = int(np.searchsorted(self.positions, position))
+        found = row < len(self.positions) and int(self.positions[row]) == position
+        return row if found else -1
 
 
 class NoIndexError(StudioError):
@@ -189,6 +195,7 @@ class CaptionRanker:
         self.index_key = index_key(context.project, context.model_name) or ""
         self._galleries: dict[tuple[str, str], _Gallery] = {}
         self._references: dict[str, np.ndarray | None] = {}
+        self._encoder_warm = False
 
     @classmethod
     def open(
@@ -232,10 +239,7 @@ class CaptionRanker:
                 )
             matrix = self._vectors(allowed)
             self._galleries[key] = _Gallery(
-                allowed,
-                np.ascontiguousarray(matrix, dtype=np.float32),
-                {int(p): row for row, p in enumerate(allowed)},
-                {},
+                allowed, np.ascontiguousarray(matrix, dtype=np.float32), {}
             )
         return self._galleries[key]
 
@@ -284,6 +288,16 @@ class CaptionRanker:
             bonus -= RERANK_WEIGHT * ((column >= 0) & ~match)
         return bonus
 
+    def warm(self, pair: PairQuery) -> None:
+        """Build what the pair's first rank needs before the first keystroke: its gallery
+        matrix, the reference vector and the text tower's first pass (torch's first call
+        allocates and dispatches much more than the next ones)."""
+        self.gallery(pair.category, pair.split)
+        self.reference_vector(pair.reference_id)
+        if not self._encoder_warm:
+            self._encode("warm")
+            self._encoder_warm = True
+
     def reference_vector(self, image_id: str) -> np.ndarray | None:
         if image_id not in self._references:
             try:
@@ -323,12 +337,12 @@ class CaptionRanker:
             scores += self.facet_bonus(gallery, query.constraints)
         size = len(scores)
         if not pair.keep_reference:
-            row = gallery.row_of.get(self._position(pair.reference_id), -1)
+            row = gallery.row_of(self._position(pair.reference_id))
             if row >= 0:
                 scores[row] = -np.inf
                 size -= 1
         rank = None
-        target_row = gallery.row_of.get(self._position(pair.target_id), -1)
+        target_row = gallery.row_of(self._position(pair.target_id))
         if target_row >= 0:
             rank = int(np.count_nonzero(scores > scores[target_row])) + 1
         return RankResult(

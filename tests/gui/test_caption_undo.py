@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from studio.captions import store
 from studio.store import Project
@@ -72,7 +73,9 @@ def test_a_caption_cleared_and_left_leaves_no_draft(window, pairs_demo, qtbot) -
     with Project.open(pairs_demo) as project:
         drafts = [c for c in store.captions_for_pair(project, ids[0]) if c.status == "draft"]
     assert drafts == []
-    pane.refresh_progress()
+    counted = pane.refresh_progress()  # read on the IO lane, shown here
+    qtbot.waitUntil(counted.done)
+    QApplication.processEvents()  # the relay delivers the counts
     table = pane.progress.table
     rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
     assert "ana" not in rows or table.item(rows["ana"], 4).text() == "0"  # Drafts column

@@ -134,7 +134,7 @@ def test_a_second_caption_must_come_from_someone_else(window, pairs_demo, qtbot)
     type_caption(qtbot, pane.writer.editor, "has stripes")
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
     pane.refresh_progress()
-    assert pane.progress.summary.text().startswith("ben: 1 caption written")
+    qtbot.waitUntil(lambda: pane.progress.summary.text().startswith("ben: 1 caption written"))
     names = [pane.progress.table.item(r, 0).text() for r in range(pane.progress.table.rowCount())]
     assert sorted(names) == ["ana", "ben"]
     window.workspace.close_project()
@@ -174,7 +174,7 @@ def test_review_accepts_edits_and_rejects_by_keyboard(window, pairs_demo, qtbot)
     assert reviewer.session.current == second.id
     assert "Rejected by rev: contradicts the images" in reviewer.state.text()
     pane.refresh_progress()
-    assert "1 caption waiting for review" in pane.progress.summary.text()
+    qtbot.waitUntil(lambda: "1 caption waiting for review" in pane.progress.summary.text())
 
 
 def drawn_colours(panel) -> int:

@@ -276,3 +276,31 @@ def test_a_recomputed_rank_is_no_edit_to_a_team_merge(ranked_dir: Path, ranker) 
         save_rank(project, caption.id, ranker.rank(pair_query(project, pair_id), caption.text))
         assert stored_rank(project, caption.id) is not None
         assert content() == before
+
+
+def test_the_gallery_holds_exactly_the_pairs_category_and_split(ranker) -> None:
+    project = ranker.context.project
+    pair = pair_query(project, pairs_of(project)[0])
+    gallery = ranker.gallery(pair.category, pair.split)
+    names = ranker.context.index.image_ids
+    held = [names[int(p)] for p in gallery.positions]
+    assert sorted(held) == sorted(i.id for i in project.iter_images(pair.category, pair.split))
+    assert sorted(project.image_ids_in(pair.category, pair.split)) == sorted(held)
+    for row, position in enumerate(gallery.positions):
+        assert gallery.row_of(int(position)) == row
+    outside = set(range(len(names))) - {int(p) for p in gallery.positions}
+    assert all(gallery.row_of(p) == -1 for p in outside)
+    assert gallery.row_of(len(names) + 10) == -1
+
+
+def test_warming_a_pair_builds_what_its_first_rank_needs(ranked_template: Path) -> None:
+    with Project.open(ranked_template) as project:
+        fresh = CaptionRanker.open(project, "demo", "history", "cpu")
+        pair = pair_query(project, pairs_of(project)[1])
+        assert not fresh._galleries
+        fresh.warm(pair)
+        assert (pair.category, pair.split) in fresh._galleries
+        assert pair.reference_id in fresh._references
+        built = fresh._galleries[(pair.category, pair.split)]
+        assert fresh.rank(pair, "is red").rank is not None
+        assert fresh._galleries[(pair.category, pair.split)] is built  # not built again

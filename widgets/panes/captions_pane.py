@@ -7,6 +7,7 @@ the person in Settings (``workspace.user_name``); they write everything as it ha
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import replace
 from functools import partial
@@ -33,6 +34,7 @@ from studio.captions.writing_and_review import ReviewSession, WritingSession
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.pairs.query import pair_images
+from studio.project_stats import annotator_throughput
 from studio.store import Project
 from studio.wording import count
 from widgets.annotator_progress import AnnotatorProgress
@@ -263,8 +265,10 @@ class CaptionsPane(Pane):
         if project is None or self._preloaded is project:
             return
         self._preloaded = project
+        writing = self.writing if self.panels.currentWidget() is self.writer else None
+        pair_id = writing.current if writing is not None else None
         with suppress(StudioError, ValueError):  # bad rank settings: the first rank says so
-            self.rank_worker.preload(project, rank_settings(project))
+            self.rank_worker.preload(project, rank_settings(project), pair_id)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
         super().showEvent(event)
@@ -334,14 +338,40 @@ class CaptionsPane(Pane):
             self.view.clear()
         else:
             self.view.show_pair(self.project, *images)
+            self._warm_rank(pair_id)
         self._progress_timer.start()
 
-    def refresh_progress(self) -> None:
-        if self.project is None or self.writing is None or self.review is None:
+    def _warm_rank(self, pair_id: int | None) -> None:
+        """The pair on screen will be ranked as soon as the person types: build its
+        gallery on the model lane now (cached, so showing the next pair costs nothing)."""
+        if self.project is None or pair_id is None or not self.isVisible():
             return
+        with suppress(StudioError, ValueError):  # bad rank settings: the first rank says so
+            self.rank_worker.preload(self.project, rank_settings(self.project), pair_id)
+
+    def refresh_progress(self) -> Future | None:
+        """Count what is left and who wrote what on the IO lane, and show it here: the
+        counts scan the project's pairs and captions (tens of ms at 100,000 pairs), which
+        must not stall typing after every autosave."""
+        if self.project is None or self.writing is None or self.review is None:
+            return None
         mode = "write" if self.panels.currentIndex() == 0 else "review"
-        remaining = self.writing.remaining() if mode == "write" else self.review.remaining()
-        self.progress.refresh(self.project, self.user, remaining, mode)
+        session = self.writing if mode == "write" else self.review
+        project, user = self.project, self.user
+
+        def read_counts() -> tuple[list[dict], int]:
+            return annotator_throughput(project), session.remaining()
+
+        def show(counts: tuple[list[dict], int]) -> None:
+            if self.project is project:
+                self.progress.show_counts(counts[0], user, counts[1], mode)
+
+        return self.scope.submit(self.services.io, read_counts, done=show, failed=self._progress_failed)
+
+    def _progress_failed(self, error: BaseException) -> None:
+        """The counts could not be read (a closed or busy project): keep the last ones."""
+        if not isinstance(error, StudioError):
+            self.services.errors.report_exception(error, f"Counting progress failed: {error}")
 
     # -- visibility --------------------------------------------------------------------
 
