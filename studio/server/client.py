@@ -18,6 +18,7 @@ import hashlib
 import json
 import secrets
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ class Offline(StudioError):
 
 class Client:
     def __init__(self, base_url: str, token: str, outbox_path: Path | None = None,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, picture_cache: Path | None = None) -> None:
         self.base = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
@@ -45,6 +46,8 @@ class Client:
             key = hashlib.sha256(self.base.encode()).hexdigest()[:16]
             outbox_path = data_dir() / "outbox" / f"{key}.sqlite"
         self.outbox_path = outbox_path
+        # Pictures: one file per (server, image, size) and its ETag, under the data folder.
+        self.picture_cache = picture_cache or data_dir() / "pictures"
         self._outbox: outbox.Outbox = outbox.open_outbox(outbox_path)
 
     def close(self) -> None:
@@ -105,12 +108,112 @@ class Client:
         return self._edit("POST", f"/v1/captions/{int(pair_id)}/submit", text, send)
 
     def _edit(self, method: str, path: str, text: str, send: bool) -> str:
+        return self._send(method, path, {"text": text}, send)
+
+    def _send(self, method: str, path: str, fields: dict[str, Any], send: bool) -> str:
+        """Keep the edit in the outbox under a fresh uid, then try to send what waits."""
         uid = secrets.token_hex(16)
-        outbox.add(self._outbox, self.base, uid, method, path, {"edit_uid": uid, "text": text})
+        outbox.add(self._outbox, self.base, uid, method, path, {"edit_uid": uid, **fields})
         if send:
             with contextlib.suppress(Offline):  # kept; ``waiting()`` tells the person
                 self.flush()
         return uid
+
+    # -- reviewing (role reviewer or coordinator) --------------------------------------
+
+    def next_review(self) -> dict[str, Any] | None:
+        """The caption held for review, or the next one someone else wrote, with a lease:
+        ``{lease_id, expires_at, caption_id, pair_id, reference_id, target_id, category,
+        text, status}``; None when nothing waits. Waiting edits are sent first."""
+        self.flush()
+        item = self._ok("POST", "/v1/reviews/next", {})["item"]
+        return None if item is None else dict(item)
+
+    def decide(self, caption_id: int, decision: str, reason: str | None = None,
+               text: str | None = None, send: bool = True) -> str:
+        """Accept or reject a caption (``decision``: accept | reject; a reject needs a
+        ``reason``; ``text`` is the reviewer's edited caption). Through the outbox: applied
+        exactly once; the answer (``answer(uid)``) holds the caption or the refusal."""
+        fields: dict[str, Any] = {"decision": decision}
+        if reason is not None:
+            fields["reason"] = reason
+        if text is not None:
+            fields["text"] = text
+        return self._send("POST", f"/v1/reviews/{int(caption_id)}/decision", fields, send)
+
+    # -- attribute decisions (role annotator or coordinator) ---------------------------
+
+    def next_attributes(self) -> dict[str, Any] | None:
+        """The image held, or the next with undecided suggestions, with a lease:
+        ``{lease_id, expires_at, image_id, attributes: [{attribute, type, status,
+        confidence}]}``; None when nothing waits. Waiting edits are sent first."""
+        self.flush()
+        item = self._ok("POST", "/v1/attributes/next", {})["item"]
+        return None if item is None else dict(item)
+
+    def decide_attributes(self, image_id: str, decisions: list[dict[str, Any]] | dict[str, str],
+                          send: bool = True) -> str:
+        """Accept or reject attributes of one image: ``[{"attribute": "floral", "status":
+        "accepted"}, …]`` or ``{"floral": "accepted", …}``. Through the outbox: applied
+        exactly once, all decisions in one transaction."""
+        if isinstance(decisions, dict):
+            decisions = [{"attribute": name, "status": status}
+                         for name, status in decisions.items()]
+        path = f"/v1/attributes/{urllib.parse.quote(image_id, safe='')}/decisions"
+        return self._send("POST", path, {"decisions": list(decisions)}, send)
+
+    # -- pictures (cached on disk) -----------------------------------------------------
+
+    def picture(self, image_id: str, size: int | None = None) -> bytes:
+        """The image's picture (a JPEG thumbnail of ``size`` pixels, or the file), from
+        the disk cache when the server says it did not change (ETag); the cached copy when
+        the server does not answer; ``Offline`` when it does not and nothing is cached;
+        ``StudioError`` with the server's message when it refuses."""
+        cached, tag = self._cache_paths(image_id, size)
+        query = f"?size={int(size)}" if size is not None else ""
+        request = urllib.request.Request(
+            f"{self.base}/v1/images/{urllib.parse.quote(image_id, safe='')}{query}")
+        request.add_header("Authorization", f"Bearer {self.token}")
+        if cached.is_file() and tag.is_file():
+            request.add_header("If-None-Match", tag.read_text())
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+                body = answer.read()
+                etag = answer.headers.get("ETag")
+        except urllib.error.HTTPError as error:
+            if error.code == 304 and cached.is_file():
+                return cached.read_bytes()
+            if error.code >= 500:
+                return self._cached_or_offline(cached, f"the server failed ({error.code})")
+            try:
+                message = json.loads(error.read() or b"null")["error"]
+            except (ValueError, KeyError, TypeError):
+                message = f"The server refused the picture ({error.code})."
+            raise StudioError(message) from None
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            return self._cached_or_offline(cached, str(error))
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cached.with_suffix(f".{secrets.token_hex(4)}.part")
+        temporary.write_bytes(body)
+        temporary.replace(cached)
+        if etag:
+            tag.write_text(etag)
+        else:
+            tag.unlink(missing_ok=True)
+        return body
+
+    def _cache_paths(self, image_id: str, size: int | None) -> tuple[Path, Path]:
+        key = hashlib.sha256(f"{self.base}\0{image_id}\0{size}".encode()).hexdigest()
+        folder = self.picture_cache / key[:2]
+        return folder / f"{key}.img", folder / f"{key}.etag"
+
+    @staticmethod
+    def _cached_or_offline(cached: Path, why: str) -> bytes:
+        if cached.is_file():
+            return cached.read_bytes()
+        raise Offline(f"The server does not answer ({why}) and this picture is not cached.")
+
+    # -- the outbox --------------------------------------------------------------------
 
     def flush(self) -> int:
         """Send what waits, oldest first; how many got an answer. Raises ``Offline``
