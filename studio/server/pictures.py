@@ -73,14 +73,18 @@ def _may_see(project: Project, who: Identity, image_id: str) -> bool:
 
 
 def _file(project: Project, image_id: str) -> Path:
-    record = project.image(image_id)
+    refused = ApiError(403, f"Image {image_id!r}: its stored path leads outside the "
+                            "project's image folders; it is not served.")
+    try:
+        record = project.image(image_id)  # an absolute stored path fails here (ValueError)
+    except ValueError:
+        raise refused from None
     if record is None:
         raise ApiError(404, f"There is no image {image_id!r}.")
     try:
         path = project.image_path(record)
     except ImagePathError:
-        raise ApiError(403, f"Image {image_id!r}: its stored path leads outside the "
-                            "project's image folders; it is not served.") from None
+        raise refused from None
     if not path.is_file():
         raise ApiError(404, f"Image {image_id!r} has no picture file on the server.")
     return path

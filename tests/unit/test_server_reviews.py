@@ -158,3 +158,55 @@ def test_attribute_decisions_come_with_a_lease_and_apply_once(team: dict) -> Non
     # everything decided: the lease is gone and the next image is another one
     following = ann.next_attributes()
     assert following is None or following["image_id"] not in (image, other["image_id"])
+
+
+def test_pictures_are_served_to_holders_and_cached_on_disk(team: dict) -> None:
+    from io import BytesIO
+
+    from PIL import Image
+
+    from studio.server.client import Offline
+
+    ann, lead = team["client"]("ann"), team["client"]("lead")
+    item = ann.next_attributes()
+    image = item["image_id"]
+    small = ann.picture(image, 64)
+    with Image.open(BytesIO(small)) as picture:
+        assert picture.format == "JPEG" and max(picture.size) <= 64
+    cached = list((ann.picture_cache).rglob("*.img"))
+    etags = list((ann.picture_cache).rglob("*.etag"))
+    assert len(cached) == 1 and len(etags) == 1 and cached[0].read_bytes() == small
+    # Asked again: the server answers 304 to the stored ETag, the cached bytes come back.
+    status, _ = _get(team["server"].base, f"/v1/images/{image}?size=64", team["keys"]["ann"],
+                     etags[0].read_text())
+    assert status == 304
+    status, headers = _get(team["server"].base, f"/v1/images/{image}?size=64",
+                           team["keys"]["ann"], '"another"')
+    assert status == 200 and headers["ETag"] == etags[0].read_text()
+    assert headers["Cache-Control"].startswith("private")
+    assert ann.picture(image, 64) == small
+    with Project.open(team["url"]) as project:
+        record = project.image(image)
+        on_disk = project.image_path(record).read_bytes()
+    assert lead.picture(image) == on_disk  # no size: the file itself
+    # Someone holding nothing sees nothing; the server gone: the cache still shows it.
+    with pytest.raises(StudioError, match="not part of an item you hold"):
+        team["client"]("bob").picture(image, 64)
+    team["server"].stop()
+    assert ann.picture(image, 64) == small
+    with pytest.raises(Offline, match="not cached"):
+        ann.picture(image, 128)
+
+
+def _get(base: str, path: str, token: str, etag: str) -> tuple[int, Any]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(base + path)
+    request.add_header("Authorization", f"Bearer {token}")
+    request.add_header("If-None-Match", etag)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers
