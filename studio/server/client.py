@@ -162,6 +162,31 @@ class Client:
         path = f"/v1/attributes/{urllib.parse.quote(image_id, safe='')}/decisions"
         return self._send("POST", path, {"decisions": list(decisions)}, send)
 
+    # -- rating (role rater; blind) ----------------------------------------------------
+
+    def next_rating(self, sample: str = "main") -> dict[str, Any] | None:
+        """The rater's next pending item of ``sample``, blind: ``{assignment_id, position,
+        queue_size, history, turn, scores, note, status}``; None when all are rated."""
+        self.flush()
+        item = self._ok("POST", "/v1/ratings/next", {"sample": sample})["item"]
+        return None if item is None else dict(item)
+
+    def rate(self, assignment_id: int, scores: dict[str, int | None], note: str | None = None,
+             send: bool = True) -> str:
+        """Save scores (merged with those saved before) through the outbox, applied once."""
+        fields: dict[str, Any] = {"scores": scores}
+        if note is not None:
+            fields["note"] = note
+        return self._send("PUT", f"/v1/ratings/{int(assignment_id)}/scores", fields, send)
+
+    def set_rating_status(self, assignment_id: int, status: str, note: str | None = None,
+                          send: bool = True) -> str:
+        """Finish (``done`` needs all five scores), skip, flag or reopen an item; outbox."""
+        fields: dict[str, Any] = {"status": status}
+        if note is not None:
+            fields["note"] = note
+        return self._send("POST", f"/v1/ratings/{int(assignment_id)}/status", fields, send)
+
     # -- pictures (cached on disk) -----------------------------------------------------
 
     def picture(self, image_id: str, size: int | None = None) -> bytes:

@@ -210,3 +210,22 @@ def _get(base: str, path: str, token: str, etag: str) -> tuple[int, Any]:
             return answer.status, answer.headers
     except urllib.error.HTTPError as error:
         return error.code, error.headers
+
+
+def test_a_rater_rates_through_the_client_once_and_sees_only_their_turns(team: dict) -> None:
+    rae = team["client"]("rae")
+    item = rae.next_rating()
+    assert item is not None and item["status"] == "pending"
+    scores = {"accuracy": 4, "historical_awareness": 3, "granularity": 5, "consistency": 4,
+              "coverage": 2}
+    first = rae.rate(item["assignment_id"], scores, note="clear")
+    done = rae.set_rating_status(item["assignment_id"], "done")
+    assert rae.answer(first)[1]["scores"] == scores and rae.answer(done)[1]["status"] == "done"
+    assert rae.picture(item["turn"]["target_id"], 32)  # a picture of the turn held
+    following = rae.next_rating()
+    assert following is None or following["assignment_id"] != item["assignment_id"]
+    with Project.open(team["url"]) as project:
+        rows = project.db.execute(
+            "SELECT accuracy, note FROM ratings WHERE assignment_id = ?",
+            [item["assignment_id"]]).fetchall()
+    assert rows == [(4, "clear")]
