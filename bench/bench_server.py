@@ -291,7 +291,7 @@ def main() -> int:
     parser.add_argument("--raters", type=int, default=6)
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--pace", type=float, default=1.0, help="scale of the human pauses")
-    parser.add_argument("--pairs", type=int, default=200)
+    parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--project", help="an existing PostgreSQL project (else one is made)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="keep the server's log here")
@@ -451,8 +451,8 @@ def main() -> int:
             "the waits for the project's write lock on 2 cores shared with the 50 clients "
             "and the database."
         )
-        write_section("server", "Team server: annotators at once, a worker killed "
-                      "(bench/bench_server.py)", body)
+        write_section("server", "Team server: annotators, reviewers and raters at once, "
+                      "a worker killed (bench/bench_server.py)", body)
     return 0 if figures["lost"] == figures["duplicates"] == figures["quota_violations"] \
         == figures["self_reviews"] == 0 else 1
 
