@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import json
 import secrets
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -49,9 +50,15 @@ class Client:
         # Pictures: one file per (server, image, size) and its ETag, under the data folder.
         self.picture_cache = picture_cache or data_dir() / "pictures"
         self._outbox: outbox.Outbox = outbox.open_outbox(outbox_path)
+        # The client may be used from several threads (the studio's UI saves, its IO lane
+        # sends): ``_box`` guards each outbox statement, ``_sending`` one flush at a time,
+        # so saving an edit never waits for the network.
+        self._box = threading.Lock()
+        self._sending = threading.Lock()
 
     def close(self) -> None:
-        self._outbox.close()
+        with self._box:
+            self._outbox.close()
 
     # -- the wire ---------------------------------------------------------------------
 
@@ -113,7 +120,8 @@ class Client:
     def _send(self, method: str, path: str, fields: dict[str, Any], send: bool) -> str:
         """Keep the edit in the outbox under a fresh uid, then try to send what waits."""
         uid = secrets.token_hex(16)
-        outbox.add(self._outbox, self.base, uid, method, path, {"edit_uid": uid, **fields})
+        with self._box:
+            outbox.add(self._outbox, self.base, uid, method, path, {"edit_uid": uid, **fields})
         if send:
             with contextlib.suppress(Offline):  # kept; ``waiting()`` tells the person
                 self.flush()
@@ -244,18 +252,25 @@ class Client:
         """Send what waits, oldest first; how many got an answer. Raises ``Offline``
         (keeping the rest) at the first edit that gets none."""
         done = 0
-        for edit in outbox.waiting(self._outbox, self.base):
-            status, answer = self.call(edit["method"], edit["path"], edit["body"])
-            if status in _RETRY:
-                raise Offline(f"The server refused the token just now ({status}); edits wait.")
-            outbox.answered(self._outbox, edit["uid"], status, answer)
-            done += 1
+        with self._sending:  # one sender at a time: edits go out in the order made
+            with self._box:
+                edits = outbox.waiting(self._outbox, self.base)
+            for edit in edits:
+                status, answer = self.call(edit["method"], edit["path"], edit["body"])
+                if status in _RETRY:
+                    raise Offline(
+                        f"The server refused the token just now ({status}); edits wait.")
+                with self._box:
+                    outbox.answered(self._outbox, edit["uid"], status, answer)
+                done += 1
         return done
 
     def waiting(self) -> int:
         """Edits not yet answered (the status bar's 'offline — 3 edits waiting')."""
-        return outbox.waiting_count(self._outbox, self.base)
+        with self._box:
+            return outbox.waiting_count(self._outbox, self.base)
 
     def answer(self, uid: str) -> tuple[int, Any] | None:
         """The server's answer to an edit, once it came."""
-        return outbox.answer_of(self._outbox, uid)
+        with self._box:
+            return outbox.answer_of(self._outbox, uid)

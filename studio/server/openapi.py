@@ -111,8 +111,10 @@ PATHS: dict[str, dict[str, Any]] = {
     "/v1/ratings/{assignment_id}/status": {"post": _op(
         "Finish (done needs all five scores), skip, flag or reopen", "rater", _STATUS,
         [_ITEM])},
-    "/v1/progress": {"get": _op("Pairs complete, captions by status, leases, per person",
-                                "coordinator")},
+    "/v1/progress": {"get": _op(
+        "Pairs complete, captions by status, leases by kind, captions submitted and "
+        "reviewed per person, images with undecided suggestions, labels and rating items "
+        "by status", "coordinator")},
 }
 
 

@@ -60,6 +60,11 @@ def test_reviews_come_with_a_lease_and_are_decided_once(team: dict) -> None:
     assert mine is not None and theirs is not None
     assert mine["caption_id"] != theirs["caption_id"]  # one caption, one reviewer
     assert rev.next_review()["lease_id"] == mine["lease_id"]  # asked again: the same
+    assert rev.picture(mine["target_id"], 32)  # the pictures of the pair held
+    held = {mine["reference_id"], mine["target_id"]}
+    for image in {theirs["reference_id"], theirs["target_id"]} - held:
+        with pytest.raises(StudioError, match="not part of an item you hold"):
+            rev.picture(image, 32)
     captions = _captions(team["url"])
     assert captions[mine["caption_id"]][1] == "submitted"
 
@@ -107,6 +112,10 @@ def test_reviews_come_with_a_lease_and_are_decided_once(team: dict) -> None:
 
     with pytest.raises(StudioError, match="annotator role"):
         team["client"]("ann").next_review()
+    progress = team["client"]("lead").call("GET", "/v1/progress")[1]
+    assert progress["reviewed_by"] == {"rev": 2, "rob": 1}
+    assert progress["captions"]["accepted"] == 2 and progress["captions"]["rejected"] == 1
+    assert progress["ratings"]["pending"] > 0 and progress["images_to_decide"] > 0
 
 
 def _label_states(url: str, image_id: str) -> dict[str, set[str]]:

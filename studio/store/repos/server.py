@@ -236,10 +236,44 @@ def caption_progress(project: Project, per_pair: int, now: float) -> dict[str, A
             "WHERE c.status IN ('submitted', 'accepted') GROUP BY a.name ORDER BY a.name"
         )
     }
+    leases_by_kind = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT kind, count(*) FROM server_leases WHERE expires_at > ? GROUP BY kind "
+            "ORDER BY 1", [now]
+        )
+    }
+    reviewed_by = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT r.name, count(*) FROM captions c JOIN people r ON r.id = c.reviewer_id "
+            "WHERE c.status IN ('accepted', 'rejected') GROUP BY r.name ORDER BY r.name"
+        )
+    }
+    to_decide = int(db.execute(
+        "SELECT count(DISTINCT image_id) FROM image_attributes WHERE status = 'suggested'"
+    ).fetchone()[0])
+    labels = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT status, count(*) FROM image_attributes GROUP BY status ORDER BY 1"
+        )
+    }
+    ratings = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT status, count(*) FROM rating_assignments GROUP BY status ORDER BY 1"
+        )
+    }
     return {
         "pairs": pairs,
         "pairs_complete": complete,
         "captions": by_status,
         "active_leases": leases,
+        "leases_by_kind": leases_by_kind,
         "submitted_by": people,
+        "reviewed_by": reviewed_by,
+        "images_to_decide": to_decide,
+        "labels": labels,
+        "ratings": ratings,
     }
