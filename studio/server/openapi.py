@@ -97,7 +97,7 @@ PATHS: dict[str, dict[str, Any]] = {
         _ATTRIBUTE_DECISIONS, [_IMAGE])},
     "/v1/images/{image_id}": {"get": {**_op(
         "The picture (file or JPEG thumbnail) of an image in an item this person holds "
-        "(a rater: of their items' transactions; a coordinator: any); ETag and "
+        "(a rater: of a turn they still have to rate; a coordinator: any); ETag and "
         "If-None-Match", "any", params=[_IMAGE, _SIZE]),
         "responses": {"200": {"description": "the picture", "content": {
             "image/jpeg": {}, "image/png": {}}}, "304": {"description": "not modified"},

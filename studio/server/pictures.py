@@ -1,7 +1,7 @@
 """Pictures over the server: an image's file or a thumbnail, for whoever may see it.
 
-Who may see what: a coordinator any image; a rater the images of the transactions their
-rating items are turns of; an annotator or reviewer the images of the item they hold a
+Who may see what: a coordinator any image; a rater the images shown with a turn they
+still have to rate (the turn and its history); an annotator or reviewer the images of the item they hold a
 lease on (a pair to caption, a caption's pair to review, an image to decide). The file
 is found through ``Project.image_path``, which refuses a stored path that leads out of
 the project's image folders (``..`` steps, an absolute path, a link pointing elsewhere),

@@ -341,7 +341,8 @@ def test_hostile_review_attribute_and_picture_requests(team: dict) -> None:
         rae_image = project.db.execute(
             "SELECT ti.image_id FROM transaction_images ti JOIN rating_assignments r "
             "ON r.transaction_id = ti.transaction_id JOIN people p ON p.id = r.rater_id "
-            "WHERE p.name = 'rae' ORDER BY 1 LIMIT 1").fetchone()[0]
+            "WHERE p.name = 'rae' AND r.status = 'pending' AND ti.position <= r.turn_index "
+            "ORDER BY 1 LIMIT 1").fetchone()[0]
         foreign = project.db.execute(
             "SELECT id FROM images WHERE id NOT IN (SELECT ti.image_id FROM transaction_images"
             " ti JOIN rating_assignments r ON r.transaction_id = ti.transaction_id JOIN "

@@ -227,10 +227,12 @@ def test_a_rater_rates_through_the_client_once_and_sees_only_their_turns(team: d
     assert item is not None and item["status"] == "pending"
     scores = {"accuracy": 4, "historical_awareness": 3, "granularity": 5, "consistency": 4,
               "coverage": 2}
+    shown = {image for turn in [*item["history"], item["turn"]]
+             for image in (turn["reference_id"], turn["target_id"])}
+    assert all(rae.picture(image, 32) for image in shown)  # the turn held and its history
     first = rae.rate(item["assignment_id"], scores, note="clear")
     done = rae.set_rating_status(item["assignment_id"], "done")
     assert rae.answer(first)[1]["scores"] == scores and rae.answer(done)[1]["status"] == "done"
-    assert rae.picture(item["turn"]["target_id"], 32)  # a picture of the turn held
     following = rae.next_rating()
     assert following is None or following["assignment_id"] != item["assignment_id"]
     with Project.open(team["url"]) as project:

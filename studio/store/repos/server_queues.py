@@ -85,11 +85,15 @@ def image_exists(project: Project, image_id: str) -> bool:
 
 
 def rater_sees_image(project: Project, rater: str, image_id: str) -> bool:
-    """The image belongs to a transaction one of this rater's items is a turn of."""
+    """The image is shown with a turn this rater still has to rate (pending): the turn's
+    target, or the target or reference of a turn before it (its history)."""
     row = project.db.execute(
         "SELECT 1 FROM rating_assignments r JOIN people p ON p.id = r.rater_id "
         "JOIN transaction_images ti ON ti.transaction_id = r.transaction_id "
-        "WHERE p.name = ? AND ti.image_id = ? LIMIT 1",
+        "WHERE p.name = ? AND r.status = 'pending' AND ti.image_id = ? "
+        "AND (ti.position <= r.turn_index OR ti.position IN (SELECT t.reference_position "
+        "FROM transaction_turns t WHERE t.transaction_id = r.transaction_id "
+        "AND t.turn_index <= r.turn_index)) LIMIT 1",
         [rater, image_id],
     ).fetchone()
     return row is not None
