@@ -171,7 +171,7 @@ def _rate(client: Any, state: dict[str, Any]) -> bool:
         client.picture(turn["target_id"], 256)
     _pause(state, 0.5, 1.5)
     scores = {key: rng.randint(1, 5) for key in FULL}
-    state["uids"][client.rate(item["assignment_id"], scores)] = "rating"
+    state["uids"][client.save_scores(item["assignment_id"], scores)] = "rating"
     state["uids"][client.set_rating_status(item["assignment_id"], "done")] = "rating"
     state["done"] += 1
     return True

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import json
 import secrets
 import threading
@@ -79,7 +80,8 @@ class Client:
             if error.code >= 500:
                 raise Offline(f"The server failed ({error.code}); your edits wait.") from None
             return error.code, payload
-        except (urllib.error.URLError, OSError, ValueError) as error:
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
+            # HTTPException: the server went away in the middle of its answer
             raise Offline(f"The server does not answer ({error}); your edits wait.") from None
 
     def _ok(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -115,13 +117,14 @@ class Client:
         return self._edit("POST", f"/v1/captions/{int(pair_id)}/submit", text, send)
 
     def _edit(self, method: str, path: str, text: str, send: bool) -> str:
-        return self._send(method, path, {"text": text}, send)
+        return self.send_edit(method, path, {"text": text}, send)
 
-    def _send(self, method: str, path: str, fields: dict[str, Any], send: bool) -> str:
-        """Keep the edit in the outbox under a fresh uid, then try to send what waits."""
+    def send_edit(self, method: str, path: str, body: dict[str, Any], send: bool = True) -> str:
+        """Any edit the server applies once by ``edit_uid`` (drafts, decisions, scores):
+        kept in the outbox under a fresh uid first, then what waits is sent; its uid."""
         uid = secrets.token_hex(16)
         with self._box:
-            outbox.add(self._outbox, self.base, uid, method, path, {"edit_uid": uid, **fields})
+            outbox.add(self._outbox, self.base, uid, method, path, {**body, "edit_uid": uid})
         if send:
             with contextlib.suppress(Offline):  # kept; ``waiting()`` tells the person
                 self.flush()
@@ -147,7 +150,7 @@ class Client:
             fields["reason"] = reason
         if text is not None:
             fields["text"] = text
-        return self._send("POST", f"/v1/reviews/{int(caption_id)}/decision", fields, send)
+        return self.send_edit("POST", f"/v1/reviews/{int(caption_id)}/decision", fields, send)
 
     # -- attribute decisions (role annotator or coordinator) ---------------------------
 
@@ -168,7 +171,7 @@ class Client:
             decisions = [{"attribute": name, "status": status}
                          for name, status in decisions.items()]
         path = f"/v1/attributes/{urllib.parse.quote(image_id, safe='')}/decisions"
-        return self._send("POST", path, {"decisions": list(decisions)}, send)
+        return self.send_edit("POST", path, {"decisions": list(decisions)}, send)
 
     # -- rating (role rater; blind) ----------------------------------------------------
 
@@ -179,13 +182,13 @@ class Client:
         item = self._ok("POST", "/v1/ratings/next", {"sample": sample})["item"]
         return None if item is None else dict(item)
 
-    def rate(self, assignment_id: int, scores: dict[str, int | None], note: str | None = None,
-             send: bool = True) -> str:
+    def save_scores(self, assignment_id: int, scores: dict[str, int | None],
+                    note: str | None = None, send: bool = True) -> str:
         """Save scores (merged with those saved before) through the outbox, applied once."""
         fields: dict[str, Any] = {"scores": scores}
         if note is not None:
             fields["note"] = note
-        return self._send("PUT", f"/v1/ratings/{int(assignment_id)}/scores", fields, send)
+        return self.send_edit("PUT", f"/v1/ratings/{int(assignment_id)}/scores", fields, send)
 
     def set_rating_status(self, assignment_id: int, status: str, note: str | None = None,
                           send: bool = True) -> str:
@@ -193,7 +196,11 @@ class Client:
         fields: dict[str, Any] = {"status": status}
         if note is not None:
             fields["note"] = note
-        return self._send("POST", f"/v1/ratings/{int(assignment_id)}/status", fields, send)
+        return self.send_edit("POST", f"/v1/ratings/{int(assignment_id)}/status", fields, send)
+
+    def progress(self) -> dict[str, Any]:
+        """The coordinator's live figures (``GET /v1/progress``)."""
+        return dict(self._ok("GET", "/v1/progress"))
 
     # -- pictures (cached on disk) -----------------------------------------------------
 
@@ -223,7 +230,7 @@ class Client:
             except (ValueError, KeyError, TypeError):
                 message = f"The server refused the picture ({error.code})."
             raise StudioError(message) from None
-        except (urllib.error.URLError, OSError, ValueError) as error:
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
             return self._cached_or_offline(cached, str(error))
         cached.parent.mkdir(parents=True, exist_ok=True)
         temporary = cached.with_suffix(f".{secrets.token_hex(4)}.part")

@@ -230,7 +230,7 @@ def test_a_rater_rates_through_the_client_once_and_sees_only_their_turns(team: d
     shown = {image for turn in [*item["history"], item["turn"]]
              for image in (turn["reference_id"], turn["target_id"])}
     assert all(rae.picture(image, 32) for image in shown)  # the turn held and its history
-    first = rae.rate(item["assignment_id"], scores, note="clear")
+    first = rae.save_scores(item["assignment_id"], scores, note="clear")
     done = rae.set_rating_status(item["assignment_id"], "done")
     assert rae.answer(first)[1]["scores"] == scores and rae.answer(done)[1]["status"] == "done"
     following = rae.next_rating()
