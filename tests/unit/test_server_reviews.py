@@ -240,3 +240,43 @@ def test_a_rater_rates_through_the_client_once_and_sees_only_their_turns(team: d
             "SELECT accuracy, note FROM ratings WHERE assignment_id = ?",
             [item["assignment_id"]]).fetchall()
     assert rows == [(4, "clear")]
+
+
+def test_reviewers_at_once_each_caption_decided_once_never_by_its_author(team: dict) -> None:
+    """Three reviewers (one of them an author) work through the review queue at the same
+    time: every submitted caption is decided exactly once, never by its author, and no
+    decision is refused for a clash."""
+    import threading
+
+    names = ("rev", "rob", "earlier-0")
+    clients = {name: team["client"](name) for name in names}
+    problems: list[str] = []
+    decided: dict[str, list[int]] = {name: [] for name in names}
+
+    def work(name: str) -> None:
+        client = clients[name]
+        for _ in range(50):
+            item = client.next_review()
+            if item is None:
+                return
+            uid = client.decide(item["caption_id"], "accept")
+            status, answer = client.answer(uid)
+            if status != 200:
+                problems.append(f"{name}: {status} {answer}")
+                return
+            decided[name].append(item["caption_id"])
+        problems.append(f"{name} never finished")
+
+    threads = [threading.Thread(target=work, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert problems == []
+    everything = [cid for ids in decided.values() for cid in ids]
+    captions = _captions(team["url"])
+    submitted = [cid for cid, (_, status, _) in captions.items() if status != "draft"]
+    assert sorted(everything) == sorted(submitted)  # each once
+    assert all(status == "accepted" for _, status, _ in captions.values())
+    assert all(captions[cid][2] == name for name, ids in decided.items() for cid in ids)
+    assert all(author != reviewer for author, _, reviewer in captions.values())
