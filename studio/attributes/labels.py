@@ -43,30 +43,34 @@ def replace_suggestions(
     row; returns counts of rows added, updated and removed.
     """
     images = list(found)
-    existing: dict[Fact, tuple[str, float | None]] = {
-        (image_id, attribute_id): (status, confidence)
-        for image_id, attribute_id, status, confidence in attributes_repo.source_rows(
-            project, source, model, images
-        )
-    }
-    decided = decided_statuses(project, images)
     wanted = {(i, a): c for i, attrs in found.items() for a, c in attrs.items()}
     now = utc_now()
-    added = [
-        (i, a, c, decided.get((i, a), "suggested"))
-        for (i, a), c in wanted.items()
-        if (i, a) not in existing
-    ]
-    updated = [
-        (i, a, c) for (i, a), c in wanted.items() if (i, a) in existing and existing[(i, a)][1] != c
-    ]
-    removed = [
-        (i, a)
-        for (i, a), (status, _) in existing.items()
-        if (i, a) not in wanted and status == "suggested"
-    ]
-    counts = {"added": len(added), "updated": len(updated), "removed": len(removed)}
+    # Read and write in one transaction: a person's decision made between a read outside
+    # it and the write would be overwritten with "suggested".
     with project.change(actor, action, ENTITY) as record:
+        existing: dict[Fact, tuple[str, float | None]] = {
+            (image_id, attribute_id): (status, confidence)
+            for image_id, attribute_id, status, confidence in attributes_repo.source_rows(
+                project, source, model, images
+            )
+        }
+        decided = decided_statuses(project, images)
+        added = [
+            (i, a, c, decided.get((i, a), "suggested"))
+            for (i, a), c in wanted.items()
+            if (i, a) not in existing
+        ]
+        updated = [
+            (i, a, c)
+            for (i, a), c in wanted.items()
+            if (i, a) in existing and existing[(i, a)][1] != c
+        ]
+        removed = [
+            (i, a)
+            for (i, a), (status, _) in existing.items()
+            if (i, a) not in wanted and status == "suggested"
+        ]
+        counts = {"added": len(added), "updated": len(updated), "removed": len(removed)}
         attributes_repo.replace_source_rows(
             project, source, model, added=added, updated=updated, removed=removed, now=now
         )

@@ -29,6 +29,7 @@ from studio.attributes.vocabulary import (
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import attributes as attributes_repo
+from studio.store.repos import images as images_repo
 
 FIELDS = ("image_id", "attribute", "type", "source", "model", "confidence", "status")
 
@@ -96,7 +97,7 @@ def import_labels(project: Project, actor: str, path: Path) -> dict[str, int]:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise VocabularyError(f"{path}: cannot read the file ({error})") from error
-    images = attributes_repo.image_ids(project)
+    images = images_repo.image_ids(project)
     known = {e.name: e for e in load_vocabulary(project)}
     new_entries: dict[str, str] = {}
     rows = []

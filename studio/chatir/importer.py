@@ -30,6 +30,7 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
+from studio.store.repos import images as images_repo
 from studio.store.repos import sessions as sessions_repo
 
 DATASET = "ChatIR"
@@ -107,7 +108,7 @@ def import_chatir(
     dialogs = [d for path in dialogue_files for d in _read_dialogs(path, problems)]
     found = problems.settle(DATASET, skip_invalid)
     in_space = {name for names in spaces.values() for name in names}
-    known = sessions_repo.image_ids(project)
+    known = images_repo.image_ids(project)
     wanted: dict[str, str] = {}
     for split, names in spaces.items():
         for name in names:

@@ -22,6 +22,7 @@ from studio.importers.json_format import dump, file_format
 from studio.importers.validation import SKIP_HINT
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
+from studio.store.repos import images as images_repo
 from studio.store.repos import transactions as transactions_repo
 from studio.transactions import fashioniq_multiturn, fashionmt
 from studio.transactions.problems import EntryProblem, ParsedEntry, load_json_list, summarise
@@ -197,7 +198,7 @@ def validate_file(
 
 
 def _known_images(project: Project, ids: set[str]) -> set[str]:
-    return transactions_repo.known_image_ids(project, ids)
+    return images_repo.known_image_ids(project, ids)
 
 
 def import_transactions(

@@ -121,11 +121,6 @@ def any_labels(project: Project) -> bool:
     return project.db.execute("SELECT 1 FROM image_attributes LIMIT 1").fetchone() is not None
 
 
-def image_ids(project: Project) -> set[str]:
-    """Every image id of the project (to check labels against before importing them)."""
-    return {row[0] for row in project.db.execute("SELECT id FROM images")}
-
-
 def label_rows_of_image(
     project: Project,
     image_id: str,

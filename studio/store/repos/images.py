@@ -18,7 +18,20 @@ def missing_flags(project: Project) -> dict[str, int]:
 
 
 def image_ids(project: Project) -> set[str]:
+    """Every image id of the project (an import adds only the ones it lacks)."""
     return {str(row[0]) for row in project.db.execute("SELECT id FROM images")}
+
+
+def known_image_ids(project: Project, ids: Iterable[str]) -> set[str]:
+    """Which of ``ids`` are images of the project."""
+    known: set[str] = set()
+    wanted = sorted(set(ids))
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = project.db.execute(f"SELECT id FROM images WHERE id IN ({marks})", chunk)
+        known.update(row[0] for row in rows.fetchall())
+    return known
 
 
 def first_galleries(project: Project, ids: Sequence[str]) -> list[tuple[str, tuple[str, str]]]:

@@ -152,11 +152,6 @@ def dialog_rounds(project: Project, dataset: str | None = None) -> list[tuple[st
     return [(row[0], int(row[1]), row[2], row[3]) for row in rows]
 
 
-def image_ids(project: Project) -> set[str]:
-    """Every image id of the project (an import adds only the ones it lacks)."""
-    return {row[0] for row in project.db.execute("SELECT id FROM images")}
-
-
 def missing_images(project: Project, source: str) -> list[str]:
     """Ids of the source's images whose file is missing."""
     rows = project.db.execute(

@@ -8,7 +8,7 @@ the caller's ``project.change``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from studio.store.project import Project
@@ -191,18 +191,6 @@ def image_id_at(project: Project, path: str) -> str | None:
     """The id of the image stored at ``path`` (relative to the image root), or None."""
     row = project.db.execute("SELECT id FROM images WHERE path = ?", [path]).fetchone()
     return row[0] if row else None
-
-
-def known_image_ids(project: Project, ids: Iterable[str]) -> set[str]:
-    """Which of ``ids`` are images of the project."""
-    known: set[str] = set()
-    wanted = sorted(set(ids))
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = project.db.execute(f"SELECT id FROM images WHERE id IN ({marks})", chunk)
-        known.update(row[0] for row in rows.fetchall())
-    return known
 
 
 def record_file_format(project: Project, dataset: str, style: Any) -> None:
