@@ -10,8 +10,9 @@ these two numbers (``studio.sessions.constraints``), because labels do not order
 - **colorful**: Hasler and Süsstrunk's colourfulness (2003) of the garment pixels, divided
   by 100 so that a plain grey is 0 and a saturated print is about 1.
 
-Measuring decodes every picture, so it is gallery-wide work: it runs as a job of its own
-(``measure_images``, part of building the index), never inside a session or a live rank.
+Measuring decodes every picture, so it is gallery-wide work: it runs as part of the jobs
+that bring pictures in (``measure_imported``, the last step of every import) and of
+building the index (``measure_images``), never inside a session or a live rank.
 Readers (``ImageMeasures``) only read what was measured so far and say how much that is.
 
 The cache is one append-only text file in the project's cache folder, one line per
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.jobs import CancelToken, JobCancelled, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.records import ImageRecord
 
@@ -136,6 +137,7 @@ class MeasureReport:
     known: int = 0  # measured (or recorded unreadable) before
     unreadable: int = 0  # missing or unreadable files recorded now
     seconds: float = 0.0
+    stopped: bool = False  # cancelled part-way (``measure_imported``): the rest is pending
 
 
 def measure_images(
@@ -151,10 +153,48 @@ def measure_images(
     what it measured (``JobCancelled`` is raised after the flush). Missing and unreadable
     files are recorded once and not tried again by later passes.
     """
+    report = MeasureReport()
+    _measure(project, images, report, progress, cancel)
+    return report
+
+
+def measure_imported(
+    project: Project,
+    images: Iterable[ImageRecord],
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> MeasureReport:
+    """Measure the pictures an import just added: the import's last step.
+
+    The import is committed before this runs, so a cancel stops the measuring without
+    undoing it: what was measured is kept, ``stopped`` says the rest is pending (building
+    the index measures it). Only images with a file are measured here; one imported
+    without its picture is left for later, so pointing the project at its pictures (File →
+    Set image folder) does not find it recorded as missing.
+    """
+    report = MeasureReport()
+    present = [image for image in images if not image.missing]
+    if not present:
+        return report
+    try:
+        _measure(project, present, report, progress, cancel)
+    except JobCancelled:
+        report.stopped = True
+    return report
+
+
+def _measure(
+    project: Project,
+    images: Iterable[ImageRecord] | None,
+    report: MeasureReport,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> None:
+    """Fill ``report`` as it measures, so a cancelled caller still knows how far it got."""
     started = time.monotonic()
     images = list(images if images is not None else project.iter_images())
     cache = read_cache(project)
-    report = MeasureReport()
     pending: list[str] = []
     todo: list[str] = []
     paths: dict[str, Path] = {}
@@ -191,8 +231,7 @@ def measure_images(
     finally:
         if pending:
             _append(project, pending)
-    report.seconds = round(time.monotonic() - started, 2)
-    return report
+        report.seconds = round(time.monotonic() - started, 2)
 
 
 class ImageMeasures:

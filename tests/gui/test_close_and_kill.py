@@ -73,7 +73,7 @@ def picture_folder(folder: Path, count: int) -> Path:
 
     folder.mkdir()
     for number in range(count):
-        colour = (number * 7 % 256, number * 13 % 256, number * 29 % 256)
+        colour = (number % 256, number // 256 * 40, 90)  # a different file each
         Image.new("RGB", (48, 64), colour).save(folder / f"new-{number:04}.png")
     return folder
 

@@ -70,3 +70,49 @@ def test_opening_a_session_measures_nothing_and_says_what_is_missing(
         turn = session.composed_turn("is darker", reference_id=reference)
         assert len(turn.results) == 10  # ranked with what there is
         assert "measured for 0 of 60 images" in turn.note
+
+
+def picture_folder(folder: Path, count: int) -> Path:
+    from PIL import Image
+
+    folder.mkdir()
+    for number in range(count):
+        colour = (number % 256, number // 256 * 40, 90)  # a different file each
+        Image.new("RGB", (40, 50), colour).save(folder / f"new-{number:04}.png")
+    return folder
+
+
+def test_an_import_measures_its_pictures_without_an_index(project: Project, tmp_path: Path) -> None:
+    from studio.importers import import_folder
+
+    report = import_folder(project, picture_folder(tmp_path / "new", 12))
+    assert report.images_added == 12
+    assert report.measures is not None and report.measures.measured == 12
+    measures = ImageMeasures(project)
+    assert measures.value("new-0003", "lightness") is not None
+    assert measures.value("new-0003", "colorful") is not None
+    # The demo's own 60 pictures came without an import: building the index measures them.
+    assert measures.coverage() == (12, 60, 72)
+
+
+def test_a_cancelled_import_measure_keeps_the_import_and_what_it_measured(
+    project: Project, tmp_path: Path
+) -> None:
+    from studio.importers import import_folder
+
+    token = CancelToken()
+
+    def progress(done: int, total: int, message: str = "") -> None:
+        if message.startswith("Measuring"):
+            token.cancel()  # the person cancels at the first measuring report (200 images)
+
+    report = import_folder(
+        project, picture_folder(tmp_path / "new", 300), progress=progress, cancel=token
+    )
+    assert report.images_added == 300  # committed before measuring began: kept
+    assert report.measures is not None and report.measures.stopped
+    assert report.measures.measured == 200
+    measured, pending, _total = ImageMeasures(project).coverage()
+    assert measured == 200 and pending == 60 + 100
+    again = measure_images(project)  # the rest is measured later, the 200 are not again
+    assert (again.known, again.measured) == (200, 160)
