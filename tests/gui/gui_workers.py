@@ -11,8 +11,8 @@
   the other kinds of long job. Before every job a caption is typed into the Captions
   pane and printed as ``typed PAIR_ID 'TEXT'``; it must be in the project afterwards.
 - ``close-during-rank`` / ``close-during-thumbnails``: the window closes while a live
-  rank is asked for (the model still loading) or while the Pairs table's thumbnails
-  decode; neither is a job, so nothing is asked.
+  rank of the typed caption is asked for (the model still loading) or while the Pairs
+  table's thumbnails decode; neither is a job, so nothing is asked.
 - ``type-then-kill``: types into the Captions pane without a pause for ``SECONDS``, prints
   the text typed, and kills itself (SIGKILL) at once, with no event processed after it.
 """
@@ -87,19 +87,16 @@ def close_during(kind: str, project: str, *extra: str) -> int:
             QTimer.singleShot(0, answer)
             QTimer.singleShot(0, window.close)
 
-    if kind == "rank":  # a live rank on the model lane: no job, so no question
-        window.show_pane(1)
+    type_caption(window)
+    if kind == "rank":  # a live rank of the typed caption on the model lane: no job, no question
         captions = window.panes[1]
         captions.rank_view.fired.connect(close_now)
-        captions.writer.editor.setFocus()
-        QTimer.singleShot(0, lambda: captions.writer.editor.insert("is red with long sleeves"))
         QTimer.singleShot(0, captions.rank_view.fire)
         return run_until_closed(app, loop, window)
     if kind == "thumbnails":  # the pairs table asks for dozens of thumbnails at once
         window.show_pane(0)
         QTimer.singleShot(0, close_now)
         return run_until_closed(app, loop, window)
-    type_caption(window)
     window.runner.progressed.connect(close_now)
     if kind == "import":  # as File → Import → Folder… starts it, without the file dialog
         window.show_pane(0)

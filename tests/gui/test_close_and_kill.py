@@ -102,6 +102,11 @@ def test_closing_during_a_job_asks_stops_it_and_exits_cleanly(
     assert "asked:" in out and "stop it and quit?" in out, out
     printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
     assert printed == [], err[-3000:]
+    assert_typed_is_kept(out, project)
+
+
+def assert_typed_is_kept(out: str, project: Path) -> None:
+    """The caption typed just before the close (no autosave had fired) is in the project."""
     pair_id, typed = out.split("typed ", 1)[1].splitlines()[0].split(" ", 1)
     with Project.open(project) as opened:  # closed cleanly: it opens, nothing half-written
         assert opened.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -118,6 +123,7 @@ def test_closing_during_a_rank_or_thumbnails_exits_cleanly(kind: str, indexed_de
     assert "asked:" not in out
     printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
     assert printed == [], err[-3000:]
+    assert_typed_is_kept(out, indexed_demo_dir)
 
 
 def test_text_typed_without_a_pause_survives_a_kill(demo_project_dir: Path) -> None:
