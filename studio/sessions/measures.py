@@ -85,6 +85,17 @@ def cache_key(image: ImageRecord) -> str:
     return image.content_hash or f"id:{image.id}"
 
 
+def found_since(image: ImageRecord, cache: dict[str, Measured]) -> bool:
+    """Recorded as having no file, but the project has found its file since.
+
+    Only an image imported without its picture is keyed by id; File → Set image folder
+    marks it present without hashing it, so its "missing" record must not stand for ever.
+    A later pass measures it (the newer cache line wins); no file is read to decide.
+    """
+    return image.content_hash is None and not image.missing and cache.get(
+        f"id:{image.id}", 0) is None
+
+
 def cache_folder(project: Project) -> Path:
     return project.cache_dir / "measures"
 
@@ -200,13 +211,16 @@ def _measure(
     paths: dict[str, Path] = {}
     for image in images:
         key = cache_key(image)
-        if key in cache:
+        if key in cache and not found_since(image, cache):
             report.known += 1
             continue
         path = None if image.missing else project.image_file(image)
         if path is None or not path.is_file():
+            if key in cache:
+                report.known += 1  # still not there: already recorded
+                continue
             cache[key] = None
-            pending.append(f"{key}\t\t\n")  # no file: recorded once, never retried
+            pending.append(f"{key}\t\t\n")  # no file: recorded once, not tried again
             report.unreadable += 1
         else:
             todo.append(key)
@@ -257,7 +271,7 @@ class ImageMeasures:
             for image in self.project.iter_images():
                 total += 1
                 key = cache_key(image)
-                if key not in cache:
+                if key not in cache or found_since(image, cache):
                     pending += 1
                 found = cache.get(key)
                 if found is not None:
@@ -305,4 +319,4 @@ class ImageMeasures:
 def unmeasured(project: Project, images: Iterable[ImageRecord]) -> list[ImageRecord]:
     """The images whose stored content hash has no measure yet (reads no picture)."""
     cache = read_cache(project)
-    return [i for i in images if cache_key(i) not in cache]
+    return [i for i in images if cache_key(i) not in cache or found_since(i, cache)]

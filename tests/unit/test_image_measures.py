@@ -116,3 +116,24 @@ def test_a_cancelled_import_measure_keeps_the_import_and_what_it_measured(
     assert measured == 200 and pending == 60 + 100
     again = measure_images(project)  # the rest is measured later, the 200 are not again
     assert (again.known, again.measured) == (200, 160)
+
+
+def test_a_picture_found_after_it_was_recorded_missing_is_measured(project: Project) -> None:
+    from PIL import Image
+
+    from studio.picture_files import set_image_folder
+    from studio.store.records import ImageRecord
+
+    # Imported without its picture (as Fashion IQ is): no content hash, keyed by id.
+    project.add_images([ImageRecord(id="late", path="late/late.png", missing=True)])
+    first = measure_images(project)
+    assert first.unreadable == 1
+    assert measure_images(project).unreadable == 0  # recorded once, not tried again
+    (project.image_root / "late").mkdir()
+    Image.new("RGB", (40, 50), (200, 30, 30)).save(project.image_root / "late" / "late.png")
+    set_image_folder(project, project.image_root, "tester")  # the person points at the pictures
+    assert ImageMeasures(project).coverage()[1] == 1  # pending again, without reading a file
+    again = measure_images(project)
+    assert again.measured == 1
+    assert ImageMeasures(project).value("late", "colorful") is not None
+    assert measure_images(project).measured == 0
