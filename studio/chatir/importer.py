@@ -27,6 +27,7 @@ from studio.importers.image_files import facts_for
 from studio.importers.plan import image_record
 from studio.importers.validation import Problems, expect_list, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
@@ -144,6 +145,7 @@ def import_chatir(
         progress(len(dialogs), len(dialogs), "dialogs")
         added = _dialog_count(project) - before
         record["after"] = {"dataset": DATASET, "dialogs": added, "images": len(images)}
+    measure_imported(project, images, progress=progress, cancel=cancel)  # kept if cancelled
     datasets: dict[str, int] = {}
     for dialog in dialogs:
         datasets[dialog.dataset] = datasets.get(dialog.dataset, 0) + 1

@@ -5,6 +5,11 @@ inserts images, pairs and captions inside one ``Project.change`` (one transactio
 one audit row). Cancelling rolls everything back. Rows that already exist are kept as
 they are (images by id, pairs by ``(source, external_key)``, captions by pair and
 position), so importing the same files twice adds nothing.
+
+After the commit the new pictures are measured (lightness, colourfulness;
+``studio.sessions.measures``), so "darker" and "more colourful" work without waiting for
+an index and no live rank ever has to measure. A cancel during that step keeps the
+import and what was measured.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from studio.errors import StudioError
 from studio.importers.image_files import FileFacts
 from studio.importers.validation import Problem
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.measures import MeasureReport, measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery
@@ -78,6 +84,7 @@ class ImportReport:
     missing_images: list[str]
     problems: list[Problem]
     skipped_files: list[Problem] = field(default_factory=list)
+    measures: MeasureReport | None = None  # the new pictures' measuring, after the commit
 
     @property
     def skipped(self) -> int:
@@ -205,6 +212,7 @@ def apply_plan(
         after = project.table_counts()
         added = {table: after[table] - before[table] for table in ("images", "pairs", "captions")}
         record["after"] = {"dataset": plan.dataset, **added, "skipped": len(plan.problems)}
+    measured = measure_imported(project, plan.images, progress=progress, cancel=cancel)
     return ImportReport(
         dataset=plan.dataset,
         groups=group_counts(plan),
@@ -215,6 +223,7 @@ def apply_plan(
         + [image_id for image_id, _ in plan.missing_known],
         problems=plan.problems,
         skipped_files=plan.skipped_files,
+        measures=measured,
     )
 
 

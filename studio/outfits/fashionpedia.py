@@ -27,6 +27,7 @@ from studio.outfits.fashionpedia_read import (
 from studio.outfits.geometry import containment
 from studio.outfits.ontology import load_ontology, store_fashionpedia_ontology
 from studio.outfits.records import PART_SUPERCATEGORIES, dumps
+from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import outfits as repo
@@ -89,6 +90,7 @@ def import_fashionpedia(
         _write(project, parsed, [image.id for image in images], actor or SOURCE, report)
         cancel.raise_if_cancelled()
         record["after"] = report.to_dict()
+    measure_imported(project, images, progress=progress, cancel=cancel)  # kept if cancelled
     progress(3, 3, "done")
     return report
 

@@ -22,6 +22,7 @@ from studio.outfits.fashionx import check_pictures, load_strict, pictures_of
 from studio.outfits.ontology import Ontology, load_ontology
 from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS, Outfit, Region, dumps, effective
 from studio.outfits.store import load_outfit, load_outfits
+from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import outfits as repo
@@ -172,6 +173,7 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
             if entry["image"]["id"] not in skipped:
                 _write_picture(project, entry, ontology, actor or SOURCE, report)
         record["after"] = report
+    measure_imported(project, new_images, progress=progress, cancel=cancel)  # kept if cancelled
     progress(len(pictures), len(pictures), "done")
     return report
 

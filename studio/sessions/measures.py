@@ -10,8 +10,9 @@ these two numbers (``studio.sessions.constraints``), because labels do not order
 - **colorful**: Hasler and Süsstrunk's colourfulness (2003) of the garment pixels, divided
   by 100 so that a plain grey is 0 and a saturated print is about 1.
 
-Measuring decodes every picture, so it is gallery-wide work: it runs as a job of its own
-(``measure_images``, part of building the index), never inside a session or a live rank.
+Measuring decodes every picture, so it is gallery-wide work: it runs as part of the jobs
+that bring pictures in (``measure_imported``, the last step of every import) and of
+building the index (``measure_images``), never inside a session or a live rank.
 Readers (``ImageMeasures``) only read what was measured so far and say how much that is.
 
 The cache is one append-only text file in the project's cache folder, one line per
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.jobs import CancelToken, JobCancelled, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.records import ImageRecord
 
@@ -82,6 +83,17 @@ Measured = tuple[float, float] | None  # None: missing or unreadable (recorded o
 def cache_key(image: ImageRecord) -> str:
     """The stored content hash; an image imported without one is keyed by its id."""
     return image.content_hash or f"id:{image.id}"
+
+
+def found_since(image: ImageRecord, cache: dict[str, Measured]) -> bool:
+    """Recorded as having no file, but the project has found its file since.
+
+    Only an image imported without its picture is keyed by id; File → Set image folder
+    marks it present without hashing it, so its "missing" record must not stand for ever.
+    A later pass measures it (the newer cache line wins); no file is read to decide.
+    """
+    return image.content_hash is None and not image.missing and cache.get(
+        f"id:{image.id}", 0) is None
 
 
 def cache_folder(project: Project) -> Path:
@@ -136,6 +148,7 @@ class MeasureReport:
     known: int = 0  # measured (or recorded unreadable) before
     unreadable: int = 0  # missing or unreadable files recorded now
     seconds: float = 0.0
+    stopped: bool = False  # cancelled part-way (``measure_imported``): the rest is pending
 
 
 def measure_images(
@@ -151,22 +164,63 @@ def measure_images(
     what it measured (``JobCancelled`` is raised after the flush). Missing and unreadable
     files are recorded once and not tried again by later passes.
     """
+    report = MeasureReport()
+    _measure(project, images, report, progress, cancel)
+    return report
+
+
+def measure_imported(
+    project: Project,
+    images: Iterable[ImageRecord],
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+) -> MeasureReport:
+    """Measure the pictures an import just added: the import's last step.
+
+    The import is committed before this runs, so a cancel stops the measuring without
+    undoing it: what was measured is kept, ``stopped`` says the rest is pending (building
+    the index measures it). Only images with a file are measured here; one imported
+    without its picture is left for later, so pointing the project at its pictures (File →
+    Set image folder) does not find it recorded as missing.
+    """
+    report = MeasureReport()
+    present = [image for image in images if not image.missing]
+    if not present:
+        return report
+    try:
+        _measure(project, present, report, progress, cancel)
+    except JobCancelled:
+        report.stopped = True
+    return report
+
+
+def _measure(
+    project: Project,
+    images: Iterable[ImageRecord] | None,
+    report: MeasureReport,
+    progress: ProgressCallback,
+    cancel: CancelToken | None,
+) -> None:
+    """Fill ``report`` as it measures, so a cancelled caller still knows how far it got."""
     started = time.monotonic()
     images = list(images if images is not None else project.iter_images())
     cache = read_cache(project)
-    report = MeasureReport()
     pending: list[str] = []
     todo: list[str] = []
     paths: dict[str, Path] = {}
     for image in images:
         key = cache_key(image)
-        if key in cache:
+        if key in cache and not found_since(image, cache):
             report.known += 1
             continue
         path = None if image.missing else project.image_file(image)
         if path is None or not path.is_file():
+            if key in cache:
+                report.known += 1  # still not there: already recorded
+                continue
             cache[key] = None
-            pending.append(f"{key}\t\t\n")  # no file: recorded once, never retried
+            pending.append(f"{key}\t\t\n")  # no file: recorded once, not tried again
             report.unreadable += 1
         else:
             todo.append(key)
@@ -191,8 +245,7 @@ def measure_images(
     finally:
         if pending:
             _append(project, pending)
-    report.seconds = round(time.monotonic() - started, 2)
-    return report
+        report.seconds = round(time.monotonic() - started, 2)
 
 
 class ImageMeasures:
@@ -218,7 +271,7 @@ class ImageMeasures:
             for image in self.project.iter_images():
                 total += 1
                 key = cache_key(image)
-                if key not in cache:
+                if key not in cache or found_since(image, cache):
                     pending += 1
                 found = cache.get(key)
                 if found is not None:
@@ -266,4 +319,4 @@ class ImageMeasures:
 def unmeasured(project: Project, images: Iterable[ImageRecord]) -> list[ImageRecord]:
     """The images whose stored content hash has no measure yet (reads no picture)."""
     cache = read_cache(project)
-    return [i for i in images if cache_key(i) not in cache]
+    return [i for i in images if cache_key(i) not in cache or found_since(i, cache)]

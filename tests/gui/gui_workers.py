@@ -6,9 +6,13 @@
   shows it, starts the job; at its first progress the window is closed, the question
   "… is running: stop it and quit?" is answered *Stop and quit*, and the process ends
   the way the studio ends (``run_until_closed``). Prints ``asked: …`` and ``closing``.
+- ``close-during-training`` (Experiments → Train…, a combiner of 500 epochs) and
+  ``close-during-import FOLDER`` (a folder import from the Pairs pane): the same, for
+  the other kinds of long job. Before every job a caption is typed into the Captions
+  pane and printed as ``typed PAIR_ID 'TEXT'``; it must be in the project afterwards.
 - ``close-during-rank`` / ``close-during-thumbnails``: the window closes while a live
-  rank is asked for (the model still loading) or while the Pairs table's thumbnails
-  decode; neither is a job, so nothing is asked.
+  rank of the typed caption is asked for (the model still loading) or while the Pairs
+  table's thumbnails decode; neither is a job, so nothing is asked.
 - ``type-then-kill``: types into the Captions pane without a pause for ``SECONDS``, prints
   the text typed, and kills itself (SIGKILL) at once, with no event processed after it.
 """
@@ -44,7 +48,20 @@ def _window(project: Path):
     return app, loop, window
 
 
-def close_during(kind: str, project: str) -> int:
+def type_caption(window) -> None:
+    """Type a caption (no pause, so no autosave has fired yet) and say what was typed."""
+    from PySide6.QtTest import QTest
+
+    window.show_pane(1)
+    writer = window.panes[1].writer
+    writer.editor.setFocus()
+    QTest.keyClicks(writer.editor, "is darker with a round collar")
+    print(f"typed {writer.session.current} {writer.editor.text()!r}", flush=True)
+
+
+def close_during(kind: str, project: str, *extra: str) -> int:
+    import asyncio
+
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -70,12 +87,10 @@ def close_during(kind: str, project: str) -> int:
             QTimer.singleShot(0, answer)
             QTimer.singleShot(0, window.close)
 
-    if kind == "rank":  # a live rank on the model lane: no job, so no question
-        window.show_pane(1)
+    type_caption(window)
+    if kind == "rank":  # a live rank of the typed caption on the model lane: no job, no question
         captions = window.panes[1]
         captions.rank_view.fired.connect(close_now)
-        captions.writer.editor.setFocus()
-        QTimer.singleShot(0, lambda: captions.writer.editor.insert("is red with long sleeves"))
         QTimer.singleShot(0, captions.rank_view.fire)
         return run_until_closed(app, loop, window)
     if kind == "thumbnails":  # the pairs table asks for dozens of thumbnails at once
@@ -83,7 +98,18 @@ def close_during(kind: str, project: str) -> int:
         QTimer.singleShot(0, close_now)
         return run_until_closed(app, loop, window)
     window.runner.progressed.connect(close_now)
-    if kind == "index":
+    if kind == "import":  # as File → Import → Folder… starts it, without the file dialog
+        window.show_pane(0)
+        pairs = window.panes[0]
+        QTimer.singleShot(0, lambda: asyncio.ensure_future(pairs.run_import("folder", Path(extra[0]))))
+    elif kind == "training":
+        window.show_pane(3)
+        retrieval.tabs.setCurrentWidget(retrieval.experiments)
+        dialog = retrieval.experiments.open_training()
+        dialog.epochs.setValue(500)
+        dialog.stop_early.setChecked(False)
+        QTimer.singleShot(0, dialog.train_button.click)
+    elif kind == "index":
         window.show_pane(3)
         QTimer.singleShot(0, retrieval.build_button.click)
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,18 +53,65 @@ def finish_after_close(process: subprocess.Popen) -> tuple[int, str, str]:
     return process.returncode, "".join(lines) + out, err
 
 
-@pytest.mark.parametrize("kind", ["index", "simulation"])
+@pytest.fixture(scope="module")
+def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    """An indexed demo project with captioned train and val pairs: enough to train on."""
+    from studio.training.simulated_captions import caption_pairs
+
+    folder = tmp_path_factory.mktemp("captioned-close") / "demo"
+    shutil.copytree(indexed_demo_template, folder)
+    with Project.open(folder) as project:
+        for split in ("train", "val"):
+            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
+        caption_pairs(project, per_pair=2)
+    return folder
+
+
+def picture_folder(folder: Path, count: int) -> Path:
+    """``count`` small, different pictures: an import with hashing and measuring to do."""
+    from PIL import Image
+
+    folder.mkdir()
+    for number in range(count):
+        colour = (number % 256, number // 256 * 40, 90)  # a different file each
+        Image.new("RGB", (48, 64), colour).save(folder / f"new-{number:04}.png")
+    return folder
+
+
+def project_for(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    if kind == "training":
+        project = tmp_path / "captioned"
+        shutil.copytree(request.getfixturevalue("captioned_template"), project)
+    else:
+        project = request.getfixturevalue(
+            "demo_project_dir" if kind in ("index", "import") else "indexed_demo_dir"
+        )
+    with Project.open(project) as opened:  # pairs to type a caption for
+        mine_pairs(opened, "tfidf", 4, split="test")
+    return project
+
+
+@pytest.mark.parametrize("kind", ["index", "simulation", "training", "import"])
 def test_closing_during_a_job_asks_stops_it_and_exits_cleanly(
-    kind: str, demo_project_dir: Path, indexed_demo_dir: Path
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    project = demo_project_dir if kind == "index" else indexed_demo_dir
-    code, out, err = finish_after_close(run_worker(f"close-during-{kind}", project))
+    project = project_for(kind, request, tmp_path)
+    extra = [picture_folder(tmp_path / "pictures", 600)] if kind == "import" else []
+    code, out, err = finish_after_close(run_worker(f"close-during-{kind}", project, *extra))
     assert code == 0, err[-3000:]
     assert "asked:" in out and "stop it and quit?" in out, out
     printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
     assert printed == [], err[-3000:]
+    assert_typed_is_kept(out, project)
+
+
+def assert_typed_is_kept(out: str, project: Path) -> None:
+    """The caption typed just before the close (no autosave had fired) is in the project."""
+    pair_id, typed = out.split("typed ", 1)[1].splitlines()[0].split(" ", 1)
     with Project.open(project) as opened:  # closed cleanly: it opens, nothing half-written
         assert opened.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        draft = own_caption(opened, int(pair_id), "tester")
+    assert draft is not None and draft.text == ast.literal_eval(typed)
 
 
 @pytest.mark.parametrize("kind", ["rank", "thumbnails"])
@@ -75,6 +123,7 @@ def test_closing_during_a_rank_or_thumbnails_exits_cleanly(kind: str, indexed_de
     assert "asked:" not in out
     printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
     assert printed == [], err[-3000:]
+    assert_typed_is_kept(out, indexed_demo_dir)
 
 
 def test_text_typed_without_a_pause_survives_a_kill(demo_project_dir: Path) -> None:

@@ -382,6 +382,8 @@ class PairsPane(Pane):
             f"Imported {report.dataset}: {count(report.images_added, 'image')}, "
             f"{count(report.pairs_added, 'pair')}, {count(report.captions_added, 'caption')}"
             f"{missing}{skipped}."
+            + (" Measuring colours was stopped; Build index measures the rest."
+               if report.measures is not None and report.measures.stopped else "")
         )
         return report
 
