@@ -158,6 +158,9 @@ class RankWorker(QObject):
                 project, settings.model, settings.strategy, self.device
             )
             self._ranker_key = key
+            # The model, its libraries and the facets live as long as the ranker: keep them
+            # out of the UI thread's threshold collections (a whole-heap scan is 0.2-0.6 s).
+            self._services.relay.post(self._services.collector.freeze)
         return self._ranker
 
     def _pair(self, project: Project, pair_id: int) -> PairQuery:

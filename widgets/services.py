@@ -172,8 +172,15 @@ class Services(QObject):
         self.runner = JobRunner(self)
         self.thumbnails = ThumbnailCache(self.io, self.relay.post, parent=self)
         self.flushing = Event()  # autosaves connect here; called at shutdown, project open
+        # The garbage collector's pauses: freeze after a job's loads, collect fully when a
+        # project opens or closes (the person waits for that anyway), never mid-typing.
+        self.runner.finished.connect(lambda *_: self.collector.freeze())
+        workspace.project_changed.connect(self._settle_heap)
         self._scopes: list[Scope] = []
         self.shut_down = False
+
+    def _settle_heap(self, *_project: object) -> None:
+        self.collector.collect_all()
 
     @property
     def device(self) -> str | None:

@@ -11,31 +11,26 @@ turn automatic collection off while the services live and collect on a UI-thread
 with the same generation thresholds.
 
 A full collection walks every tracked object: with torch, transformers and a 100,000-image
-gallery loaded that is about half a million objects and 150–200 ms on the UI thread, a
-visible stall in the middle of a word. So the objects that survive a full collection are
-frozen (``gc.freeze``: moved to the permanent generation, which collections skip), and the
-next generation-2 collections scan only what was created since. The frozen heap is thawed
-and fully collected again only when the person has not touched the keyboard or mouse for
-a while (``IDLE_S``) and ``FULL_EVERY_S`` have passed, so garbage among the frozen objects
-is still freed, on this thread, at a moment nobody notices.
+gallery loaded that is about half a million objects and 150–600 ms on the UI thread, a
+visible stall in the middle of a word. So the long-lived heap is frozen (``gc.freeze``:
+moved to the permanent generation, which collections skip; freezing costs nothing, it
+splices lists): right after a big load (a ranker opened, a job finished) and after every
+full collection. Threshold collections then scan only what was created since. The
+frozen heap is thawed and fully collected only at moments the person is not typing:
+a project opened or closed, the studio's window losing the focus, shutdown. Garbage
+frozen in between waits for that moment; nothing is collected on another thread.
+No application-wide event filter watches for input: such a filter is handed every
+object, also ones halfway through destruction.
 """
 
 from __future__ import annotations
 
 import gc
-import time
 
-from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 
 INTERVAL_MS = 500
-IDLE_S = 1.5  # no key, click or wheel for this long: a full collection goes unnoticed
-FULL_EVERY_S = 30.0  # at most this often, and only when idle
-_INPUT = {
-    QEvent.Type.KeyPress,
-    QEvent.Type.MouseButtonPress,
-    QEvent.Type.Wheel,
-}
 _holders = 0  # services alive that asked for it (tests make one per test)
 _was_enabled = True
 
@@ -49,46 +44,40 @@ class UiThreadCollector(QObject):
         _holders += 1
         gc.disable()
         self._active = True
-        self.last_input = time.monotonic()
-        self.last_full = float("-inf")  # the first idle moment thaws and collects
         self.full_collections = 0
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            app.applicationStateChanged.connect(self._state_changed)
         self._timer = QTimer(self, interval=INTERVAL_MS)
         self._timer.timeout.connect(self.check)
         self._timer.start()
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt name)
-        if event.type() in _INPUT:
-            self.last_input = time.monotonic()
-        return False
-
-    def idle(self, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        return now - self.last_input >= IDLE_S
+    def _state_changed(self, state: Qt.ApplicationState) -> None:
+        if self._active and state != Qt.ApplicationState.ApplicationActive:
+            self.collect_all()  # the person is in another window: nobody sees the pause
 
     def check(self) -> None:
-        """Collect the generations whose thresholds were crossed, here on the UI thread;
-        the whole heap only when the person is idle."""
-        now = time.monotonic()
-        if now - self.last_full >= FULL_EVERY_S and self.idle(now):
-            self.collect_all()
-            return
+        """Collect the generations whose thresholds were crossed, here on the UI thread
+        (generation 2 without the frozen heap)."""
         threshold = gc.get_threshold()
         counts = gc.get_count()
         for generation in (2, 1, 0):
             if counts[generation] > threshold[generation]:
-                gc.collect(generation)  # generation 2 skips the frozen survivors
+                gc.collect(generation)
                 break
 
+    def freeze(self) -> None:
+        """Keep what exists now out of the threshold collections (after a big load)."""
+        if self._active:
+            gc.freeze()
+
     def collect_all(self) -> None:
-        """Thaw, collect everything, freeze the survivors (they are scanned again only at
-        the next idle full collection)."""
+        """Thaw, collect everything, freeze the survivors: at a moment nobody types."""
+        if not self._active:
+            return
         gc.unfreeze()
         gc.collect()
         gc.freeze()
-        self.last_full = time.monotonic()
         self.full_collections += 1
 
     def stop(self) -> None:
@@ -98,9 +87,6 @@ class UiThreadCollector(QObject):
             return
         self._active = False
         self._timer.stop()
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
         _holders -= 1
         gc.unfreeze()
         gc.collect()

@@ -1,16 +1,13 @@
-"""The UI-thread collector: no whole-heap scan while the person types, and garbage among
-the frozen survivors is still freed once the person is idle."""
+"""The UI-thread collector: threshold collections skip the frozen long-lived heap, and
+garbage frozen with it is still freed at the next pause (a project opened or closed)."""
 
 from __future__ import annotations
 
 import gc
-import time
 import weakref
+from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
-
-from widgets import ui_gc
 
 
 class _Node:
@@ -18,32 +15,41 @@ class _Node:
         self.me = self  # a reference cycle: only the cyclic collector frees it
 
 
-def test_no_full_collection_while_typing_then_one_when_idle(services, qtbot) -> None:
+def test_frozen_cycles_wait_for_the_next_full_collection(services) -> None:
     collector = services.collector
-    editor = QLineEdit()
-    qtbot.addWidget(editor)
-    editor.show()
-    collector.last_full = float("-inf")  # a full collection is due
-    qtbot.keyClick(editor, Qt.Key.Key_A)  # the person is typing
-    before = collector.full_collections
-    collector.check()
-    assert collector.full_collections == before
     assert not gc.isenabled()  # workers never collect: the UI thread does
-    collector.last_input = time.monotonic() - ui_gc.IDLE_S - 0.1  # idle since
-    collector.check()
-    assert collector.full_collections == before + 1
-    assert gc.get_freeze_count() > 0  # the survivors are skipped by the next collections
+    node = _Node()
+    alive = weakref.ref(node)
+    collector.freeze()  # e.g. right after a ranker loaded
+    assert gc.get_freeze_count() > 0
+    del node
+    gc.collect(2)  # a threshold collection while someone types: the frozen heap is skipped
+    assert alive() is not None
+    collector.collect_all()
+    assert alive() is None
+    assert gc.get_freeze_count() > 0  # the survivors are frozen again
 
 
-def test_cycles_frozen_while_alive_are_freed_at_the_next_idle_collection(services) -> None:
+def test_opening_and_closing_a_project_is_when_the_whole_heap_is_collected(
+    services, demo_project_dir: Path
+) -> None:
     collector = services.collector
     node = _Node()
     alive = weakref.ref(node)
-    collector.collect_all()  # node survives and is frozen
+    collector.freeze()
     del node
-    gc.collect(2)  # a threshold collection while typing: the frozen cycle is not scanned
-    assert alive() is not None
-    collector.last_input = time.monotonic() - ui_gc.IDLE_S - 0.1
-    collector.last_full = float("-inf")
-    collector.check()
+    before = collector.full_collections
+    services.workspace.open_project(demo_project_dir)
+    assert collector.full_collections == before + 1
     assert alive() is None
+    services.workspace.close_project()
+    assert collector.full_collections == before + 2
+
+
+def test_leaving_the_window_collects_everything(services, qapp) -> None:
+    collector = services.collector
+    before = collector.full_collections
+    collector._state_changed(Qt.ApplicationState.ApplicationInactive)
+    assert collector.full_collections == before + 1
+    collector._state_changed(Qt.ApplicationState.ApplicationActive)
+    assert collector.full_collections == before + 1
