@@ -55,8 +55,10 @@ def simulated_captions(facets: dict, style: str, n: int, seed: int,
     categories = sorted(c for c, ids in by_category.items() if len(ids) > 1)
     out: list[str] = []
     while len(out) < n:
-        ids = by_category[rng.choice(categories)]
+        category = rng.choice(categories)
+        ids = by_category[category]
         target, reference = rng.sample(ids, 2)
+        user.category = category  # learned users choose what to say as its people did
         text = user.describe(facets[target][1], facets[reference][1], {}, opener=True)
         if text.strip():
             out.append(text)

@@ -43,6 +43,7 @@ from studio.captions.reading import _TOKEN, CaptionReader, Request, default_read
 FORMAT = "cir-studio-captioner/1"
 SLOT = "*"
 MAX_TRIES = 12
+MIN_CATEGORY_CAPTIONS = 500  # fewer: a category's own counts are too noisy; use all
 _SLOT_MARK = re.compile(r"\{(\d+)\}")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -90,6 +91,11 @@ class PhraseCaptioner:
     # caption (0-4, 4 = four or more) and (facet, op) of each request.
     request_counts: Counter[int] = field(default_factory=Counter)
     request_ops: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # The same per category ("dress", "shirt" …): people describing dresses name lengths,
+    # people describing shirts name graphics. Used when asked for a category with at least
+    # MIN_CATEGORY_CAPTIONS captions, the counts above otherwise.
+    category_counts: dict[str, Counter[int]] = field(default_factory=dict)
+    category_ops: dict[str, Counter[tuple[str, str]]] = field(default_factory=dict)
     # Templates with more unread content words than this are used only when no other
     # template says the requests: a simulated person should not claim what the reader
     # cannot check ("… and reveals more chest"). None: any template, as people write.
@@ -108,9 +114,17 @@ class PhraseCaptioner:
         captions: Iterable[str],
         reader: CaptionReader | None = None,
         progress: Any = None,
+        categories: Sequence[str] | None = None,
     ) -> PhraseCaptioner:
+        """``categories``: the category of each caption ("" or None: unknown)."""
         model = cls(reader=reader or default_reader())
-        texts = [c for c in captions if c and c.strip()]
+        given = list(captions)
+        kinds = list(categories) if categories is not None else [""] * len(given)
+        if len(kinds) != len(given):
+            raise ValueError("one category per caption")
+        kept = [(c.strip(), k or "") for c, k in zip(given, kinds, strict=True)
+                if c and c.strip()]
+        texts = [c for c, _ in kept]
         model.trained_on = len(texts)
         for text in texts:
             model.bigrams.update(_bigrams(_words(text)))
@@ -118,16 +132,20 @@ class PhraseCaptioner:
         for number, text in enumerate(texts, start=1):
             if progress is not None and number % 500 == 0:
                 progress(number, len(texts), "Learning phrases")
-            model._learn(text.strip(), alternatives)
+            model._learn(text, alternatives, kept[number - 1][1])
         for key, found in model.templates.items():
             found.sort(key=lambda t: (-t.count, t.text))
             model.templates[key] = found
         return model
 
-    def _learn(self, text: str, alternatives: dict[str, list[str]]) -> None:
+    def _learn(self, text: str, alternatives: dict[str, list[str]], category: str = "") -> None:
         requests = self.reader.read(text)
         self.request_counts[min(len(requests), 4)] += 1
         self.request_ops.update((r.facet, r.op) for r in requests)
+        if category:
+            self.category_counts.setdefault(category, Counter())[min(len(requests), 4)] += 1
+            self.category_ops.setdefault(category, Counter()).update(
+                (r.facet, r.op) for r in requests)
         if not requests:
             if len(text.split()) <= 12:
                 self.vague.append(text)
@@ -347,6 +365,10 @@ class PhraseCaptioner:
             "request_counts": {str(k): v for k, v in sorted(self.request_counts.items())},
             "request_ops": [[f, o, n] for (f, o), n in sorted(self.request_ops.items())],
             "bigrams": sorted(self.bigrams),
+            "category_counts": {c: {str(k): v for k, v in sorted(n.items())}
+                                for c, n in sorted(self.category_counts.items())},
+            "category_ops": {c: [[f, o, n] for (f, o), n in sorted(ops.items())]
+                             for c, ops in sorted(self.category_ops.items())},
         }
 
     @classmethod
@@ -368,6 +390,12 @@ class PhraseCaptioner:
         model.request_counts = Counter({int(k): int(v) for k, v in data["request_counts"].items()})
         model.request_ops = Counter({(str(f), str(o)): int(n) for f, o, n in data["request_ops"]})
         model.bigrams = {str(b) for b in data.get("bigrams", ())}  # older files: no check
+        model.category_counts = {
+            str(c): Counter({int(k): int(v) for k, v in n.items()})
+            for c, n in data.get("category_counts", {}).items()}
+        model.category_ops = {
+            str(c): Counter({(str(f), str(o)): int(n) for f, o, n in ops})
+            for c, ops in data.get("category_ops", {}).items()}
         return model
 
     def save(self, path: Path) -> None:
@@ -380,15 +408,27 @@ class PhraseCaptioner:
     def load(cls, path: Path) -> PhraseCaptioner:
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
-    def how_many(self, rng: random.Random) -> int:
-        """How many requests a person puts in one caption, drawn as people do (0-4)."""
-        if not self.request_counts:
+    def how_many(self, rng: random.Random, category: str | None = None) -> int:
+        """How many requests a person puts in one caption, drawn as people do (0-4), as
+        people did for ``category`` where enough of its captions were seen."""
+        seen = self._counts(category)
+        if not seen:
             return rng.choice((1, 1, 2, 2, 3))
-        counts, weights = zip(*sorted(self.request_counts.items()), strict=True)
+        counts, weights = zip(*sorted(seen.items()), strict=True)
         return int(rng.choices(counts, weights)[0])
 
-    def op_weight(self, facet: str, op: str) -> int:
-        return self.request_ops.get((facet, op), 0)
+    def op_weight(self, facet: str, op: str, category: str | None = None) -> int:
+        """How often people asked for ``facet``/``op`` (for ``category`` where known)."""
+        ops = self.request_ops
+        if self._counts(category) is not self.request_counts:
+            ops = self.category_ops.get(category or "", ops)
+        return ops.get((facet, op), 0)
+
+    def _counts(self, category: str | None) -> Counter[int]:
+        found = self.category_counts.get(category or "")
+        if found is not None and sum(found.values()) >= MIN_CATEGORY_CAPTIONS:
+            return found
+        return self.request_counts
 
     @property
     def template_count(self) -> int:

@@ -165,6 +165,7 @@ class AttributeDifferenceUser:
     negation: float = 0.0  # realistic: chance to say what the reference has and is unwanted
     filler: float = 0.0  # realistic: chance to add a style word that carries nothing
     captioner: Any = None  # learned: a PhraseCaptioner (None: the shipped one)
+    category: str | None = None  # learned: the items' category, to choose as its people did
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -273,8 +274,8 @@ class AttributeDifferenceUser:
         by the share of people's comparatives that went this pair's way ("darker" is 55 %
         of Fashion IQ's lightness comparatives, so a darker pair's colour is named
         against the darker count with 55 % of the colour-naming count)."""
-        rng, model = self.random, self.captioner
-        wanted = model.how_many(rng)
+        rng, model, kind = self.random, self.captioner, self.category
+        wanted = model.how_many(rng, kind)
         diffs = differences(target, current)
         out: list[Request] = []
         while diffs and len(out) < wanted:
@@ -288,12 +289,13 @@ class AttributeDifferenceUser:
                 wrong = [v for v in all_values.get(facet, ()) if v != value]
                 value = rng.choice(wrong) if wrong else value
             way = learned_direction(facet, value, current[facet])
-            said = float(model.op_weight(facet, "is"))
-            negated = float(model.op_weight(facet, "not"))
+            said = float(model.op_weight(facet, "is", kind))
+            negated = float(model.op_weight(facet, "not", kind))
             compared = 0.0
             if way is not None:
-                compared = model.op_weight(way[0], way[1])
-                both = compared + model.op_weight(way[0], "less" if way[1] == "more" else "more")
+                compared = model.op_weight(way[0], way[1], kind)
+                other = "less" if way[1] == "more" else "more"
+                both = compared + model.op_weight(way[0], other, kind)
                 share = compared / both if both else 0.0
                 said, negated = said * share, negated * share
             pick = rng.choices(("is", "cmp", "not"), (said + 1, compared, negated))[0]
@@ -308,11 +310,11 @@ class AttributeDifferenceUser:
     def _facet_weight(self, facet: str, value: str, current: str) -> float:
         """How often people named this facet (its comparatives included, both ways, as a
         change of colour may be said "lighter" or "darker")."""
-        model = self.captioner
-        weight = sum(model.op_weight(facet, op) for op in ("is", "not", "more", "less"))
+        model, kind = self.captioner, self.category
+        weight = sum(model.op_weight(facet, op, kind) for op in ("is", "not", "more", "less"))
         way = learned_direction(facet, value, current)
         if way is not None and way[0] != facet:
-            weight += model.op_weight(way[0], "more") + model.op_weight(way[0], "less")
+            weight += model.op_weight(way[0], "more", kind) + model.op_weight(way[0], "less", kind)
         return float(weight)
 
     def _learned(self, target: Facets, current: Facets,
