@@ -51,6 +51,8 @@ VOICES = {
     "mixed": "each draft in the learned captioner's or the catalog's words at random",
     "partial": "the learned captioner's words, saying as many of the differences as people "
                "say in one caption (Fashion IQ's counts), the rest left unsaid",
+    "pair": "two partial drafts of the same pair joined with “and”, as the Fashion IQ "
+            "protocol joins a pair's two captions (and as CLIP4Cir trains on them)",
 }
 
 
@@ -91,6 +93,15 @@ class PartialVoice:
             weights = [self.captioner.op_weight(r.facet, r.op) + 1 for r in requests]
             chosen.append(requests.pop(self.random.choices(range(len(requests)), weights)[0]))
         return str(self.captioner.say(chosen, self.random))
+
+
+class PairVoice(PartialVoice):
+    """Two people's partial captions of one pair, joined as the protocol joins them."""
+
+    def say(self, diffs, types=None) -> str:
+        from studio.simulation.fashioniq_protocol import joined_captions
+
+        return joined_captions([super().say(diffs, types), super().say(diffs, types)])
 
 
 def _own(report) -> str:
@@ -155,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         # 20 % headroom: not every one of a target's neighbours differs in 1-3 attributes
         per_image = max(1, math.ceil(1.2 * max(counts) / max(1, train_images)))
         makers = {"learned": Voice.learned, "catalog": Voice, "mixed": MixedVoice,
-                  "partial": PartialVoice}
+                  "partial": PartialVoice, "pair": PairVoice}
         pools, draft_seconds = {}, {}
         for name in voices:
             started = time.perf_counter()
