@@ -86,16 +86,58 @@ def held_out_writer(target, reference, rng: random.Random) -> str:
     return rng.choice(JOINERS).join(phrases)
 
 
-def evaluate(context, pairs, strategies) -> dict[str, list[int | None]]:
+def evaluate(context, pairs, strategies, splits: tuple[str, ...] | None = None
+             ) -> dict[str, list[int | None]]:
+    """Ranks of each pair's target. ``splits``: the gallery is every image of the pair's
+    category in those splits (``()``: all splits), a harder search than the Fashion IQ
+    protocol's category/split gallery used when ``splits`` is None."""
     from studio.simulation.protocols import _rank, _rank_pairs
 
     out = {}
     for name in strategies:
-        ranked = _rank_pairs(
-            context, pairs, name, keep_reference=True, progress=lambda *a: None, cancel=None
-        )
+        if splits is not None:
+            ranked = _rank_wider(context, pairs, name, splits)
+        else:
+            ranked = _rank_pairs(
+                context, pairs, name, keep_reference=True, progress=lambda *a: None,
+                cancel=None
+            )
         out[name] = [_rank(ids, pair.target_id or "") for pair, ids in ranked]
     return out
+
+
+def _rank_wider(context, pairs, strategy, splits: tuple[str, ...]):
+    """``protocols._rank_pairs`` over the category's images in ``splits`` (all when empty),
+    reference kept."""
+    from studio.errors import StudioError
+    from studio.sessions.strategies import TurnInput, rerank
+    from studio.simulation.fashioniq_protocol import joined_captions
+
+    composer = context.strategy(strategy)
+    index = context.index
+    galleries: dict[str, list[str] | None] = {}
+    ranked = []
+    for pair in pairs:
+        category = pair.category or None
+        if category not in galleries:
+            galleries[category] = None if not splits else [
+                image.id for split in splits
+                for image in context.project.iter_images(category=category, split=split)]
+        gallery = galleries[category]
+        text = joined_captions([c["text"] for c in pair.captions])
+        try:
+            reference = index.image_vector(pair.reference_id)
+        except StudioError:
+            continue
+        query = composer.compose([TurnInput(reference, index.text_vectors([text])[0],
+                                            context.read_text_facets(text))])
+        size = len(gallery) if gallery is not None else context.project.count_images(
+            category=category)
+        hits = index.search(query.vector, k=size, category=category, ids=gallery)[0]
+        ids, _ = rerank([h.id for h in hits], [h.score for h in hits], context.facets,
+                        query.constraints)
+        ranked.append((pair, ids))
+    return ranked
 
 
 def recall(ranks, k) -> np.ndarray:

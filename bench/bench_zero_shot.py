@@ -7,10 +7,14 @@ only on triplets drafted from train-split images (each target paired with up to 
 images that differ in one to three attributes, the text said by the learned captioner in
 annotators' words; K grows with the count asked for). Val-split pairs are then mined and
 captioned with held-out phrasings the studio never uses (``bench_combiner.held_out_writer``)
-and ranked with the Fashion IQ protocol. The learning curve (R@10 against the number of
-drafted triplets) is drawn beside the image + text sum and beside a combiner trained on
-the train pairs' captions written by simulated annotators (3 per pair), the closest the
-demo has to human triplets. Writes the ``zero_shot`` section of BENCHMARKS.md.
+and ranked twice: with the Fashion IQ protocol (the category's val gallery, ~100 images a
+category at 2,000 images, where the sum is near the R@10 ceiling) and over the whole
+catalog of the category (all splits, several times the distractors). The learning curve
+(R@1/R@10/R@50 with Wilson intervals, and a paired bootstrap interval of the R@10
+difference to the sum, against the number of drafted triplets) is drawn beside the
+image + text sum and beside a combiner trained on the train pairs' captions written by
+simulated annotators (3 per pair), the closest the demo has to human triplets. Writes the
+``zero_shot`` section of BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -25,9 +29,101 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_combiner import InMemory, evaluate, fmt, held_out_writer, train_subset  # noqa: E402
+from bench.bench_combiner import (  # noqa: E402
+    InMemory,
+    evaluate,
+    fmt,
+    held_out_writer,
+    paired_bootstrap,
+    recall,
+    train_subset,
+)
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import machine_description, markdown_table, write_section  # noqa: E402
+
+SPLITS = ("train", "val", "test")
+#: gallery name -> the splits it searches (None: the protocol's category/split gallery)
+GALLERIES: dict[str, tuple[str, ...] | None] = {
+    "val": None, "unseen": ("val", "test"), "catalog": SPLITS}
+VOICES = {
+    "learned": "the learned captioner's words",
+    "catalog": "the catalog's words (fixed phrases)",
+    "mixed": "each draft in the learned captioner's or the catalog's words at random",
+    "partial": "the learned captioner's words, saying as many of the differences as people "
+               "say in one caption (Fashion IQ's counts), the rest left unsaid",
+    "pair": "two partial drafts of the same pair joined with “and”, as the Fashion IQ "
+            "protocol joins a pair's two captions (and as CLIP4Cir trains on them)",
+}
+
+
+class MixedVoice:
+    """Drafts worded by the learned captioner or by the catalog phrases, one at random:
+    wording drawn from more than one source, as InstructCIR varies its generated text."""
+
+    def __init__(self, seed: int = 0) -> None:
+        from studio.transactions.phrasing import Voice
+
+        self.voices = (Voice.learned(seed), Voice(None, seed))
+        self.random = random.Random(f"mixed:{seed}")
+
+    def say(self, diffs, types=None) -> str:
+        return self.random.choice(self.voices).say(diffs, types)
+
+
+class PartialVoice:
+    """The learned voice, saying only as many of the differences as a person puts in one
+    caption (drawn from the captioner's counts, at least one), weighted by how often
+    people name each facet: people leave differences unsaid."""
+
+    def __init__(self, seed: int = 0) -> None:
+        from studio.captions.captioner_training import shipped_captioner
+
+        self.captioner = shipped_captioner()
+        self.random = random.Random(f"partial:{seed}")
+
+    def say(self, diffs, types=None) -> str:
+        from studio.transactions.phrasing import describe, requests_of
+
+        requests = requests_of(diffs, types)
+        if not requests:
+            return describe(diffs, types)
+        wanted = max(1, self.captioner.how_many(self.random))
+        chosen = []
+        while requests and len(chosen) < wanted:
+            weights = [self.captioner.op_weight(r.facet, r.op) + 1 for r in requests]
+            chosen.append(requests.pop(self.random.choices(range(len(requests)), weights)[0]))
+        return str(self.captioner.say(chosen, self.random))
+
+
+class PairVoice(PartialVoice):
+    """Two people's partial captions of one pair, joined as the protocol joins them."""
+
+    def say(self, diffs, types=None) -> str:
+        from studio.simulation.fashioniq_protocol import joined_captions
+
+        return joined_captions([super().say(diffs, types), super().say(diffs, types)])
+
+
+def _own(report) -> str:
+    """R@10 on the training data's own held-out tenth (its wording, train galleries): the
+    sum (epoch 0) and the kept epoch. Shows whether the combiner learned its data at all."""
+    if report.sum_val_recall_at_10 is None or report.best_val_recall_at_10 is None:
+        return f"({report.best_epoch}/{report.epochs_run})"
+    return (f"{report.sum_val_recall_at_10:.3f} → {report.best_val_recall_at_10:.3f} "
+            f"({report.best_epoch}/{report.epochs_run})")
+
+
+def _summary(ranks, base) -> list[str]:
+    """R@1, R@10, R@50 (Wilson 95 %) and the paired bootstrap 95 % intervals of the R@1
+    and R@10 differences to the sum on the same queries."""
+    deltas = []
+    for k in (1, 10):
+        if base is None or ranks is base:
+            deltas.append("–")
+            continue
+        mean, low, high = paired_bootstrap(recall(ranks, k), recall(base, k))
+        deltas.append(f"{mean:+.3f} ({low:+.3f} to {high:+.3f})")
+    return [fmt(ranks, 1), fmt(ranks, 10), fmt(ranks, 50), *deltas]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,9 +131,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--images", type=int, default=2000)
     parser.add_argument("--counts", default="1000,5000,20000")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--dir", type=Path)
+    parser.add_argument("--dir", type=Path, help="work folder (a demo there is reused)")
+    parser.add_argument("--voices", default="learned",
+                        help="comma-separated draft wordings, a curve each: "
+                             + ", ".join(VOICES) + " (learned: what train combiner does)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
+    voices = args.voices.split(",")
+    if unknown := [v for v in voices if v not in VOICES]:
+        parser.error(f"unknown voice(s) {unknown}; choose from {', '.join(VOICES)}")
     import torch
 
     torch.set_num_threads(args.threads)
@@ -54,62 +156,99 @@ def main(argv: list[str] | None = None) -> int:
     work = args.dir or Path(tempfile.mkdtemp(prefix="bench-zero-shot-"))
     folder = work / "demo"
     prepared_demo(folder, args.images)
-    rows = []
+    # (label, triplets, {gallery: ranks}, epochs, seconds)
+    runs: list[tuple[str, str, dict, str, str]] = []
     with Project.open(folder) as project:
         context = load_session_context(project, "demo", "cpu")
         model = context.index.model
         features = _ImageFeatures(project, model, [], lambda *a: None, None)
         train_images = sum(1 for i in project.iter_images(split="train") if not i.missing)
-        per_image = max(1, math.ceil(max(counts) / max(1, train_images)))
-        started = time.perf_counter()
-        pool = draft_triplets(project, max(counts), features.matrix, seed=0,
-                              per_image=per_image, voice=Voice.learned())
-        draft_seconds = time.perf_counter() - started
-        random.Random(0).shuffle(pool)
+        # 20 % headroom: not every one of a target's neighbours differs in 1-3 attributes
+        per_image = max(1, math.ceil(1.2 * max(counts) / max(1, train_images)))
+        makers = {"learned": Voice.learned, "catalog": Voice, "mixed": MixedVoice,
+                  "partial": PartialVoice, "pair": PairVoice}
+        pools, draft_seconds = {}, {}
+        for name in voices:
+            started = time.perf_counter()
+            pools[name] = draft_triplets(project, max(counts), features.matrix, seed=0,
+                                         per_image=per_image, voice=makers[name]())
+            draft_seconds[name] = time.perf_counter() - started
+            random.Random(0).shuffle(pools[name])
         # Evaluation pairs: val split, phrasings the studio never uses.
         for method in ("tfidf", "embedding"):
             mine_pairs(project, method, 100_000, split="val", actor="bench")
         caption_pairs(project, split="val", per_pair=2, writer=held_out_writer, seed=1)
         pairs = [p for p in iter_pairs(project) if p.split == "val" and p.captions]
+        categories = {p.category for p in pairs}
+        sizes = {name: max(sum(project.count_images(category=c, split=s) for s in splits)
+                           for c in categories)
+                 for name, splits in (("val", ("val",)), ("unseen", ("val", "test")),
+                                      ("catalog", SPLITS))}
         source = InMemory()
         context.combiners = source
-        base = evaluate(context, pairs, ["sum"])["sum"]
-        rows.append(["image + text sum", "–", fmt(base, 10), fmt(base, 50), "–", "–"])
-        for count in counts:
-            subset = pool[:count]
-            if len(subset) < count:
-                rows.append([f"drafted {count:,}", f"only {len(pool):,} drafted", "", "", "", ""])
-                continue
-            combiner, report, seconds = train_subset(project, model, subset, 0, args.threads)
-            source.combiners[combiner.name] = combiner
-            got = evaluate(context, pairs, [f"combiner:{combiner.name}"])[
-                f"combiner:{combiner.name}"]
-            rows.append([f"drafted only ({per_image} per image)", f"{count:,}", fmt(got, 10),
-                         fmt(got, 50), f"{report.best_epoch}/{report.epochs_run}",
-                         f"{seconds:.0f}"])
+
+        def ranks_of(strategy: str) -> dict:
+            return {name: evaluate(context, pairs, [strategy], splits)[strategy]
+                    for name, splits in GALLERIES.items()}
+
+        runs.append(("image + text sum", "–", ranks_of("sum"), "–", "–"))
+        for name in voices:
+            pool = pools[name]
+            for count in counts:
+                subset = pool[:count]
+                if len(subset) < count:
+                    print(f"only {len(pool)} drafted, {count} asked: the whole pool", flush=True)
+                combiner, report, seconds = train_subset(project, model, subset, 0,
+                                                         args.threads)
+                key = f"{name}-{count}"
+                source.combiners[key] = combiner
+                runs.append((f"drafted only, {name}", f"{len(subset):,}",
+                             ranks_of(f"combiner:{key}"), _own(report), f"{seconds:.0f}"))
+                print(runs[-1][:2], [fmt(runs[-1][2][g], k) for g in GALLERIES for k in (1, 10)],
+                      flush=True)
         for method in ("tfidf", "embedding"):
             mine_pairs(project, method, 100_000, split="train", actor="bench")
         caption_pairs(project, split="train", per_pair=3, writer=simulated_writer(0.3), seed=0)
         captioned = [t for t in annotated_triplets(project) if t.split == "train"]
         combiner, report, seconds = train_subset(project, model, captioned, 0, args.threads)
         source.combiners["captions"] = combiner
-        got = evaluate(context, pairs, ["combiner:captions"])["combiner:captions"]
-        rows.append(["captions of train pairs (simulated annotators)", f"{len(captioned):,}",
-                     fmt(got, 10), fmt(got, 50), f"{report.best_epoch}/{report.epochs_run}",
-                     f"{seconds:.0f}"])
-        samples = [t.text for t in pool[:5]]
+        runs.append(("captions of train pairs (simulated annotators)", f"{len(captioned):,}",
+                     ranks_of("combiner:captions"), _own(report), f"{seconds:.0f}"))
+        samples = {name: [t.text for t in pools[name][:4]] for name in voices}
+    titles = {
+        "val": f"Fashion IQ protocol: the category's val images (≤{sizes['val']})",
+        "unseen": f"Harder: the category's val and test images, none seen in training "
+                  f"(≤{sizes['unseen']})",
+        "catalog": f"Hardest: the whole category, all splits (≤{sizes['catalog']}; its train "
+                   "images are the drafts' targets, so a combiner that learned them is "
+                   "pulled towards them)",
+    }
+    tables = []
+    for gallery, title in titles.items():
+        base = runs[0][2][gallery]
+        rows = [[label, n, *_summary(r[gallery], base), epochs, sec]
+                for label, n, r, epochs, sec in runs]
+        tables.append(f"**{title}**\n\n" + markdown_table(
+            ["training data", "triplets", "R@1", "R@10", "R@50", "ΔR@1 vs sum", "ΔR@10 vs sum",
+             "own held-out R@10: sum → combiner (best/run epochs)", "train s"], rows))
     body = (
         f"{machine_description()}\n\n"
         f"Demo catalog of {args.images} images, model `demo`, no captions: combiners trained "
-        f"only on triplets drafted from the {train_images} train images (drafted in "
-        f"{draft_seconds:.0f} s; the learned captioner's words). Evaluated on {len(pairs)} "
-        "val pairs captioned with held-out phrasings (Fashion IQ protocol, reference kept); "
-        "R@10 / R@50 with Wilson intervals.\n\n"
-        + markdown_table(["training data", "triplets", "R@10", "R@50", "best/run epochs",
-                          "train s"], rows)
-        + "\n\nSample drafts: " + "; ".join(f"“{t}”" for t in samples)
+        f"only on triplets drafted from the {train_images} train images (each target paired "
+        f"with up to {per_image} of its 30 nearest images that differ in 1–3 attributes, "
+        "drafted in " + ", ".join(f"{draft_seconds[n]:.0f} s ({n})" for n in voices)
+        + "; each count is the "
+        "first N of one shuffled pool, 10 % of its targets held out for early stopping). "
+        f"Evaluated on {len(pairs)} val pairs, each captioned twice with held-out phrasings "
+        "(templates and synonyms the studio never uses), reference kept in the gallery. "
+        "Intervals: Wilson 95 %; ΔR@1, ΔR@10: paired bootstrap 95 % intervals of the "
+        f"difference to the sum on the same queries. Torch on {args.threads} CPU thread(s).\n\n"
+        + "\n\n".join(tables)
+        + "\n\nDraft wordings:\n\n"
+        + "\n".join(f"- **{n}**: {VOICES[n]}; e.g. " + "; ".join(f"“{t}”" for t in samples[n])
+                    for n in voices)
         + f"\n\nRun: `.venv/bin/python bench/bench_zero_shot.py --images {args.images} "
-        f"--counts {args.counts}`."
+        f"--counts {args.counts} --threads {args.threads} --voices {args.voices}`."
     )
     print(body)
     if not args.no_write:

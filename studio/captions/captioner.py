@@ -18,7 +18,10 @@ where a value is part of the wording.
 Saying a list of requests picks a template with the same signature (weighted by how often
 it was seen), fills the slots with surface words people used for those values, and reads
 the result back; a request list no template covers is said in parts joined as people join
-them. Nothing here knows about projects: it takes caption strings and requests.
+them. An edit must also read like people at its seams: the word pairs where a filled value
+meets the template's own words must occur in the training captions ("is beige", "has long
+sleeves"), so a template written about one value is not edited into words nobody writes
+("has sleeveless", "is stripes"); only when no template passes is a seam left unchecked. Nothing here knows about projects: it takes caption strings and requests.
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ from studio.captions.reading import _TOKEN, CaptionReader, Request, default_read
 FORMAT = "cir-studio-captioner/1"
 SLOT = "*"
 MAX_TRIES = 12
+MIN_CATEGORY_CAPTIONS = 500  # fewer: a category's own counts are too noisy; use all
 _SLOT_MARK = re.compile(r"\{(\d+)\}")
+_WORD = re.compile(r"[a-z0-9]+")
 
 Key = tuple[tuple[str, str, str], ...]
 
@@ -86,10 +91,18 @@ class PhraseCaptioner:
     # caption (0-4, 4 = four or more) and (facet, op) of each request.
     request_counts: Counter[int] = field(default_factory=Counter)
     request_ops: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # The same per category ("dress", "shirt" …): people describing dresses name lengths,
+    # people describing shirts name graphics. Used when asked for a category with at least
+    # MIN_CATEGORY_CAPTIONS captions, the counts above otherwise.
+    category_counts: dict[str, Counter[int]] = field(default_factory=dict)
+    category_ops: dict[str, Counter[tuple[str, str]]] = field(default_factory=dict)
     # Templates with more unread content words than this are used only when no other
     # template says the requests: a simulated person should not claim what the reader
     # cannot check ("… and reveals more chest"). None: any template, as people write.
     max_extra: int | None = 2
+    # Adjacent word pairs of the training captions ("is beige"): where an edit joins a
+    # value word to the template, the pair must be one people wrote. Empty: no check.
+    bigrams: set[str] = field(default_factory=set)
     exact_share: float = 0.5  # how often to prefer a template written about the same values
     reader: CaptionReader = field(default_factory=default_reader, repr=False)
 
@@ -101,24 +114,38 @@ class PhraseCaptioner:
         captions: Iterable[str],
         reader: CaptionReader | None = None,
         progress: Any = None,
+        categories: Sequence[str] | None = None,
     ) -> PhraseCaptioner:
+        """``categories``: the category of each caption ("" or None: unknown)."""
         model = cls(reader=reader or default_reader())
-        texts = [c for c in captions if c and c.strip()]
+        given = list(captions)
+        kinds = list(categories) if categories is not None else [""] * len(given)
+        if len(kinds) != len(given):
+            raise ValueError("one category per caption")
+        kept = [(c.strip(), k or "") for c, k in zip(given, kinds, strict=True)
+                if c and c.strip()]
+        texts = [c for c, _ in kept]
         model.trained_on = len(texts)
+        for text in texts:
+            model.bigrams.update(_bigrams(_words(text)))
         alternatives = _alternatives()
         for number, text in enumerate(texts, start=1):
             if progress is not None and number % 500 == 0:
                 progress(number, len(texts), "Learning phrases")
-            model._learn(text.strip(), alternatives)
+            model._learn(text, alternatives, kept[number - 1][1])
         for key, found in model.templates.items():
             found.sort(key=lambda t: (-t.count, t.text))
             model.templates[key] = found
         return model
 
-    def _learn(self, text: str, alternatives: dict[str, list[str]]) -> None:
+    def _learn(self, text: str, alternatives: dict[str, list[str]], category: str = "") -> None:
         requests = self.reader.read(text)
         self.request_counts[min(len(requests), 4)] += 1
         self.request_ops.update((r.facet, r.op) for r in requests)
+        if category:
+            self.category_counts.setdefault(category, Counter())[min(len(requests), 4)] += 1
+            self.category_ops.setdefault(category, Counter()).update(
+                (r.facet, r.op) for r in requests)
         if not requests:
             if len(text.split()) <= 12:
                 self.vague.append(text)
@@ -205,7 +232,11 @@ class PhraseCaptioner:
         for part in parts[1:]:
             part = part[:1].lower() + part[1:]
             verb = part.split(" ", 1)[0] in _VERBS
-            text += (self._connector(rng) if verb else " with ") + part.rstrip(" .")
+            first = _words(part)[:1]
+            # "with long sleeves" as people write it, but not "with sleeveless"
+            with_ok = not self.bigrams or (bool(first) and f"with {first[0]}" in self.bigrams)
+            joiner = " with " if not verb and with_ok else self._connector(rng)
+            text += joiner + part.rstrip(" .")
         return text
 
     def _say_whole(self, requests: Sequence[Request], rng: random.Random) -> str | None:
@@ -223,15 +254,47 @@ class PhraseCaptioner:
         if exact and rng.random() < self.exact_share:
             candidates = exact
         weights = [t.count for t in candidates]
-        for _ in range(min(MAX_TRIES, len(candidates) * 2)):
-            template = rng.choices(candidates, weights)[0]
+        unchecked = None  # reads back, but a seam is a word pair nobody wrote
+        tries = min(MAX_TRIES, len(candidates) * 2)
+        while tries > 0 and candidates:
+            tries -= 1
+            pick = rng.choices(range(len(candidates)), weights)[0]
+            template = candidates[pick]
             words = self._words_for(template, requests, rng)
             if words is None:
                 continue
             text = template.fill(words)
-            if _reads_back(self.reader, text, requests):
+            if not _reads_back(self.reader, text, requests):
+                continue
+            if self._fluent(template, words):
                 return text
-        return None
+            unchecked = unchecked or text
+            # a template whose seams people never wrote is not drawn again (and does not
+            # use up a try: the candidates that remain get their chance)
+            del candidates[pick], weights[pick]
+            tries += 1
+        return unchecked
+
+    def _fluent(self, template: Template, words: Sequence[str]) -> bool:
+        """Whether each seam of the edit (the template's word next to a filled value word)
+        is a word pair of the training captions."""
+        if not self.bigrams:
+            return True
+        tokens: list[str] = []
+        seams: list[int] = []  # i: the pair (tokens[i], tokens[i + 1]) crosses a slot edge
+        for number, part in enumerate(_SLOT_MARK.split(template.text)):
+            if number % 2 == 0:
+                tokens += _words(part)
+                continue
+            said = _words(words[int(part)])
+            if not said:
+                continue
+            if tokens:
+                seams.append(len(tokens) - 1)
+            tokens += said
+            seams.append(len(tokens) - 1)
+        return all(f"{tokens[i]} {tokens[i + 1]}" in self.bigrams
+                   for i in seams if i + 1 < len(tokens))
 
     def _words_for(
         self, template: Template, requests: Sequence[Request], rng: random.Random
@@ -301,6 +364,11 @@ class PhraseCaptioner:
             "vague": self.vague,
             "request_counts": {str(k): v for k, v in sorted(self.request_counts.items())},
             "request_ops": [[f, o, n] for (f, o), n in sorted(self.request_ops.items())],
+            "bigrams": sorted(self.bigrams),
+            "category_counts": {c: {str(k): v for k, v in sorted(n.items())}
+                                for c, n in sorted(self.category_counts.items())},
+            "category_ops": {c: [[f, o, n] for (f, o), n in sorted(ops.items())]
+                             for c, ops in sorted(self.category_ops.items())},
         }
 
     @classmethod
@@ -321,6 +389,13 @@ class PhraseCaptioner:
         model.vague = list(data["vague"])
         model.request_counts = Counter({int(k): int(v) for k, v in data["request_counts"].items()})
         model.request_ops = Counter({(str(f), str(o)): int(n) for f, o, n in data["request_ops"]})
+        model.bigrams = {str(b) for b in data.get("bigrams", ())}  # older files: no check
+        model.category_counts = {
+            str(c): Counter({int(k): int(v) for k, v in n.items()})
+            for c, n in data.get("category_counts", {}).items()}
+        model.category_ops = {
+            str(c): Counter({(str(f), str(o)): int(n) for f, o, n in ops})
+            for c, ops in data.get("category_ops", {}).items()}
         return model
 
     def save(self, path: Path) -> None:
@@ -333,15 +408,27 @@ class PhraseCaptioner:
     def load(cls, path: Path) -> PhraseCaptioner:
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
-    def how_many(self, rng: random.Random) -> int:
-        """How many requests a person puts in one caption, drawn as people do (0-4)."""
-        if not self.request_counts:
+    def how_many(self, rng: random.Random, category: str | None = None) -> int:
+        """How many requests a person puts in one caption, drawn as people do (0-4), as
+        people did for ``category`` where enough of its captions were seen."""
+        seen = self._counts(category)
+        if not seen:
             return rng.choice((1, 1, 2, 2, 3))
-        counts, weights = zip(*sorted(self.request_counts.items()), strict=True)
+        counts, weights = zip(*sorted(seen.items()), strict=True)
         return int(rng.choices(counts, weights)[0])
 
-    def op_weight(self, facet: str, op: str) -> int:
-        return self.request_ops.get((facet, op), 0)
+    def op_weight(self, facet: str, op: str, category: str | None = None) -> int:
+        """How often people asked for ``facet``/``op`` (for ``category`` where known)."""
+        ops = self.request_ops
+        if self._counts(category) is not self.request_counts:
+            ops = self.category_ops.get(category or "", ops)
+        return ops.get((facet, op), 0)
+
+    def _counts(self, category: str | None) -> Counter[int]:
+        found = self.category_counts.get(category or "")
+        if found is not None and sum(found.values()) >= MIN_CATEGORY_CAPTIONS:
+            return found
+        return self.request_counts
 
     @property
     def template_count(self) -> int:
@@ -369,6 +456,14 @@ def _values_for(template: Template, values: dict[tuple[str, str], list[str]]
         out.append(found[used[slot]] if used[slot] < len(found) else "")
         used[slot] += 1
     return tuple(out)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(fold(text).lower())
+
+
+def _bigrams(words: Sequence[str]) -> set[str]:
+    return {f"{a} {b}" for a, b in zip(words, words[1:], strict=False)}
 
 
 def _reads_back(reader: CaptionReader, text: str, requests: Sequence[Request]) -> bool:

@@ -37,6 +37,7 @@ class PairCaptions:
     reference: str
     target: str
     captions: tuple[str, ...]
+    category: str = ""  # people name other things for dresses than for shirts
 
     @property
     def held_out(self) -> bool:
@@ -95,6 +96,7 @@ def train_captioner(
     """Train on the pairs not held out, evaluate on the held-out ones."""
     train, held = split_pairs(pairs)
     captions = [c for pair in train for c in pair.captions]
+    categories = [pair.category for pair in train for _ in pair.captions]
     if len(captions) < min_captions:
         raise StudioError(
             f"Only {len(captions)} captions to learn from; a captioner needs at least "
@@ -108,7 +110,7 @@ def train_captioner(
             cancel.raise_if_cancelled()
         progress(done, total, message)
 
-    model = PhraseCaptioner.train(captions, progress=step)
+    model = PhraseCaptioner.train(captions, progress=step, categories=categories)
     progress(1, 1, "Evaluating on held-out pairs")
     summary = {
         "train_pairs": len(train),
@@ -134,7 +136,8 @@ def project_pairs(project: Any) -> list[PairCaptions]:
             if str(c["text"]).strip() and not str(c.get("author", "")).startswith("sim-")
         )
         if pair.target_id and texts:
-            out.append(PairCaptions(pair.reference_id, pair.target_id, texts))
+            out.append(PairCaptions(pair.reference_id, pair.target_id, texts,
+                                    pair.category or ""))
     return out
 
 

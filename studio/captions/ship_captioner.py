@@ -26,7 +26,8 @@ def fashioniq_pairs(folder: Path) -> list[PairCaptions]:
             if "target" not in entry:
                 continue  # test files carry no target
             texts = tuple(" ".join(c.split()) for c in entry["captions"] if c.strip())
-            pairs.append(PairCaptions(entry["candidate"], entry["target"], texts))
+            category = path.name.split(".")[1]  # cap.<category>.<split>.json
+            pairs.append(PairCaptions(entry["candidate"], entry["target"], texts, category))
     return pairs
 
 

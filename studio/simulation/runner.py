@@ -166,7 +166,7 @@ def run_simulation(
                                         said, captioner)
         else:
             ranks, texts = _composed_dialog(context, session, config, target, start, values,
-                                            number, said, captioner)
+                                            number, said, captioner, category)
         result.turns_said.extend({"dialog": number, "target": target, **turn} for turn in said)
         result.ranks.append(ranks)
         result.texts.append(texts)
@@ -179,11 +179,12 @@ def run_simulation(
 
 def _composed_dialog(context, session, config: RunConfig, target: str, start: str,
                      values: dict[str, Sequence[str]], number: int,
-                     said: list[dict[str, Any]], captioner: Any = None):
+                     said: list[dict[str, Any]], captioner: Any = None,
+                     category: str | None = None):
     user_class = RetrospectiveUser if config.simulator == "retrospective" else \
         AttributeDifferenceUser
     user = user_class(seed=config.seed * 100_003 + number, captioner=captioner,
-                      **_user_settings(config))
+                      category=category, **_user_settings(config))
     truth = context.facets.get(target, {})
     history = [context.facets.get(start, {})]
     ranks: list[float | None] = []

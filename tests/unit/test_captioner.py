@@ -126,6 +126,7 @@ def test_metrics_score_identical_text_fully_and_unrelated_text_zero() -> None:
 def test_the_shipped_captioner_is_faithful_for_learned_users() -> None:
     model = shipped_captioner()
     assert model.trained_on > 10_000 and model.template_count > 1000
+    assert set(model.category_counts) == {"dress", "shirt", "toptee"}
     user = AttributeDifferenceUser(seed=5, style="learned", max_facets=3, comparative=0.5)
     target = {"color": "red", "sleeve": "long sleeve", "length": "mini", "pattern": "floral"}
     current = {"color": "white", "sleeve": "short sleeve", "length": "maxi", "pattern": "solid"}
@@ -135,8 +136,65 @@ def test_the_shipped_captioner_is_faithful_for_learned_users() -> None:
         meant, read = set(user.last_requests), set(read_caption(text))
         asked, said, agreed = asked + len(meant), said + len(read), agreed + len(meant & read)
         for request in meant:  # only real differences are asked for
-            assert request.facet in ("color", "sleeve", "length", "pattern", "lightness")
+            # colorful: solid to floral is a change of pattern that adds colours
+            assert request.facet in ("color", "sleeve", "length", "pattern", "lightness",
+                                     "colorful")
     assert agreed / said >= 0.9 and agreed / asked >= 0.9
+
+
+def test_an_edit_joins_value_words_only_as_people_wrote_them() -> None:
+    # "has {0}" was written about long sleeves; people said sleeveless as "is sleeveless"
+    captions = ["has long sleeves"] * 30 + ["is sleeveless"] * 3 + ["has short sleeves"] * 5
+    model = PhraseCaptioner.train(captions)
+    rng = random.Random(0)
+    said = {model.say([Request("sleeve", "is", "sleeveless")], rng) for _ in range(40)}
+    assert said == {"is sleeveless"}
+    # with no word-pair check (a captioner saved before it existed) the edit is allowed
+    model.bigrams = set()
+    said = {model.say([Request("sleeve", "is", "sleeveless")], rng) for _ in range(40)}
+    assert "has sleeveless" in said
+
+
+def test_learned_users_choose_what_to_say_as_people_did_for_that_category(
+        tmp_path: Path) -> None:
+    # people describing dresses spoke of length, people describing shirts of graphics
+    dresses = ["is shorter", "is longer and red", "is longer"] * 200
+    shirts = ["has a logo", "has a graphic and is red", "has text on it"] * 200
+    model = PhraseCaptioner.train(dresses + shirts,
+                                  categories=["dress"] * 600 + ["shirt"] * 600)
+    model.save(tmp_path / "c.json")
+    model = PhraseCaptioner.load(tmp_path / "c.json")
+    target = {"length": "maxi", "graphic": "graphic print"}
+    current = {"length": "mini", "graphic": "plain front"}
+    named: dict[str | None, list[str]] = {}
+    for category in ("dress", "shirt", None):
+        user = AttributeDifferenceUser(seed=1, style="learned", captioner=model,
+                                       category=category)
+        named[category] = []
+        for _ in range(200):
+            text = user.describe(target, current, {})
+            assert set(read_caption(text)) == set(user.last_requests), text
+            named[category] += [r.facet for r in user.last_requests]
+    assert named["dress"].count("length") > 5 * named["dress"].count("graphic")
+    assert named["shirt"].count("graphic") > 5 * named["shirt"].count("length")
+    # no category (or one with too few captions): everyone's counts
+    assert named[None].count("length") > 0 and named[None].count("graphic") > 0
+
+
+def test_learned_users_say_a_change_of_pattern_as_people_compare_colourfulness() -> None:
+    user = AttributeDifferenceUser(seed=3, style="learned", max_facets=3)
+    solid, floral = {"pattern": "solid"}, {"pattern": "floral"}
+    asked = []
+    for _ in range(300):
+        text = user.describe(floral, solid, {})
+        assert set(read_caption(text)) == set(user.last_requests), text
+        asked += user.last_requests
+    assert Request("colorful", "more") in asked and Request("pattern", "is", "floral") in asked
+    assert Request("colorful", "less") not in asked
+    # two patterns of as many colours give no colourfulness comparative
+    for _ in range(100):
+        user.describe({"pattern": "striped"}, {"pattern": "polka dot"}, {})
+        assert all(r.facet != "colorful" for r in user.last_requests)
 
 
 def test_learned_chat_answers_name_the_value() -> None:
