@@ -56,7 +56,7 @@ def one_run(timeout: float) -> dict:
         outcome = "passed"
     return {"outcome": outcome, "code": code, "seconds": round(seconds, 1),
             "summary": summary[-1] if summary else "", "tail": output[-1500:]
-            if outcome != "passed" else ""}
+            if outcome != "passed" else "", "output": output if outcome != "passed" else ""}
 
 
 def main() -> int:
@@ -65,6 +65,9 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run")
     parser.add_argument("--json", type=Path, help="also write the runs to this JSON file")
     parser.add_argument("--no-write", action="store_true", help="print, do not touch the file")
+    parser.add_argument("--logs", type=Path, default=Path(tempfile.gettempdir()),
+                        help="where the whole output of a run that did not pass is kept "
+                             "(the thread dump of a crash is longer than the tail shown)")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     runs = []
@@ -74,7 +77,10 @@ def main() -> int:
         print(f"run {number}: {run['outcome']} (exit {run['code']}, {run['seconds']} s) "
               f"{run['summary']}", flush=True)
         if run["tail"]:
-            print(run["tail"], flush=True)
+            log = args.logs / f"gui-soak-run-{number}.log"
+            log.write_text(run.pop("output"), encoding="utf-8")
+            print(run["tail"], f"(whole output: {log})", flush=True)
+        run.pop("output", None)
     bad = [r for r in runs if r["outcome"] != "passed"]
     if args.json is not None:
         args.json.write_text(json.dumps({"runs": runs, "load_average": load}, indent=2) + "\n")
