@@ -54,7 +54,7 @@ class Project:
         self.url = url
         self.engine = "postgresql" if url else "sqlite"
         self._local = threading.local()
-        self._connections: list[Any] = []
+        self._connections: list[tuple[threading.Thread, Any]] = []  # (owner, connection)
         self._token = secrets.token_hex(8)  # tells this project's own NOTIFYs from others'
         self._listener: Any = None
         self._lock = threading.Lock()
@@ -160,7 +160,7 @@ class Project:
             self._listener.stop()
             self._listener = None
         with self._lock:
-            for db in self._connections:
+            for _owner, db in self._connections:
                 db.close()
             self._connections.clear()
         self._local = threading.local()
@@ -182,7 +182,7 @@ class Project:
         db = getattr(self._local, "db", None)
         if db is not None and self.url is not None and db.raw.broken:
             with self._lock:
-                self._connections.remove(db)
+                self._connections = [(t, d) for t, d in self._connections if d is not db]
             db.close()
             db = None
         if db is None:
@@ -193,8 +193,21 @@ class Project:
                 db = connect(self.path, self.read_only_reason, journal=self._journal)
             self._local.db = db
             with self._lock:
-                self._connections.append(db)
+                self._close_orphans()
+                self._connections.append((threading.current_thread(), db))
         return db
+
+    def _close_orphans(self) -> None:
+        """Close the connections of threads that ended (a finished job's worker, a server
+        request thread that was replaced): they would stay open until the project closes,
+        and on PostgreSQL every one holds a server connection."""
+        alive = []
+        for owner, db in self._connections:
+            if owner.is_alive():
+                alive.append((owner, db))
+            else:
+                db.close()
+        self._connections = alive
 
     @property
     def pg_db(self) -> pg_database.PgDatabase:
