@@ -9,6 +9,11 @@ napari's and labelme's lessons in one object (ARCHITECTURE.md, "Long work"):
   that applies it to the UI thread. A widget submits through a ``Scope`` tied to its
   lifetime: when the widget goes, its tokens are cancelled and its callbacks dropped.
 - **one thumbnail cache**, **the resolved device** and **one error reporter**.
+- **the team connection** (``team``): the studio as a client of a team server. Its HTTP
+  calls run on a lane of their own with one worker (``net``): the client's outbox is one
+  SQLite connection that must stay on one thread, edits must leave in the order they
+  were made, and a server that does not answer (a timeout of seconds) must never hold up
+  thumbnails or autosaves on the IO lane.
 - **ordered shutdown** (``shutdown``): cancel every token, wait for the lanes (bounded),
   flush autosaves, close the project, before any widget is destroyed.
 """
@@ -168,10 +173,14 @@ class Services(QObject):
         self.window_for_notices: Callable[[], Any] = lambda: None  # the shell sets it
         self.gpu = Lane("gpu", 1)
         self.io = Lane("io", IO_WORKERS)
+        self.net = Lane("net", 1)
         self.errors = ErrorReporter(log_dir, self.relay.post, self)
         self.runner = JobRunner(self)
         self.thumbnails = ThumbnailCache(self.io, self.relay.post, parent=self)
         self.flushing = Event()  # autosaves connect here; called at shutdown, project open
+        from widgets.team_connection import TeamConnection
+
+        self.team = TeamConnection(self)
         self._scopes: list[Scope] = []
         self.shut_down = False
 
@@ -211,8 +220,10 @@ class Services(QObject):
         stopped = self.gpu.wait(deadline - time.monotonic())
         stopped = self.io.wait(deadline - time.monotonic()) and stopped
         self.flushing.emit()
+        self.team.shutdown(max(1.0, deadline - time.monotonic()))  # after the writers' flush
         self.gpu.close()
         self.io.close()
+        self.net.close()
         self.workspace.close_project()
         self.errors.uninstall_hooks()
         if stopped:

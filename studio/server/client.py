@@ -131,3 +131,35 @@ class Client:
     def answer(self, uid: str) -> tuple[int, Any] | None:
         """The server's answer to an edit, once it came."""
         return outbox.answer_of(self._outbox, uid)
+
+    # -- for the desktop studio: any edit through the outbox, ratings, progress -----------
+
+    def send_edit(self, method: str, path: str, body: dict[str, Any], send: bool = True) -> str:
+        """Any edit the server applies once by ``edit_uid`` (scores, decisions), outbox
+        first like ``save_draft``; returns its uid."""
+        uid = secrets.token_hex(16)
+        outbox.add(self._outbox, self.base, uid, method, path, {**body, "edit_uid": uid})
+        if send:
+            with contextlib.suppress(Offline):
+                self.flush()
+        return uid
+
+    def next_rating(self, sample: str = "main") -> dict[str, Any] | None:
+        """The rater's next turn, blind (waiting scores are sent first)."""
+        self.flush()
+        item = self._ok("POST", "/v1/ratings/next", {"sample": sample})["item"]
+        return None if item is None else dict(item)
+
+    def save_scores(self, assignment_id: int, scores: dict[str, int | None],
+                    note: str | None = None, send: bool = True) -> str:
+        return self.send_edit("PUT", f"/v1/ratings/{int(assignment_id)}/scores",
+                              {"scores": scores, "note": note}, send)
+
+    def set_rating_status(self, assignment_id: int, status: str, note: str | None = None,
+                          send: bool = True) -> str:
+        return self.send_edit("POST", f"/v1/ratings/{int(assignment_id)}/status",
+                              {"status": status, "note": note}, send)
+
+    def progress(self) -> dict[str, Any]:
+        """The coordinator's live figures (``GET /v1/progress``)."""
+        return dict(self._ok("GET", "/v1/progress"))
