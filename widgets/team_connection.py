@@ -41,6 +41,7 @@ class TeamConnection(QObject):
     changed = Signal()  # online/offline, edits waiting, or who we are
     identity_changed = Signal()  # connected, disconnected, or the role became known
     back_online = Signal()  # the server answers again after it did not
+    leaving = Signal()  # about to disconnect: writers put what is typed in the outbox now
 
     def __init__(self, services: Services) -> None:
         super().__init__(services)
@@ -193,7 +194,10 @@ class TeamConnection(QObject):
         def work() -> tuple[Client, dict[str, Any] | None, str]:
             client = Client(url, token, timeout=CLIENT_TIMEOUT_S)
             try:
-                return client, client.whoami(), ""
+                who = client.whoami()
+                with contextlib.suppress(Offline):
+                    client.flush()  # what the last session left waiting goes out first
+                return client, who, ""
             except Offline as error:
                 if keep_offline:
                     return client, None, str(error)
@@ -245,6 +249,7 @@ class TeamConnection(QObject):
     def disconnect(self) -> None:
         """Stop using the server and forget the token; edits still waiting stay in the
         outbox (on disk) and go out the next time this server is connected."""
+        self.leaving.emit()
         self._drop_client()
         credentials.forget(self.services.workspace.settings)
         self.identity_changed.emit()

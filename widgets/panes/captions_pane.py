@@ -46,6 +46,9 @@ from widgets.project_signals import follow, follow_closing
 from widgets.rank_worker import RankWorker
 from widgets.services import Services
 from widgets.shortcuts import add_shortcuts
+from widgets.team_connection import ROLES_THAT_WRITE
+from widgets.team_pictures import TeamPictures
+from widgets.team_writer import TeamWriter
 
 PROGRESS_DELAY_MS = 500
 
@@ -71,6 +74,8 @@ class CaptionsPane(Pane):
             )
         )
         self._stack.addWidget(self._build())
+        self._stack.addWidget(self._build_team())
+        services.team.identity_changed.connect(self._team_changed)
         follow_closing(self, workspace, self._on_closing)
         follow(self, workspace, ("settings",), self._on_settings)
         follow(self, workspace, ("pairs", "captions", "people"), self._on_work_changed)
@@ -131,6 +136,38 @@ class CaptionsPane(Pane):
         add_shortcuts(content, ("Ctrl+Shift+W",), lambda: self.set_mode(0))
         add_shortcuts(content, ("Ctrl+Shift+R",), lambda: self.set_mode(1))
         return content
+
+    def _build_team(self) -> QWidget:
+        """Team mode: an annotator connected to a team server writes the server's pairs."""
+        page = QWidget()
+        team = self.services.team
+        self.team_label = QLabel()
+        self.team_pictures = TeamPictures(team)
+        self.team_writer = TeamWriter(team)
+        self.team_writer.item_changed.connect(self.team_pictures.show_item)
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.team_label)
+        layout.addWidget(self.team_pictures, 1)
+        layout.addWidget(self.team_writer)
+        return page
+
+    def team_mode(self) -> bool:
+        team = self.services.team
+        return team.connected and team.role in ROLES_THAT_WRITE
+
+    def _team_changed(self) -> None:
+        """Connected as an annotator: the pane writes for the server; otherwise as before."""
+        team = self.services.team
+        if self.team_mode():
+            self.team_label.setText(
+                f"Writing for the team server <b>{team.url}</b> as <b>{team.name}</b> — "
+                "pairs come from the team's queue (File → Connect to Team Server… to leave)"
+            )
+            self._stack.setCurrentIndex(2)
+            self.team_writer.start()
+            return
+        self.team_writer.stop()
+        self._stack.setCurrentIndex(0 if self.project is None else 1)
 
     def _build_ranks(self) -> None:
         """The live rank under the writer's editor; the stored rank beside the reviewer's."""
@@ -248,9 +285,9 @@ class CaptionsPane(Pane):
             self.writer.bind(None)
             self.reviewer.bind(None)
             self.writing = self.review = None
-            self._stack.setCurrentIndex(0)
+            self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
-        self._stack.setCurrentIndex(1)
+        self._stack.setCurrentIndex(2 if self.team_mode() else 1)
         self._start_sessions()
         self._preloaded = None
         if self.isVisible():
@@ -309,6 +346,8 @@ class CaptionsPane(Pane):
         self.refresh_progress()
 
     def focus_widget(self) -> QWidget | None:
+        if self.team_mode():
+            return self.team_writer.editor
         panel = self.panels.currentWidget()
         return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
 

@@ -1,0 +1,108 @@
+"""Writing captions for a team server from the desktop studio: pairs come from the
+server's queue, drafts and submissions go through the outbox, and a server that stops
+mid-session loses nothing: the person keeps typing, the status bar says how many edits
+wait, and when the server is back every edit arrives exactly once. Closing the window
+while offline keeps the edits for the next start."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from studio.settings import data_dir
+from studio.store import Project
+from tests.gui.team_server_fixtures import Server, make_project, tokens
+
+WAIT_MS = 30000
+
+
+def _outbox_uids() -> list[tuple[str, int | None]]:
+    uids: list[tuple[str, int | None]] = []
+    for box in (data_dir() / "outbox").glob("*.sqlite"):
+        with sqlite3.connect(box) as conn:
+            uids += conn.execute("SELECT uid, status FROM outbox ORDER BY seq").fetchall()
+    return uids
+
+
+def _server_state(url: str) -> tuple[list[str], list[tuple]]:
+    with Project.open(url) as project:
+        uids = [r[0] for r in project.db.execute("SELECT uid FROM server_edits ORDER BY uid")]
+        captions = project.db.execute(
+            "SELECT c.pair_id, a.name, c.status, c.text FROM captions c "
+            "JOIN people a ON a.id = c.author_id ORDER BY c.pair_id"
+        ).fetchall()
+    return uids, captions
+
+
+def _connect(qtbot, window, base: str, key: str) -> None:
+    team = window.services.team
+    team.connect_to(base, key)
+    qtbot.waitUntil(lambda: team.connected and team.role == "annotator", timeout=WAIT_MS)
+    window.show_pane(1)
+
+
+def _type(qtbot, writer, text: str) -> None:
+    qtbot.keyClicks(writer.editor, text)
+
+
+def _submit(qtbot, writer) -> None:
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_captions_written_in_team_mode_survive_a_server_stop(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    make_project(postgresql_url, tmp_path, n_pairs=3)
+    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
+    server = Server(postgresql_url).start()
+    try:
+        _connect(qtbot, window, server.base, key)
+        pane = window.panes[1]
+        writer = pane.team_writer
+        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+        assert pane.team_mode() and writer.editor.hasFocus()
+        assert writer.info.text().startswith(f"Pair {writer.item['pair_id']}")
+        # Without pictures on the server or a local copy, the boxes say why.
+        qtbot.waitUntil(lambda: "not available" in pane.team_pictures.reference.picture.text(),
+                        timeout=WAIT_MS)
+        first = writer.item["pair_id"]
+        _type(qtbot, writer, "is darker")
+        qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
+        _submit(qtbot, writer)
+        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
+                        timeout=WAIT_MS)
+        assert writer.state.text() == f"Pair {first}: caption submitted."
+        second = writer.item["pair_id"]
+        _type(qtbot, writer, "is longer")
+        qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
+
+        server.stop()  # the network drops mid-session; the person keeps typing
+        _type(qtbot, writer, " with")
+        qtbot.waitUntil(lambda: window.team_status.text().startswith("offline — "),
+                        timeout=WAIT_MS)
+        _type(qtbot, writer, " buttons")
+        qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
+                        timeout=WAIT_MS)
+        assert writer.editor.isEnabled() and writer.item["pair_id"] == second
+        _submit(qtbot, writer)
+        qtbot.waitUntil(lambda: "waits on this computer" in writer.state.text(),
+                        timeout=WAIT_MS)
+        waiting = window.services.team.waiting
+        assert waiting >= 2
+        assert window.team_status.text() == f"offline — {waiting} edits waiting"
+
+        server.start()  # back: everything waiting goes out, and the next pair comes
+        qtbot.waitUntil(lambda: window.team_status.text() == "online as ana (annotator)",
+                        timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] not in
+                        (first, second), timeout=WAIT_MS)
+    finally:
+        server.stop()
+    sent = _outbox_uids()
+    assert sent and all(status == 200 for _uid, status in sent)
+    applied, captions = _server_state(postgresql_url)
+    assert sorted(uid for uid, _status in sent) == applied  # every edit, each once
+    assert sorted(captions) == sorted([(first, "ana", "submitted", "is darker"),
+                                       (second, "ana", "submitted", "is longer with buttons")])
