@@ -106,3 +106,83 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
     assert sorted(uid for uid, _status in sent) == applied  # every edit, each once
     assert sorted(captions) == sorted([(first, "ana", "submitted", "is darker"),
                                        (second, "ana", "submitted", "is longer with buttons")])
+
+
+def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    from studio.workspace import Workspace
+    from widgets.main_window import MainWindow
+    from widgets.services import Services
+
+    make_project(postgresql_url, tmp_path, n_pairs=2)
+    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
+    server = Server(postgresql_url).start()
+    try:
+        _connect(qtbot, window, server.base, key)
+        writer = window.panes[1].team_writer
+        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+        pair = writer.item["pair_id"]
+        server.stop()
+        _type(qtbot, writer, "has a round collar")  # typed offline, closed before a pause
+        window.close()  # the flush at shutdown puts the text in the outbox
+        assert [status for _uid, status in _outbox_uids()] == [None]
+        assert _server_state(postgresql_url)[0] == []
+
+        server.start()
+        again = Services(Workspace())
+        second = MainWindow(again)  # connects to the saved server and sends what waits
+        qtbot.addWidget(second, before_close_func=lambda _w: again.shutdown())
+        try:
+            qtbot.waitUntil(lambda: second.team_status.text() == "online as ana (annotator)",
+                            timeout=WAIT_MS)
+            second_writer = second.panes[1].team_writer
+            second.show_pane(1)
+            qtbot.waitUntil(lambda: second_writer.item is not None, timeout=WAIT_MS)
+            # the pair held before the close comes back, with the text typed offline
+            assert second_writer.item["pair_id"] == pair
+            assert second_writer.editor.text() == "has a round collar"
+        finally:
+            again.shutdown()
+    finally:
+        server.stop()
+    assert [status for _uid, status in _outbox_uids()] == [200]
+    applied, captions = _server_state(postgresql_url)
+    assert len(applied) == 1
+    assert captions == [(pair, "ana", "draft", "has a round collar")]
+
+
+def test_a_full_quota_is_said_in_one_line_and_the_next_pair_comes(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    """Two people wrote the pair while this one held it past the lease: the server refuses
+    the submission; the writer says so and hands the next pair."""
+    make_project(postgresql_url, tmp_path, n_pairs=3, per_pair=1)
+    keys = tokens(postgresql_url, {"ana": "annotator", "bo": "annotator"})
+    server = Server(postgresql_url, lease_seconds=1).start()
+    try:
+        _connect(qtbot, window, server.base, keys["ana"])
+        writer = window.panes[1].team_writer
+        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+        pair = writer.item["pair_id"]
+        writer._renew.stop()  # ana leaves the pair open long enough for the lease to end
+        qtbot.wait(1500)
+        from studio.server.client import Client
+
+        bo = Client(server.base, keys["bo"], tmp_path / "bo.sqlite")
+        try:
+            taken = bo.next_item()
+            assert taken is not None and taken["pair_id"] == pair
+            bo.submit(pair, "is blue")
+            assert bo.waiting() == 0
+        finally:
+            bo.close()
+        _type(qtbot, writer, "is red")
+        _submit(qtbot, writer)
+        qtbot.waitUntil(lambda: "did not take this caption" in writer.state.text(),
+                        timeout=WAIT_MS)
+        assert writer.state.text().startswith(f"Pair {pair}: the server did not take")
+        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != pair,
+                        timeout=WAIT_MS)
+    finally:
+        server.stop()
