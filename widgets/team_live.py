@@ -46,6 +46,7 @@ class TeamLive(QGroupBox):
         return self.connection.connected and self.connection.role == "coordinator"
 
     def _follow(self) -> None:
+        self._asking = False  # an answer meant for the last connection never comes
         self.setVisible(self.watching())
         if self.watching():
             self._timer.start()

@@ -126,7 +126,13 @@ class TeamRatingView(QWidget):
         if self.item is None and self.isVisible():
             self.start()
 
+    def restart(self) -> None:
+        self._asking = False
+        self.item = None
+        self.start()
+
     def stop(self) -> None:
+        self._asking = False
         self.item = None
         self.form.setEnabled(False)
 

@@ -91,6 +91,12 @@ class TeamWriter(CaptionForm):
 
     # -- the item ----------------------------------------------------------------------
 
+    def restart(self) -> None:
+        """Another connection (or person): what was asked of the last one is forgotten."""
+        self._asking = False
+        self.item = None
+        self.start()
+
     def start(self) -> None:
         """Ask for the pair held, or the next one (waiting edits are sent first)."""
         if self._asking or not self.connection.connected:
@@ -145,6 +151,7 @@ class TeamWriter(CaptionForm):
         """Disconnected: nothing held any more (the draft is already in the outbox)."""
         self.flush()
         self._renew.stop()
+        self._asking = False
         self.item = None
         self.editor.clear()
         self.editor.setEnabled(False)
@@ -245,7 +252,14 @@ class TeamWriter(CaptionForm):
         self.connection.run(_submit_and_answer, int(item["pair_id"]), text,
                             self.connection.online,
                             done=lambda answer: self._answered(item, answer),
-                            failed=self._failed, owner=self)
+                            failed=self._submit_failed, owner=self)
+
+    def _submit_failed(self, error: BaseException) -> None:
+        """The outbox itself failed (a full disk): the text stays, nothing is lost."""
+        self.state.setText(f"Could not keep the submission: {error}. Your text is still here.")
+        self.start()  # the pair is still held: the server hands it back with the draft
+        if not isinstance(error, StudioError):
+            raise error
 
     def _answered(self, item: dict[str, Any], answer: tuple[int, Any] | None) -> None:
         pair = item["pair_id"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import json
 import secrets
 import urllib.error
@@ -69,7 +70,8 @@ class Client:
             if error.code >= 500:
                 raise Offline(f"The server failed ({error.code}); your edits wait.") from None
             return error.code, payload
-        except (urllib.error.URLError, OSError, ValueError) as error:
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
+            # HTTPException: the server went away in the middle of its answer
             raise Offline(f"The server does not answer ({error}); your edits wait.") from None
 
     def _ok(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:

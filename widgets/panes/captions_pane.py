@@ -164,7 +164,7 @@ class CaptionsPane(Pane):
                 "pairs come from the team's queue (File → Connect to Team Server… to leave)"
             )
             self._stack.setCurrentIndex(2)
-            self.team_writer.start()
+            self.team_writer.restart()
             return
         self.team_writer.stop()
         self._stack.setCurrentIndex(0 if self.project is None else 1)

@@ -55,7 +55,7 @@ class QualityPane(Pane):
     def _team_changed(self) -> None:
         if self.team_mode():
             self._stack.setCurrentIndex(2)
-            self.team_rating.start()
+            self.team_rating.restart()
             return
         self.team_rating.stop()
         self._stack.setCurrentIndex(0 if self.workspace.project is None else 1)
