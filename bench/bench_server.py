@@ -1,8 +1,12 @@
-"""Team server under a crowd: simulated annotators (processes) against ``--workers 2``,
+"""Team server under a crowd: simulated people (processes) against ``--workers 2``,
 one worker killed with SIGKILL midway.
 
-    python bench/bench_server.py [--annotators 50] [--minutes 2] [--pace 1.0]
-                                 [--project postgresql://…] [--json FILE]
+    python bench/bench_server.py [--annotators 50] [--reviewers 6] [--raters 6]
+                                 [--minutes 2] [--pace 1.0] [--project postgresql://…]
+                                 [--json FILE]
+
+``--annotators`` is the number of people in all; ``--reviewers`` and ``--raters`` of them
+review captions and rate turns, the rest write captions.
 
 Starts its own PostgreSQL (the ``pgserver`` wheel) and a project of mined demo pairs
 (quota 2 per pair from different people) unless given ``--project``, then
@@ -13,10 +17,14 @@ until the queue is empty or the time is up; then it sends whatever still waits. 
 one worker process is killed with SIGKILL (uvicorn starts a new one). Afterwards the
 database is checked: captions beyond a pair's quota or twice from one person (quota
 violations), acknowledged edits missing (lost), one person's caption stored twice on one
-pair (duplicates). Only captions are exercised (not reviews or ratings). Writes the
-``server`` section of BENCHMARKS.md and, with ``--json``, the figures
-(``requests_per_s``, ``p95_ms`` per endpoint, ``lost``, ``duplicates``,
-``quota_violations``).
+pair (duplicates). Reviewers take the next submitted caption (never their own), read
+it and accept, accept with an edit or reject it; raters take their next blind item, look
+at its pictures (``GET /v1/images``, cached on disk) and score it. Checked as well:
+captions reviewed by their author (``self_reviews``), a turn rated twice by one rater
+(counted in ``duplicates``) and acknowledged review and rating edits missing (in
+``lost``, and per kind in ``lost_by_kind``). Writes the ``server`` section of
+BENCHMARKS.md and, with ``--json``, the figures (``requests_per_s``, ``p95_ms`` per
+endpoint, ``lost``, ``duplicates``, ``quota_violations``, ``self_reviews``).
 """
 
 from __future__ import annotations
@@ -39,68 +47,134 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "pg_site"))
 
-ANNOTATE = "import sys, bench.bench_server as b; b.annotate(*sys.argv[1:])"
+PERSON = "import sys, bench.bench_server as b; b.person(*sys.argv[1:])"
+WORDS = ["is darker", "has longer sleeves", "is plain", "has a collar"]
+FULL = ("accuracy", "historical_awareness", "granularity", "consistency", "coverage")
 
 
-def annotate(base: str, token: str, outbox: str, deadline: str, pace: str, out: str) -> None:
-    """One simulated person (runs in its own process)."""
-    from studio.server.client import Client, Offline
+def _timed_client(base: str, token: str, outbox: Path, timings: dict[str, list[float]]) -> Any:
+    """The ordinary client, timing every request by endpoint."""
+    from studio.server.client import Client
 
-    timings: dict[str, list[float]] = {}
+    def note(key: str, start: float) -> None:
+        timings.setdefault(key, []).append((time.perf_counter() - start) * 1000)
 
     class Timed(Client):
         def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-            key = f"{method} {re.sub(r'/[0-9]+', '/{id}', path)}"
             start = time.perf_counter()
             try:
                 return super().call(method, path, body)
             finally:
-                timings.setdefault(key, []).append((time.perf_counter() - start) * 1000)
+                note(f"{method} {re.sub(r'/[0-9]+', '/{id}', path)}", start)
 
-    rng = random.Random(token)
-    client = Timed(base, token, Path(outbox), timeout=10)
-    end, scale = float(deadline), float(pace)
-    uids: list[str] = []
-    done = offline = idle = 0
-    reasons: dict[str, int] = {}
-    while time.time() < end:
+        def picture(self, image_id: str, size: int | None = None) -> bytes:
+            start = time.perf_counter()
+            try:
+                return super().picture(image_id, size)
+            finally:
+                note("GET /v1/images/{id}", start)
+
+    return Timed(base, token, outbox, timeout=10, picture_cache=outbox.with_suffix(".pictures"))
+
+
+def person(role: str, base: str, token: str, outbox: str, deadline: str, pace: str,
+           out: str) -> None:
+    """One simulated person of ``role`` (runs in its own process)."""
+    from studio.server.client import Offline
+
+    timings: dict[str, list[float]] = {}
+    client = _timed_client(base, token, Path(outbox), timings)
+    state = {"rng": random.Random(token), "end": float(deadline), "scale": float(pace),
+             "uids": {}, "done": 0, "offline": 0, "reasons": {}}
+    work = {"annotator": _annotate, "reviewer": _review, "rater": _rate}[role]
+    idle = 0
+    while time.time() < state["end"]:
         try:
-            item = client.next_item()
+            did = work(client, state)
         except Offline as error:
-            offline += 1
-            reasons[str(error)[:50]] = reasons.get(str(error)[:50], 0) + 1
+            state["offline"] += 1
+            reason = str(error)[:50]
+            state["reasons"][reason] = state["reasons"].get(reason, 0) + 1
             time.sleep(0.2)
             continue
-        if item is None:  # nothing free now; others may still release or finish theirs
-            idle += 1
-            if idle > 5:
-                break
-            time.sleep(1.0)
+        if did:
+            idle = 0
             continue
-        idle = 0
-        pair = item["pair_id"]
-        words = ["is darker", "has longer sleeves", "is plain", "has a collar"]
-        text = rng.choice(words)
-        for _ in range(rng.randint(1, 2)):
-            time.sleep(rng.uniform(0.3, 1.0) * scale)  # typing
-            text += " and " + rng.choice(words)
-            uids.append(client.save_draft(pair, text))
-        time.sleep(rng.uniform(0.2, 0.6) * scale)
-        uids.append(client.submit(pair, text))
-        done += 1
+        idle += 1  # nothing free now; others may still release, finish or submit
+        if role == "annotator" and idle > 5 or role == "rater":
+            break
+        time.sleep(1.0)
     flush_until = time.time() + 60
     while client.waiting() and time.time() < flush_until:
         try:
             client.flush()
         except Offline:
-            offline += 1
+            state["offline"] += 1
             time.sleep(0.3)
+    uids: dict[str, str] = state["uids"]
     answers = {uid: client.answer(uid) for uid in uids}
     Path(out).write_text(json.dumps({
-        "timings": timings, "items": done, "offline": offline, "reasons": reasons, "waiting": client.waiting(),
+        "role": role, "timings": timings, "items": state["done"], "offline": state["offline"],
+        "reasons": state["reasons"], "waiting": client.waiting(), "kinds": uids,
         "answers": {uid: (a[0] if a else None) for uid, a in answers.items()},
     }))
     client.close()
+
+
+def _pause(state: dict[str, Any], low: float, high: float) -> None:
+    time.sleep(state["rng"].uniform(low, high) * state["scale"])
+
+
+def _annotate(client: Any, state: dict[str, Any]) -> bool:
+    item = client.next_item()
+    if item is None:
+        return False
+    rng, pair, uids = state["rng"], item["pair_id"], state["uids"]
+    for image in (item["reference_id"], item["target_id"]):
+        client.picture(image, 256)
+    text = rng.choice(WORDS)
+    for _ in range(rng.randint(1, 2)):
+        _pause(state, 0.3, 1.0)  # typing
+        text += " and " + rng.choice(WORDS)
+        uids[client.save_draft(pair, text)] = "draft"
+    _pause(state, 0.2, 0.6)
+    uids[client.submit(pair, text)] = "submit"
+    state["done"] += 1
+    return True
+
+
+def _review(client: Any, state: dict[str, Any]) -> bool:
+    item = client.next_review()
+    if item is None:
+        return False
+    rng = state["rng"]
+    client.picture(item["target_id"], 256)
+    _pause(state, 0.5, 1.5)  # reading the caption against the pictures
+    roll = rng.random()
+    if roll < 0.6:
+        uid = client.decide(item["caption_id"], "accept")
+    elif roll < 0.8:
+        uid = client.decide(item["caption_id"], "accept", text=item["text"] + " overall")
+    else:
+        uid = client.decide(item["caption_id"], "reject", reason="does not name the change")
+    state["uids"][uid] = "review"
+    state["done"] += 1
+    return True
+
+
+def _rate(client: Any, state: dict[str, Any]) -> bool:
+    item = client.next_rating()
+    if item is None:
+        return False
+    rng = state["rng"]
+    for turn in [*item["history"], item["turn"]]:
+        client.picture(turn["target_id"], 256)
+    _pause(state, 0.5, 1.5)
+    scores = {key: rng.randint(1, 5) for key in FULL}
+    state["uids"][client.save_scores(item["assignment_id"], scores)] = "rating"
+    state["uids"][client.set_rating_status(item["assignment_id"], "done")] = "rating"
+    state["done"] += 1
+    return True
 
 
 def _children(pid: int) -> list[int]:
@@ -149,15 +223,32 @@ def check(url: str, per_pair: int) -> dict[str, Any]:
             "SELECT count(*) FROM (SELECT pair_id, author_id FROM captions "
             "WHERE status != 'rejected' GROUP BY pair_id, author_id HAVING count(*) > 1) t"
         ).fetchone()[0]
+        self_reviews = db.execute(
+            "SELECT count(*) FROM captions WHERE reviewer_id = author_id"
+        ).fetchone()[0]
+        rated_twice = db.execute(
+            "SELECT count(*) FROM (SELECT transaction_id, turn_index, rater_id "
+            "FROM rating_assignments GROUP BY transaction_id, turn_index, rater_id "
+            "HAVING count(*) > 1) t"
+        ).fetchone()[0]
+        reviewed = db.execute(
+            "SELECT count(*) FROM captions WHERE status IN ('accepted', 'rejected')"
+        ).fetchone()[0]
+        rated = db.execute(
+            "SELECT count(*) FROM rating_assignments WHERE status = 'done'"
+        ).fetchone()[0]
         applied = {row[0] for row in db.execute("SELECT uid FROM server_edits")}
         live = db.execute(
             "SELECT count(*) FROM captions WHERE status IN ('submitted', 'accepted')"
         ).fetchone()[0]
     return {"over_quota": int(over), "twice": int(twice), "duplicated": int(duplicated),
-            "applied": applied, "live": int(live)}
+            "applied": applied, "live": int(live), "self_reviews": int(self_reviews),
+            "rated_twice": int(rated_twice), "reviewed": int(reviewed), "rated": int(rated)}
 
 
-def build(url: str, work: Path, pairs: int) -> None:
+def build(url: str, work: Path, pairs: int, raters: list[str]) -> None:
+    """Demo pairs to caption (quota 2) and, for the raters, a blind sample of the turns of
+    four-image transactions, each turn to two raters."""
     from studio.captions.records import CaptionPolicy
     from studio.captions.store import save_policy
     from studio.demo.project import create_demo_project
@@ -169,15 +260,38 @@ def build(url: str, work: Path, pairs: int) -> None:
     with Project.open(work / "lite") as project:
         save_policy(project, CaptionPolicy(2, True), "lead")
         mine_pairs(project, "tfidf", pairs, actor="lead")
+        if raters:
+            _transactions(project, raters)
     copy_project(work / "lite", url)
+
+
+def _transactions(project: Any, raters: list[str]) -> None:
+    from studio.quality.sampling import SampleOptions, create_sample
+    from studio.transactions.records import Transaction, sequential_turns
+    from studio.transactions.store import save_transactions
+
+    by_category: dict[str, list[str]] = {}
+    for image in project.iter_images():
+        by_category.setdefault(image.category, []).append(image.id)
+    chains = [
+        Transaction("BenchSet", f"{category}-{n}", tuple(ids[n:n + 4]),
+                    sequential_turns(["is red", "is longer", "has a v-neck"]))
+        for category, ids in sorted(by_category.items()) for n in range(0, len(ids) - 3, 4)
+    ]
+    save_transactions(project, chains, "lead")
+    create_sample(project, SampleOptions(raters=tuple(raters), share=1.0,
+                                         per_item=min(2, len(raters))), "lead")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--annotators", type=int, default=50)
+    parser.add_argument("--annotators", type=int, default=50,
+                        help="people in all (reviewers and raters included)")
+    parser.add_argument("--reviewers", type=int, default=6)
+    parser.add_argument("--raters", type=int, default=6)
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--pace", type=float, default=1.0, help="scale of the human pauses")
-    parser.add_argument("--pairs", type=int, default=200)
+    parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--project", help="an existing PostgreSQL project (else one is made)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="keep the server's log here")
@@ -196,15 +310,26 @@ def main() -> int:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:
         url = args.project
+        url_made = ""
         if url is None:
             import cir_pg_engine
 
             pg = cir_pg_engine.start_server(work / "pg")
-            url = cir_pg_engine.new_database(pg.get_uri())
-            build(url, work, args.pairs)
-        people = [f"annotator-{n:02d}" for n in range(args.annotators)]
+            url_made = cir_pg_engine.new_database(pg.get_uri())
+        writers = args.annotators - args.reviewers - args.raters
+        if writers < 1:
+            parser.error("--annotators counts everyone: leave room for at least one writer")
+        roles = {**{f"annotator-{n:02d}": "annotator" for n in range(writers)},
+                 **{f"reviewer-{n:02d}": "reviewer" for n in range(args.reviewers)},
+                 **{f"rater-{n:02d}": "rater" for n in range(args.raters)}}
+        people = list(roles)
+        raters = [name for name, role in roles.items() if role == "rater"]
+        if url is None:
+            build(url_made, work, args.pairs, raters)
+            url = url_made
         with Project.open(url) as project:
-            keys = {name: add_token(project, name, "annotator", "bench") for name in people}
+            keys = {name: add_token(project, name, role, "bench")
+                    for name, role in roles.items()}
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
@@ -226,8 +351,9 @@ def main() -> int:
         deadline = started + args.minutes * 60
         procs = [
             subprocess.Popen(
-                [sys.executable, "-c", ANNOTATE, base, keys[name], str(work / f"{name}.outbox"),
-                 str(deadline), str(args.pace), str(work / f"{name}.json")], env=env)
+                [sys.executable, "-c", PERSON, roles[name], base, keys[name],
+                 str(work / f"{name}.outbox"), str(deadline), str(args.pace),
+                 str(work / f"{name}.json")], env=env)
             for name in people
         ]
         time.sleep(args.minutes * 30)
@@ -262,21 +388,39 @@ def main() -> int:
         for key, values in result["timings"].items():
             timings.setdefault(key, []).extend(values)
     acknowledged = {uid for r in results for uid, status in r["answers"].items() if status}
-    lost = len(acknowledged - found["applied"]) + sum(r["waiting"] for r in results)
+    missing = acknowledged - found["applied"]
+    lost = len(missing) + sum(r["waiting"] for r in results)
     lost += args.annotators - len(results)  # a process that died without a report
+    kinds = {uid: kind for r in results for uid, kind in r.get("kinds", {}).items()}
+    lost_by_kind: dict[str, int] = {}
+    for uid in missing:
+        lost_by_kind[kinds.get(uid, "?")] = lost_by_kind.get(kinds.get(uid, "?"), 0) + 1
+    for r in results:
+        unanswered = [uid for uid, status in r["answers"].items() if not status]
+        for uid in unanswered:
+            lost_by_kind[kinds.get(uid, "?")] = lost_by_kind.get(kinds.get(uid, "?"), 0) + 1
+    by_role = {role: sum(r["items"] for r in results if r.get("role") == role)
+               for role in ("annotator", "reviewer", "rater")}
     requests = sum(len(v) for v in timings.values())
     figures = {
-        "annotators": args.annotators, "minutes": args.minutes, "workers": 2,
+        "annotators": args.annotators, "people": {
+            "annotator": args.annotators - args.reviewers - args.raters,
+            "reviewer": args.reviewers, "rater": args.raters},
+        "minutes": args.minutes, "workers": 2,
         "killed_worker": killed is not None, "seconds": round(elapsed, 1),
         "requests": requests, "requests_per_s": round(requests / elapsed, 1),
         "p50_ms": {k: round(_percentile(v, 0.5), 1) for k, v in sorted(timings.items())},
         "p95_ms": {k: round(_percentile(v, 0.95), 1) for k, v in sorted(timings.items())},
-        "submits_sent": sum(r["items"] for r in results), "items_done": found["live"],
+        "submits_sent": by_role["annotator"], "items_done": found["live"],
+        "reviews_sent": by_role["reviewer"], "captions_reviewed": found["reviewed"],
+        "ratings_sent": by_role["rater"], "turns_rated": found["rated"],
         "answers": _statuses(results),
         "offline_retries": sum(r["offline"] for r in results),
         "offline_reasons": _merged([r.get("reasons", {}) for r in results]),
         "quota_violations": found["over_quota"] + found["twice"],
-        "lost": lost, "duplicates": found["duplicated"],
+        "lost": lost, "lost_by_kind": lost_by_kind,
+        "duplicates": found["duplicated"] + found["rated_twice"],
+        "self_reviews": found["self_reviews"],
     }
     print(json.dumps(figures, indent=1))
     if args.json:
@@ -285,26 +429,32 @@ def main() -> int:
         rows = [[key, len(timings[key]), figures["p50_ms"][key], figures["p95_ms"][key]]
                 for key in sorted(timings)]
         body = (
-            f"{args.annotators} annotator processes for {args.minutes} min (pace "
+            f"{args.annotators} people as processes ({figures['people']['annotator']} "
+            f"annotators, {args.reviewers} reviewers, {args.raters} raters) for "
+            f"{args.minutes} min (pace "
             f"{args.pace}), `cir-studio server start --workers 2`, one worker killed with "
             f"SIGKILL halfway ({'done' if killed else 'no worker found'}); PostgreSQL 16 "
             "(pgserver wheel) and every process on this one machine.\n\n"
             f"Requests: {requests} in {elapsed:.0f} s = **{figures['requests_per_s']} "
-            f"requests/s**; captions submitted: {figures['items_done']}; edit answers by "
+            f"requests/s**; captions submitted: {figures['items_done']}; captions "
+            f"reviewed: {figures['captions_reviewed']}; turns rated: "
+            f"{figures['turns_rated']}; edit answers by "
             f"status: {figures['answers']}; retries while "
             f"a worker was down: {figures['offline_retries']}; quota violations: "
             f"**{figures['quota_violations']}**; lost edits: **{lost}**; duplicate "
-            f"captions: **{figures['duplicates']}**.\n\n"
+            f"captions or ratings: **{figures['duplicates']}**; captions reviewed by their "
+            f"author: **{figures['self_reviews']}**.\n\n"
             + markdown_table(["endpoint", "requests", "p50 ms", "p95 ms"], rows)
             + f"\n\nRun: `python bench/bench_server.py --annotators {args.annotators} "
+            f"--reviewers {args.reviewers} --raters {args.raters} "
             f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs}`. p95 includes "
             "the waits for the project's write lock on 2 cores shared with the 50 clients "
             "and the database."
         )
-        write_section("server", "Team server: annotators at once, a worker killed "
-                      "(bench/bench_server.py)", body)
-    return 0 if figures["lost"] == figures["duplicates"] == figures["quota_violations"] == 0 \
-        else 1
+        write_section("server", "Team server: annotators, reviewers and raters at once, "
+                      "a worker killed (bench/bench_server.py)", body)
+    return 0 if figures["lost"] == figures["duplicates"] == figures["quota_violations"] \
+        == figures["self_reviews"] == 0 else 1
 
 
 if __name__ == "__main__":

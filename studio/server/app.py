@@ -23,7 +23,7 @@ from typing import Any
 
 from studio.captions.records import MAX_CAPTION_CHARS
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, StudioError
-from studio.server import auth, edits, tokens
+from studio.server import attribute_queue, auth, edits, pictures, reviews, tokens
 from studio.server import queue as caption_queue
 from studio.server import ratings as rating_server
 from studio.server.errors import ApiError
@@ -184,6 +184,67 @@ def _rating_status(project: Project, who: tokens.Identity, body: dict, params: d
     return rating_server.set_status(project, who, params["assignment_id"], uid, status, note)
 
 
+def _review_next(config: ServerConfig) -> Handler:
+    def handler(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+        return 200, {"item": reviews.take_next(project, who, config.lease_seconds)}
+
+    return handler
+
+
+def _review_decision(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    uid = uid_field(body)
+    decision = body.get("decision")
+    if decision not in ("accept", "reject"):
+        raise ApiError(422, "'decision' must be accept or reject.")
+    reason = "" if body.get("reason") is None else text_field(body, "reason", 500)
+    text = None if body.get("text") is None else text_field(body, "text")
+    return reviews.decide(project, who, params["caption_id"], uid, decision, reason, text)
+
+
+def _attributes_next(config: ServerConfig) -> Handler:
+    def handler(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+        return 200, {"item": attribute_queue.take_next(project, who, config.lease_seconds)}
+
+    return handler
+
+
+MAX_DECISIONS = 500
+
+
+def decisions_field(body: dict[str, Any]) -> list[tuple[str, str]]:
+    value = body.get("decisions")
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_DECISIONS:
+        raise ApiError(422, f"'decisions' must be a list of 1 to {MAX_DECISIONS} objects "
+                            "{attribute, status}.")
+    out: dict[str, str] = {}
+    for number, entry in enumerate(value, 1):
+        if not isinstance(entry, dict):
+            raise ApiError(422, f"Decision {number} must be an object {{attribute, status}}.")
+        name = " ".join(text_field(entry, "attribute", 60).split())
+        if not name:
+            raise ApiError(422, f"Decision {number}: 'attribute' is empty.")
+        if entry.get("value") is not None:
+            raise ApiError(422, f"Decision {number}: attributes are words without values; "
+                                "leave 'value' out or null.")
+        status = entry.get("status")
+        if status not in attribute_queue.DECISIONS:
+            raise ApiError(422, f"Decision {number}: 'status' must be accepted or rejected.")
+        out[name] = status  # the last decision on one attribute wins, as typed
+    return list(out.items())
+
+
+def _attributes_decide(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    pictures.check_id(params["image_id"])
+    uid, decisions = uid_field(body), decisions_field(body)
+    return attribute_queue.decide(project, who, params["image_id"], uid, decisions)
+
+
+def _picture(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    size = pictures.check_size(params.get("size"))
+    picture = pictures.serve(project, who, params["image_id"], size, params.get("if_none_match"))
+    return picture.status, picture
+
+
 def _progress(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
     import time
 
@@ -225,13 +286,13 @@ def create_app(config: ServerConfig) -> Any:
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     state = _State(config)
 
     def endpoint(group: str, handler: Handler) -> Callable[[Request], Any]:
-        async def run(request: Request) -> JSONResponse:
+        async def run(request: Request) -> Response:
             client = request.client.host if request.client else "?"
             try:
                 body = (
@@ -239,7 +300,8 @@ def create_app(config: ServerConfig) -> Any:
                     if request.method in ("POST", "PUT")
                     else {}
                 )
-                params = dict(request.path_params)
+                params = {**request.query_params, **request.path_params,
+                          "if_none_match": request.headers.get("if-none-match")}
                 header = request.headers.get("authorization", "")
 
                 def work() -> tuple[int, Any]:
@@ -263,6 +325,10 @@ def create_app(config: ServerConfig) -> Any:
                 raise  # the database is unreachable: a 500, logged
             except StudioError as error:  # a rule of the store refused (another rater's item …)
                 return JSONResponse({"error": str(error)}, status_code=409)
+            if isinstance(payload, pictures.Picture):
+                headers = {"ETag": payload.etag, "Cache-Control": pictures.CACHE_CONTROL}
+                return Response(payload.body, status_code=payload.status, headers=headers,
+                                media_type=payload.media_type or None)
             return JSONResponse(payload, status_code=status)
 
         return run
@@ -289,9 +355,17 @@ def create_app(config: ServerConfig) -> Any:
         Route("/v1/captions/{pair_id:int}/draft", endpoint("captions", _draft), methods=["PUT"]),
         Route("/v1/captions/{pair_id:int}/submit", endpoint("captions", _submit),
               methods=["POST"]),
-        Route("/v1/leases/{lease_id:int}/renew", endpoint("captions", _renew(config)),
+        Route("/v1/leases/{lease_id:int}/renew", endpoint("leases", _renew(config)),
               methods=["POST"]),
-        Route("/v1/leases/{lease_id:int}", endpoint("captions", _release), methods=["DELETE"]),
+        Route("/v1/leases/{lease_id:int}", endpoint("leases", _release), methods=["DELETE"]),
+        Route("/v1/reviews/next", endpoint("reviews", _review_next(config)), methods=["POST"]),
+        Route("/v1/reviews/{caption_id:int}/decision", endpoint("reviews", _review_decision),
+              methods=["POST"]),
+        Route("/v1/attributes/next", endpoint("attributes", _attributes_next(config)),
+              methods=["POST"]),
+        Route("/v1/attributes/{image_id}/decisions", endpoint("attributes", _attributes_decide),
+              methods=["POST"]),
+        Route("/v1/images/{image_id}", endpoint("images", _picture), methods=["GET"]),
         Route("/v1/ratings/next", endpoint("ratings", _rating_next), methods=["POST"]),
         Route("/v1/ratings/{assignment_id:int}/scores", endpoint("ratings", _rating_scores),
               methods=["PUT"]),

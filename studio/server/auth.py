@@ -19,6 +19,10 @@ from studio.server.tokens import Identity
 # Which roles may call which group of endpoints.
 PERMISSIONS: dict[str, frozenset[str]] = {
     "captions": frozenset({"annotator", "reviewer", "coordinator"}),
+    "leases": frozenset({"annotator", "reviewer", "coordinator"}),
+    "reviews": frozenset({"reviewer", "coordinator"}),
+    "attributes": frozenset({"annotator", "coordinator"}),
+    "images": frozenset({"annotator", "reviewer", "rater", "coordinator"}),
     "ratings": frozenset({"rater"}),
     "progress": frozenset({"coordinator"}),
     "whoami": frozenset({"annotator", "reviewer", "rater", "coordinator"}),

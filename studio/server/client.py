@@ -18,7 +18,9 @@ import hashlib
 import http.client
 import json
 import secrets
+import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ class Offline(StudioError):
 
 class Client:
     def __init__(self, base_url: str, token: str, outbox_path: Path | None = None,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, picture_cache: Path | None = None) -> None:
         self.base = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
@@ -46,10 +48,18 @@ class Client:
             key = hashlib.sha256(self.base.encode()).hexdigest()[:16]
             outbox_path = data_dir() / "outbox" / f"{key}.sqlite"
         self.outbox_path = outbox_path
+        # Pictures: one file per (server, image, size) and its ETag, under the data folder.
+        self.picture_cache = picture_cache or data_dir() / "pictures"
         self._outbox: outbox.Outbox = outbox.open_outbox(outbox_path)
+        # The client may be used from several threads (the studio's UI saves, its IO lane
+        # sends): ``_box`` guards each outbox statement, ``_sending`` one flush at a time,
+        # so saving an edit never waits for the network.
+        self._box = threading.Lock()
+        self._sending = threading.Lock()
 
     def close(self) -> None:
-        self._outbox.close()
+        with self._box:
+            self._outbox.close()
 
     # -- the wire ---------------------------------------------------------------------
 
@@ -107,61 +117,167 @@ class Client:
         return self._edit("POST", f"/v1/captions/{int(pair_id)}/submit", text, send)
 
     def _edit(self, method: str, path: str, text: str, send: bool) -> str:
+        return self.send_edit(method, path, {"text": text}, send)
+
+    def send_edit(self, method: str, path: str, body: dict[str, Any], send: bool = True) -> str:
+        """Any edit the server applies once by ``edit_uid`` (drafts, decisions, scores):
+        kept in the outbox under a fresh uid first, then what waits is sent; its uid."""
         uid = secrets.token_hex(16)
-        outbox.add(self._outbox, self.base, uid, method, path, {"edit_uid": uid, "text": text})
+        with self._box:
+            outbox.add(self._outbox, self.base, uid, method, path, {**body, "edit_uid": uid})
         if send:
             with contextlib.suppress(Offline):  # kept; ``waiting()`` tells the person
                 self.flush()
         return uid
 
-    def flush(self) -> int:
-        """Send what waits, oldest first; how many got an answer. Raises ``Offline``
-        (keeping the rest) at the first edit that gets none."""
-        done = 0
-        for edit in outbox.waiting(self._outbox, self.base):
-            status, answer = self.call(edit["method"], edit["path"], edit["body"])
-            if status in _RETRY:
-                raise Offline(f"The server refused the token just now ({status}); edits wait.")
-            outbox.answered(self._outbox, edit["uid"], status, answer)
-            done += 1
-        return done
+    # -- reviewing (role reviewer or coordinator) --------------------------------------
 
-    def waiting(self) -> int:
-        """Edits not yet answered (the status bar's 'offline — 3 edits waiting')."""
-        return outbox.waiting_count(self._outbox, self.base)
+    def next_review(self) -> dict[str, Any] | None:
+        """The caption held for review, or the next one someone else wrote, with a lease:
+        ``{lease_id, expires_at, caption_id, pair_id, reference_id, target_id, category,
+        text, status}``; None when nothing waits. Waiting edits are sent first."""
+        self.flush()
+        item = self._ok("POST", "/v1/reviews/next", {})["item"]
+        return None if item is None else dict(item)
 
-    def answer(self, uid: str) -> tuple[int, Any] | None:
-        """The server's answer to an edit, once it came."""
-        return outbox.answer_of(self._outbox, uid)
+    def decide(self, caption_id: int, decision: str, reason: str | None = None,
+               text: str | None = None, send: bool = True) -> str:
+        """Accept or reject a caption (``decision``: accept | reject; a reject needs a
+        ``reason``; ``text`` is the reviewer's edited caption). Through the outbox: applied
+        exactly once; the answer (``answer(uid)``) holds the caption or the refusal."""
+        fields: dict[str, Any] = {"decision": decision}
+        if reason is not None:
+            fields["reason"] = reason
+        if text is not None:
+            fields["text"] = text
+        return self.send_edit("POST", f"/v1/reviews/{int(caption_id)}/decision", fields, send)
 
-    # -- for the desktop studio: any edit through the outbox, ratings, progress -----------
+    # -- attribute decisions (role annotator or coordinator) ---------------------------
 
-    def send_edit(self, method: str, path: str, body: dict[str, Any], send: bool = True) -> str:
-        """Any edit the server applies once by ``edit_uid`` (scores, decisions), outbox
-        first like ``save_draft``; returns its uid."""
-        uid = secrets.token_hex(16)
-        outbox.add(self._outbox, self.base, uid, method, path, {**body, "edit_uid": uid})
-        if send:
-            with contextlib.suppress(Offline):
-                self.flush()
-        return uid
+    def next_attributes(self) -> dict[str, Any] | None:
+        """The image held, or the next with undecided suggestions, with a lease:
+        ``{lease_id, expires_at, image_id, attributes: [{attribute, type, status,
+        confidence}]}``; None when nothing waits. Waiting edits are sent first."""
+        self.flush()
+        item = self._ok("POST", "/v1/attributes/next", {})["item"]
+        return None if item is None else dict(item)
+
+    def decide_attributes(self, image_id: str, decisions: list[dict[str, Any]] | dict[str, str],
+                          send: bool = True) -> str:
+        """Accept or reject attributes of one image: ``[{"attribute": "floral", "status":
+        "accepted"}, …]`` or ``{"floral": "accepted", …}``. Through the outbox: applied
+        exactly once, all decisions in one transaction."""
+        if isinstance(decisions, dict):
+            decisions = [{"attribute": name, "status": status}
+                         for name, status in decisions.items()]
+        path = f"/v1/attributes/{urllib.parse.quote(image_id, safe='')}/decisions"
+        return self.send_edit("POST", path, {"decisions": list(decisions)}, send)
+
+    # -- rating (role rater; blind) ----------------------------------------------------
 
     def next_rating(self, sample: str = "main") -> dict[str, Any] | None:
-        """The rater's next turn, blind (waiting scores are sent first)."""
+        """The rater's next pending item of ``sample``, blind: ``{assignment_id, position,
+        queue_size, history, turn, scores, note, status}``; None when all are rated."""
         self.flush()
         item = self._ok("POST", "/v1/ratings/next", {"sample": sample})["item"]
         return None if item is None else dict(item)
 
     def save_scores(self, assignment_id: int, scores: dict[str, int | None],
                     note: str | None = None, send: bool = True) -> str:
-        return self.send_edit("PUT", f"/v1/ratings/{int(assignment_id)}/scores",
-                              {"scores": scores, "note": note}, send)
+        """Save scores (merged with those saved before) through the outbox, applied once."""
+        fields: dict[str, Any] = {"scores": scores}
+        if note is not None:
+            fields["note"] = note
+        return self.send_edit("PUT", f"/v1/ratings/{int(assignment_id)}/scores", fields, send)
 
     def set_rating_status(self, assignment_id: int, status: str, note: str | None = None,
                           send: bool = True) -> str:
-        return self.send_edit("POST", f"/v1/ratings/{int(assignment_id)}/status",
-                              {"status": status, "note": note}, send)
+        """Finish (``done`` needs all five scores), skip, flag or reopen an item; outbox."""
+        fields: dict[str, Any] = {"status": status}
+        if note is not None:
+            fields["note"] = note
+        return self.send_edit("POST", f"/v1/ratings/{int(assignment_id)}/status", fields, send)
 
     def progress(self) -> dict[str, Any]:
         """The coordinator's live figures (``GET /v1/progress``)."""
         return dict(self._ok("GET", "/v1/progress"))
+
+    # -- pictures (cached on disk) -----------------------------------------------------
+
+    def picture(self, image_id: str, size: int | None = None) -> bytes:
+        """The image's picture (a JPEG thumbnail of ``size`` pixels, or the file), from
+        the disk cache when the server says it did not change (ETag); the cached copy when
+        the server does not answer; ``Offline`` when it does not and nothing is cached;
+        ``StudioError`` with the server's message when it refuses."""
+        cached, tag = self._cache_paths(image_id, size)
+        query = f"?size={int(size)}" if size is not None else ""
+        request = urllib.request.Request(
+            f"{self.base}/v1/images/{urllib.parse.quote(image_id, safe='')}{query}")
+        request.add_header("Authorization", f"Bearer {self.token}")
+        if cached.is_file() and tag.is_file():
+            request.add_header("If-None-Match", tag.read_text())
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+                body = answer.read()
+                etag = answer.headers.get("ETag")
+        except urllib.error.HTTPError as error:
+            if error.code == 304 and cached.is_file():
+                return cached.read_bytes()
+            if error.code >= 500:
+                return self._cached_or_offline(cached, f"the server failed ({error.code})")
+            try:
+                message = json.loads(error.read() or b"null")["error"]
+            except (ValueError, KeyError, TypeError):
+                message = f"The server refused the picture ({error.code})."
+            raise StudioError(message) from None
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
+            return self._cached_or_offline(cached, str(error))
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cached.with_suffix(f".{secrets.token_hex(4)}.part")
+        temporary.write_bytes(body)
+        temporary.replace(cached)
+        if etag:
+            tag.write_text(etag)
+        else:
+            tag.unlink(missing_ok=True)
+        return body
+
+    def _cache_paths(self, image_id: str, size: int | None) -> tuple[Path, Path]:
+        key = hashlib.sha256(f"{self.base}\0{image_id}\0{size}".encode()).hexdigest()
+        folder = self.picture_cache / key[:2]
+        return folder / f"{key}.img", folder / f"{key}.etag"
+
+    @staticmethod
+    def _cached_or_offline(cached: Path, why: str) -> bytes:
+        if cached.is_file():
+            return cached.read_bytes()
+        raise Offline(f"The server does not answer ({why}) and this picture is not cached.")
+
+    # -- the outbox --------------------------------------------------------------------
+
+    def flush(self) -> int:
+        """Send what waits, oldest first; how many got an answer. Raises ``Offline``
+        (keeping the rest) at the first edit that gets none."""
+        done = 0
+        with self._sending:  # one sender at a time: edits go out in the order made
+            with self._box:
+                edits = outbox.waiting(self._outbox, self.base)
+            for edit in edits:
+                status, answer = self.call(edit["method"], edit["path"], edit["body"])
+                if status in _RETRY:
+                    raise Offline(
+                        f"The server refused the token just now ({status}); edits wait.")
+                with self._box:
+                    outbox.answered(self._outbox, edit["uid"], status, answer)
+                done += 1
+        return done
+
+    def waiting(self) -> int:
+        """Edits not yet answered (the status bar's 'offline — 3 edits waiting')."""
+        with self._box:
+            return outbox.waiting_count(self._outbox, self.base)
+
+    def answer(self, uid: str) -> tuple[int, Any] | None:
+        """The server's answer to an edit, once it came."""
+        with self._box:
+            return outbox.answer_of(self._outbox, uid)

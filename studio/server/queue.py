@@ -1,4 +1,8 @@
-"""Captions handed out with leases: "give me my next pair", renew, release on skip.
+"""Items handed out with leases: "give me my next pair", renew, release on skip.
+
+``take`` is the one way a lease is made, for every kind (pairs to caption here, captions
+to review in ``reviews``, images to decide in ``attribute_queue``); renewing and
+releasing work on any kind.
 
 The queue is the desktop's (``studio.captions.queue``'s conditions, in
 ``studio.store.repos.server``) with one rule added: a pair's live captions and the other
@@ -11,6 +15,7 @@ An expired lease is simply ignored by the queries and deleted at the next take.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from studio.captions import store as caption_store
@@ -19,8 +24,12 @@ from studio.server.tokens import Identity
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import server as server_repo
+from studio.store.repos import server_queues as queues_repo
 
 KIND = server_repo.CAPTION
+# What each kind of lease holds, as the answers name it.
+ITEM_NAMES = {server_repo.CAPTION: "pair_id", server_repo.REVIEW: "caption_id",
+              server_repo.ATTRIBUTE: "image_id"}
 
 
 def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any]:
@@ -41,28 +50,56 @@ def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any
 def take_next(project: Project, who: Identity, lease_seconds: float) -> dict[str, Any] | None:
     """The pair this person holds, or the next one with a new lease; None: nothing left."""
     policy = caption_store.load_policy(project)
+
+    def pick(now: float) -> tuple[int, str] | None:
+        pair_id = server_repo.next_pair_to_lease(
+            project, who.name, policy.per_pair, policy.distinct_authors, now
+        )
+        return None if pair_id is None else (pair_id, "")
+
+    return take(project, who, KIND, lease_seconds, pick,
+                lambda lease: _item(project, lease, who.name))
+
+
+Pick = Callable[[float], tuple[int, str] | None]
+
+
+def take(
+    project: Project,
+    who: Identity,
+    kind: str,
+    lease_seconds: float,
+    pick: Pick,
+    describe: Callable[[dict[str, Any]], dict[str, Any]],
+    still_open: Callable[[dict[str, Any]], bool] | None = None,
+) -> dict[str, Any] | None:
+    """The item of ``kind`` this person holds (renewed), or ``pick``'s next one with a new
+    lease, in one write transaction; None: nothing left. A held lease whose item no longer
+    needs work (``still_open`` says so: reviewed meanwhile by the desktop) is let go."""
     now = time.time()
     with project.change(who.name, "lease", "server_lease", kinds=()) as record:
         server_repo.drop_expired(project, now)
-        held = server_repo.held_lease(project, KIND, who.name, now)
+        held = server_repo.held_lease(project, kind, who.name, now)
+        if held is not None and still_open is not None and not still_open(held):
+            server_repo.release_lease(project, int(held["id"]))
+            held = None
         if held is not None:
             server_repo.renew_lease(project, int(held["id"]), now + lease_seconds)
             record["nothing_changed"] = True
             held["expires_at"] = now + lease_seconds
-            return _item(project, held, who.name)
-        pair_id = server_repo.next_pair_to_lease(
-            project, who.name, policy.per_pair, policy.distinct_authors, now
-        )
-        if pair_id is None:
+            return describe(held)
+        found = pick(now)
+        if found is None:
             record["nothing_changed"] = True
             return None
-        lease_id = server_repo.add_lease(project, KIND, pair_id, who.name, now + lease_seconds,
-                                         utc_now())
+        item_id, item_key = found
+        lease_id = server_repo.add_lease(project, kind, item_id, who.name, now + lease_seconds,
+                                         utc_now(), item_key)
         record["entity_id"] = lease_id
-        record["after"] = {"pair_id": pair_id}
+        record["after"] = {ITEM_NAMES[kind]: item_key or item_id}
         lease = server_repo.lease_row(project, lease_id)
         assert lease is not None
-        return _item(project, lease, who.name)
+        return describe(lease)
 
 
 def _own_lease(project: Project, who: Identity, lease_id: int, now: float) -> dict[str, Any]:
@@ -86,12 +123,26 @@ def renew(project: Project, who: Identity, lease_id: int, lease_seconds: float) 
 
 
 def release(project: Project, who: Identity, lease_id: int) -> dict[str, Any]:
-    """Skip: the lease ends and the pair leaves this person's queue (as Skip on the desktop)."""
+    """Skip: the lease ends and the item leaves this person's queue (as Skip on the
+    desktop): a pair is marked skipped, a caption to review or an image to decide gets a
+    skip row of its own in the audit log."""
     now = time.time()
-    with project.writing("captions"):
+    with project.writing("captions", "labels"):
         lease = _own_lease(project, who, lease_id, now)
+        kind, item = str(lease["kind"]), _lease_item(lease)
         with project.change(who.name, "release", "server_lease", lease_id, kinds=()) as record:
             server_repo.release_lease(project, lease_id)
-            record["after"] = {"pair_id": int(lease["item_id"])}
-        caption_store.mark_pair(project, int(lease["item_id"]), who.name, "skip")
-    return {"released": lease_id, "pair_id": int(lease["item_id"])}
+            record["after"] = {ITEM_NAMES.get(kind, "item"): item}
+        if kind == KIND:
+            caption_store.mark_pair(project, int(item), who.name, "skip")
+        elif kind == server_repo.REVIEW:
+            with project.change(who.name, queues_repo.REVIEW_SKIP, "caption", item):
+                pass
+        elif kind == server_repo.ATTRIBUTE:
+            with project.change(who.name, queues_repo.ATTRIBUTE_SKIP, "image_attributes", item):
+                pass
+    return {"released": lease_id, "kind": kind, ITEM_NAMES.get(kind, "item"): item}
+
+
+def _lease_item(lease: dict[str, Any]) -> int | str:
+    return str(lease["item_key"]) if lease.get("item_key") else int(lease["item_id"])

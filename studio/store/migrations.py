@@ -472,6 +472,12 @@ CREATE TABLE server_edits (
     applied_at TEXT NOT NULL
 );
 """
+# Version 11: leases on items named by text (the attribute queue leases an image, whose id
+# is text); ``item_id`` stays the key of pairs and captions, ``item_key`` names the rest.
+MIGRATION_11 = """
+ALTER TABLE server_leases ADD COLUMN item_key TEXT NOT NULL DEFAULT '';
+CREATE INDEX server_leases_key ON server_leases (kind, item_key);
+"""
 
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
@@ -484,5 +490,6 @@ MIGRATIONS: tuple[str, ...] = (
     MIGRATION_8,
     MIGRATION_9,
     MIGRATION_10,
+    MIGRATION_11,
 )
 LATEST_VERSION = len(MIGRATIONS)

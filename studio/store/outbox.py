@@ -38,7 +38,10 @@ CREATE INDEX IF NOT EXISTS outbox_waiting ON outbox (server, status, seq);
 def open_outbox(path: Path) -> sqlite3.Connection:
     """Open (creating) the outbox; every write is synced before it returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=30)
+    # Usable from any thread (the desktop sends from its IO lane); the client serialises
+    # its own use with a lock, and SQLite's default serialized mode guards the rest.
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=30,
+                           check_same_thread=False)
     conn.execute("PRAGMA journal_mode = WAL")  # dialect: sqlite
     conn.execute("PRAGMA synchronous = FULL")  # dialect: sqlite
     conn.executescript(_SCHEMA)

@@ -96,3 +96,45 @@ def test_an_edit_kept_before_a_crash_is_sent_by_the_next_session(
     applied, captions = _applied(postgresql_url)
     assert len(applied) == 1
     assert captions == [(pair, "ann", "draft", "written before the crash")]
+
+
+def test_one_client_used_from_two_threads_sends_each_edit_once(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """The studio saves on its UI thread and sends from its IO lane: one thread keeps
+    saving while another flushes; every edit arrives once, in the order made."""
+    import threading
+
+    make_project(postgresql_url, tmp_path, n_pairs=2)
+    key = tokens(postgresql_url, {"ann": "annotator"})["ann"]
+    server = Server(postgresql_url).start()
+    client = Client(server.base, key, tmp_path / "outbox.sqlite")
+    uids: list[str] = []
+    try:
+        pair = client.next_item()["pair_id"]
+        saving = True
+        errors: list[BaseException] = []
+
+        def send() -> None:
+            while saving:
+                try:
+                    client.flush()
+                except BaseException as error:  # noqa: BLE001 - reported below
+                    errors.append(error)
+                    return
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        for n in range(20):
+            uids.append(client.save_draft(pair, f"is darker {n}", send=False))
+        saving = False
+        sender.join()
+        client.flush()
+        assert errors == [] and client.waiting() == 0
+        assert all(client.answer(uid)[0] == 200 for uid in uids)
+    finally:
+        client.close()
+        server.stop()
+    applied, captions = _applied(postgresql_url)
+    assert applied == sorted(uids)
+    assert captions == [(pair, "ann", "draft", "is darker 19")]

@@ -4,7 +4,10 @@ two annotators working at once keep the per-pair quota; a resent edit applies on
 
 from __future__ import annotations
 
+import json
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -258,3 +261,202 @@ def test_tokens_are_stored_hashed_and_revocable(postgresql_url: str, tmp_path: P
         assert verify(project, token) is None
         audit = project.db.execute("SELECT before, after FROM audit_log").fetchall()
         assert token not in repr(audit)
+
+
+# -- reviews, attribute decisions and pictures ----------------------------------------
+
+TEAM = {"rev": "reviewer", "rob": "reviewer", "earlier-0": "reviewer", "ann": "annotator",
+        "bob": "annotator", "rae": "rater", "lead": "coordinator"}
+SECRET = b"TOP-SECRET-OUTSIDE-THE-IMAGE-ROOT"
+
+
+@pytest.fixture(scope="module")
+def team(postgresql_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """Submitted captions, attribute suggestions and rating items (rae, ray), and images
+    whose stored paths lead out of the image root: by '..', absolutely, by a link to a
+    file and by a link to a folder outside."""
+    from studio.store.transfer import copy_project
+    from studio.team.rehearsal import build_project
+
+    url = cir_pg_engine.new_database(postgresql_server.get_uri())
+    folder = tmp_path_factory.mktemp("team")
+    build_project(folder / "lite", ("rae", "ray"), n_images=40, n_pairs=24).close()
+    copy_project(folder / "lite", url)
+    keys = tokens(url, TEAM)
+    outside = folder / "outside"
+    outside.mkdir()
+    (outside / "secret.jpg").write_bytes(SECRET)
+    with Project.open(url) as project:
+        root = project.image_root
+        (root / "link.jpg").symlink_to(outside / "secret.jpg")
+        (root / "linked-folder").symlink_to(outside, target_is_directory=True)
+        escape = "../" * len(root.parts) + str(outside / "secret.jpg").lstrip("/")
+        bad = {"dots": escape, "absolute": str(outside / "secret.jpg"), "link": "link.jpg",
+               "folder-link": "linked-folder/secret.jpg"}
+        ids = [row[0] for row in project.db.execute("SELECT id FROM images ORDER BY id")]
+        for (name, path), image_id in zip(bad.items(), ids[-4:], strict=True):
+            project.db.execute("UPDATE images SET path = ? WHERE id = ?", [path, image_id])
+            bad[name] = image_id
+    server = Server(url).start()
+    yield {"url": url, "base": server.base, "tokens": keys, "server": server, "bad": bad}
+    server.stop()
+
+
+def team_snapshot(url: str) -> dict[str, Any]:
+    with Project.open(url) as project:
+        db = project.db
+        return {
+            "captions": db.execute(
+                "SELECT id, text, status, reviewer_id, reject_reason FROM captions ORDER BY id"
+            ).fetchall(),
+            "labels": db.execute(
+                "SELECT image_id, attribute_id, source, status FROM image_attributes "
+                "ORDER BY image_id, attribute_id, source"
+            ).fetchall(),
+            "leases": db.execute(
+                "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
+                "ORDER BY id"
+            ).fetchall(),
+            "edits": db.execute("SELECT uid, status FROM server_edits ORDER BY uid").fetchall(),
+            "audit": db.execute("SELECT count(*) FROM audit_log").fetchone()[0],
+        }
+
+
+def _held(base: str, token: str, path: str) -> dict:
+    status, answer = call(base, "POST", path, token, {})
+    assert status == 200 and answer["item"] is not None, answer
+    return answer["item"]
+
+
+def test_hostile_review_attribute_and_picture_requests(team: dict) -> None:
+    base, keys, bad = team["base"], team["tokens"], team["bad"]
+    review = _held(base, keys["rev"], "/v1/reviews/next")
+    labels = _held(base, keys["ann"], "/v1/attributes/next")
+    caption, image = review["caption_id"], labels["image_id"]
+    with Project.open(team["url"]) as project:
+        own = project.db.execute(
+            "SELECT c.id FROM captions c JOIN people a ON a.id = c.author_id "
+            "WHERE a.name = 'earlier-0' AND c.status = 'submitted' ORDER BY c.id LIMIT 1"
+        ).fetchone()[0]
+        rae_image = project.db.execute(
+            "SELECT ti.image_id FROM transaction_images ti JOIN rating_assignments r "
+            "ON r.transaction_id = ti.transaction_id JOIN people p ON p.id = r.rater_id "
+            "WHERE p.name = 'rae' AND r.status = 'pending' AND ti.position <= r.turn_index "
+            "ORDER BY 1 LIMIT 1").fetchone()[0]
+        foreign = project.db.execute(
+            "SELECT id FROM images WHERE id NOT IN (SELECT ti.image_id FROM transaction_images"
+            " ti JOIN rating_assignments r ON r.transaction_id = ti.transaction_id JOIN "
+            "people p ON p.id = r.rater_id WHERE p.name = 'rae') ORDER BY id LIMIT 1"
+        ).fetchone()[0]
+        attribute = project.db.execute(
+            "SELECT name FROM attribute_vocab ORDER BY id LIMIT 1").fetchone()[0]
+    assert _raw(base, "GET", f"/v1/images/{rae_image}?size=32", keys["rae"], {})[0] == 200
+    before = team_snapshot(team["url"])
+    decision = f"/v1/reviews/{caption}/decision"
+    decide = f"/v1/attributes/{image}/decisions"
+    one = [{"attribute": attribute, "status": "accepted"}]
+    cases: list[tuple[str, int, str, str, str, dict]] = [
+        ("annotator asks for reviews", 403, "POST", "/v1/reviews/next", "ann", {}),
+        ("rater asks for reviews", 403, "POST", "/v1/reviews/next", "rae", {}),
+        ("reviewer asks for attributes", 403, "POST", "/v1/attributes/next", "rev", {}),
+        ("annotator decides a review", 403, "POST", decision, "ann",
+         {"edit_uid": "hostile-0001", "decision": "accept"}),
+        ("another reviewer's caption", 409, "POST", decision, "rob",
+         {"edit_uid": "hostile-0002", "decision": "accept"}),
+        ("reviewing one's own caption", 403, "POST", f"/v1/reviews/{own}/decision",
+         "earlier-0", {"edit_uid": "hostile-0003", "decision": "accept"}),
+        ("no such caption", 404, "POST", "/v1/reviews/999999/decision", "rev",
+         {"edit_uid": "hostile-0004", "decision": "accept"}),
+        ("caption id not a number", 404, "POST", "/v1/reviews/abc/decision", "rev",
+         {"edit_uid": "hostile-0005", "decision": "accept"}),
+        ("unknown decision", 422, "POST", decision, "rev",
+         {"edit_uid": "hostile-0006", "decision": "approve"}),
+        ("decision a number", 422, "POST", decision, "rev",
+         {"edit_uid": "hostile-0007", "decision": 1}),
+        ("reason a list", 422, "POST", decision, "rev",
+         {"edit_uid": "hostile-0008", "decision": "reject", "reason": ["bad"]}),
+        ("edited text with NUL", 422, "POST", decision, "rev",
+         {"edit_uid": "hostile-0009", "decision": "accept", "text": "is red\x00"}),
+        ("edited text too long", 422, "POST", decision, "rev",
+         {"edit_uid": "hostile-0010", "decision": "accept", "text": "a" * 2001}),
+        ("another's image", 409, "POST", decide, "bob",
+         {"edit_uid": "hostile-0011", "decisions": one}),
+        ("decisions not a list", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0012", "decisions": {"floral": "accepted"}}),
+        ("no decisions", 422, "POST", decide, "ann", {"edit_uid": "hostile-0013",
+                                                      "decisions": []}),
+        ("decision not an object", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0014", "decisions": ["floral"]}),
+        ("attribute a number", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0015", "decisions": [{"attribute": 7, "status": "accepted"}]}),
+        ("unknown status", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0016", "decisions": [{"attribute": attribute,
+                                                    "status": "maybe"}]}),
+        ("a value", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0017", "decisions": [{"attribute": attribute, "value": "red",
+                                                    "status": "accepted"}]}),
+        ("unknown attribute", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0018", "decisions": [{"attribute": "no-such-word",
+                                                    "status": "accepted"}]}),
+        ("too many decisions", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0019", "decisions": one * 501}),
+        ("control character in attribute", 422, "POST", decide, "ann",
+         {"edit_uid": "hostile-0020", "decisions": [{"attribute": "flo\x1bral",
+                                                    "status": "accepted"}]}),
+        ("image id with dots", 422, "POST", "/v1/attributes/%2E%2E/decisions", "ann",
+         {"edit_uid": "hostile-0021", "decisions": one}),
+        ("renew another's review lease", 403, "POST",
+         f"/v1/leases/{review['lease_id']}/renew", "rob", {}),
+        ("release another's image lease", 403, "DELETE", f"/v1/leases/{labels['lease_id']}",
+         "bob", {}),
+        ("rater asks a picture of another turn", 403, "GET", f"/v1/images/{foreign}",
+         "rae", {}),
+        ("annotator asks a picture not held", 403, "GET", f"/v1/images/{foreign}", "bob",
+         {}),
+        ("picture without a token", 401, "GET", f"/v1/images/{image}", "", {}),
+        ("stored path with '..'", 403, "GET", f"/v1/images/{bad['dots']}", "lead", {}),
+        ("absolute stored path", 403, "GET", f"/v1/images/{bad['absolute']}", "lead", {}),
+        ("link out of the root", 403, "GET", f"/v1/images/{bad['link']}", "lead", {}),
+        ("folder link out of the root", 403, "GET", f"/v1/images/{bad['folder-link']}",
+         "lead", {}),
+        ("image id '..'", 422, "GET", "/v1/images/%2E%2E", "lead", {}),
+        ("image id with NUL", 422, "GET", "/v1/images/a%00b", "lead", {}),
+        ("image id with backslash", 422, "GET", "/v1/images/..%5C..%5Cetc", "lead", {}),
+        ("image id with escape", 422, "GET", "/v1/images/a%1B%5B31m", "lead", {}),
+        ("image id is a path", 404, "GET", "/v1/images/%2Fetc%2Fpasswd", "lead", {}),
+        ("no such image", 404, "GET", "/v1/images/no-such-image", "lead", {}),
+        ("size not a number", 422, "GET", f"/v1/images/{image}?size=abc", "lead", {}),
+        ("size too small", 422, "GET", f"/v1/images/{image}?size=0", "lead", {}),
+        ("size too large", 422, "GET", f"/v1/images/{image}?size=99999999", "lead", {}),
+        ("negative size", 422, "GET", f"/v1/images/{image}?size=-5", "lead", {}),
+    ]
+    for name, expected, method, path, person, body in cases:
+        status, answer = _raw(base, method, path, keys.get(person), body)
+        assert status == expected, f"{name}: {status} {answer!r}"
+        assert SECRET not in answer, name
+        assert json.loads(answer)["error"], name
+    assert team_snapshot(team["url"]) == before
+    assert team["server"].alive()
+    assert call(base, "GET", "/v1/whoami", keys["rev"]) == (200, {"name": "rev",
+                                                               "role": "reviewer"})
+    messages = {
+        "/v1/images/%2E%2E": "'..'",
+        f"/v1/images/{bad['link']}": "leads outside the project's image folders",
+        f"/v1/images/{foreign}": "not part of an item you hold",
+    }
+    for path, words in messages.items():
+        person = "rae" if path.endswith(foreign) else "lead"
+        assert words in json.loads(_raw(base, "GET", path, keys[person], {})[1])["error"]
+
+
+def _raw(base: str, method: str, path: str, token: str | None, body: dict) -> tuple[int, bytes]:
+    """One request; the status and the raw answer (to look for leaked bytes)."""
+    data = None if method in ("GET", "DELETE") else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()

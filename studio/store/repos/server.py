@@ -15,6 +15,8 @@ from studio.store.project import Project
 from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me
 
 CAPTION = "caption"
+REVIEW = "review"
+ATTRIBUTE = "attribute"
 
 # -- tokens ---------------------------------------------------------------------------
 
@@ -80,7 +82,7 @@ def held_lease(project: Project, kind: str, holder: str, now: float) -> dict[str
     """The holder's unexpired lease of this kind (the oldest), if any."""
     rows = list(
         project.db.query(
-            "SELECT id, kind, item_id, holder, expires_at FROM server_leases "
+            "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
             "WHERE kind = ? AND holder = ? AND expires_at > ? ORDER BY id LIMIT 1",
             [kind, holder, now],
         )
@@ -91,7 +93,8 @@ def held_lease(project: Project, kind: str, holder: str, now: float) -> dict[str
 def lease_row(project: Project, lease_id: int) -> dict[str, Any] | None:
     rows = list(
         project.db.query(
-            "SELECT id, kind, item_id, holder, expires_at FROM server_leases WHERE id = ?",
+            "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
+            "WHERE id = ?",
             [lease_id],
         )
     )
@@ -108,12 +111,14 @@ def lease_on(project: Project, kind: str, item_id: int, holder: str, now: float)
 
 
 def add_lease(
-    project: Project, kind: str, item_id: int, holder: str, expires_at: float, now: str
+    project: Project, kind: str, item_id: int, holder: str, expires_at: float, now: str,
+    item_key: str = "",
 ) -> int:
+    """A lease on ``item_id`` (pairs, captions) or, for items named by text, ``item_key``."""
     row = project.db.execute(
-        "INSERT INTO server_leases (kind, item_id, holder, expires_at, created_at) "
-        "VALUES (?, ?, ?, ?, ?) RETURNING id",
-        [kind, item_id, holder, expires_at, now],
+        "INSERT INTO server_leases (kind, item_id, item_key, holder, expires_at, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        [kind, item_id, item_key, holder, expires_at, now],
     ).fetchone()
     return int(row[0])
 
@@ -132,6 +137,13 @@ def release_item(project: Project, kind: str, item_id: int, holder: str) -> None
     project.db.execute(
         "DELETE FROM server_leases WHERE kind = ? AND item_id = ? AND holder = ?",
         [kind, item_id, holder],
+    )
+
+
+def release_item_key(project: Project, kind: str, item_key: str, holder: str) -> None:
+    project.db.execute(
+        "DELETE FROM server_leases WHERE kind = ? AND item_key = ? AND holder = ?",
+        [kind, item_key, holder],
     )
 
 
@@ -224,10 +236,44 @@ def caption_progress(project: Project, per_pair: int, now: float) -> dict[str, A
             "WHERE c.status IN ('submitted', 'accepted') GROUP BY a.name ORDER BY a.name"
         )
     }
+    leases_by_kind = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT kind, count(*) FROM server_leases WHERE expires_at > ? GROUP BY kind "
+            "ORDER BY 1", [now]
+        )
+    }
+    reviewed_by = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT r.name, count(*) FROM captions c JOIN people r ON r.id = c.reviewer_id "
+            "WHERE c.status IN ('accepted', 'rejected') GROUP BY r.name ORDER BY r.name"
+        )
+    }
+    to_decide = int(db.execute(
+        "SELECT count(DISTINCT image_id) FROM image_attributes WHERE status = 'suggested'"
+    ).fetchone()[0])
+    labels = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT status, count(*) FROM image_attributes GROUP BY status ORDER BY 1"
+        )
+    }
+    ratings = {
+        row[0]: int(row[1])
+        for row in db.execute(
+            "SELECT status, count(*) FROM rating_assignments GROUP BY status ORDER BY 1"
+        )
+    }
     return {
         "pairs": pairs,
         "pairs_complete": complete,
         "captions": by_status,
         "active_leases": leases,
+        "leases_by_kind": leases_by_kind,
         "submitted_by": people,
+        "reviewed_by": reviewed_by,
+        "images_to_decide": to_decide,
+        "labels": labels,
+        "ratings": ratings,
     }

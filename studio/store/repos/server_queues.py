@@ -1,0 +1,115 @@
+"""The team server's review and attribute queues, and who may see which picture.
+
+Like the caption queue (``server.next_pair_to_lease``) these are queries run inside the
+write transaction that then takes the lease, so two reviewers never hold one caption and
+two annotators never hold one image. A person's skips are the audit rows of their
+releases (``skip_review`` on a caption, ``attributes.skip`` on an image): a skipped item
+leaves that person's queue, as a skipped pair does on the desktop.
+"""
+
+from __future__ import annotations
+
+from studio.store.project import Project
+
+REVIEW_SKIP = "skip_review"
+ATTRIBUTE_SKIP = "attributes.skip"
+
+_OTHERS_REVIEW = (
+    "EXISTS (SELECT 1 FROM server_leases l WHERE l.kind = 'review' AND l.item_id = c.id "
+    "AND l.holder != :me AND l.expires_at > :now)"
+)
+_OTHERS_IMAGE = (
+    "EXISTS (SELECT 1 FROM server_leases l WHERE l.kind = 'attribute' AND l.item_key = i.id "
+    "AND l.holder != :me AND l.expires_at > :now)"
+)
+
+
+def next_caption_to_review(project: Project, reviewer: str, now: float) -> int | None:
+    """The first submitted caption written by someone else that nobody else holds and this
+    reviewer did not skip, in pair order (the desktop's default review order)."""
+    row = project.db.execute(
+        "SELECT c.id FROM captions c LEFT JOIN people a ON a.id = c.author_id "
+        "WHERE c.status = 'submitted' AND (a.name IS NULL OR a.name != :me) "
+        f"AND NOT {_OTHERS_REVIEW} "
+        "AND NOT EXISTS (SELECT 1 FROM audit_log s WHERE s.entity = 'caption' "
+        "AND s.entity_id = CAST(c.id AS TEXT) AND s.action = :skip AND s.actor = :me) "
+        "ORDER BY c.pair_id, c.position, c.id LIMIT 1",
+        {"me": reviewer, "now": now, "skip": REVIEW_SKIP},
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def review_held_by_others(project: Project, caption_id: int, holder: str, now: float) -> bool:
+    row = project.db.execute(
+        f"SELECT {_OTHERS_REVIEW} FROM captions c WHERE c.id = :caption",
+        {"me": holder, "now": now, "caption": caption_id},
+    ).fetchone()
+    return row is not None and bool(row[0])
+
+
+_ASSIGNED_TO = (
+    "EXISTS (SELECT 1 FROM team_assignments t JOIN people p ON p.id = t.person_id "
+    "WHERE t.kind = 'attributes' AND t.item = i.id AND p.name {op} :me)"
+)
+
+
+def next_image_to_decide(project: Project, person: str, now: float) -> str | None:
+    """The first image with undecided suggestions that nobody else holds, that no team
+    batch gave to someone else, and that this person did not skip; images of their own
+    attribute batches (``team assign attributes``) come first."""
+    row = project.db.execute(
+        "SELECT i.id FROM images i WHERE i.missing = 0 "
+        "AND EXISTS (SELECT 1 FROM image_attributes s WHERE s.image_id = i.id "
+        "AND s.status = 'suggested') "
+        f"AND NOT {_OTHERS_IMAGE} AND NOT {_ASSIGNED_TO.format(op='!=')} "
+        "AND NOT EXISTS (SELECT 1 FROM audit_log k WHERE k.entity = 'image_attributes' "
+        "AND k.entity_id = i.id AND k.action = :skip AND k.actor = :me) "
+        f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, i.id LIMIT 1",
+        {"me": person, "now": now, "skip": ATTRIBUTE_SKIP},
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def image_held_by_others(project: Project, image_id: str, holder: str, now: float) -> bool:
+    row = project.db.execute(
+        f"SELECT {_OTHERS_IMAGE} FROM images i WHERE i.id = :image",
+        {"me": holder, "now": now, "image": image_id},
+    ).fetchone()
+    return row is not None and bool(row[0])
+
+
+def image_exists(project: Project, image_id: str) -> bool:
+    return project.db.execute(
+        "SELECT 1 FROM images WHERE id = ?", [image_id]
+    ).fetchone() is not None
+
+
+def rater_sees_image(project: Project, rater: str, image_id: str) -> bool:
+    """The image is shown with a turn this rater still has to rate (pending): the turn's
+    target, or the target or reference of a turn before it (its history)."""
+    row = project.db.execute(
+        "SELECT 1 FROM rating_assignments r JOIN people p ON p.id = r.rater_id "
+        "JOIN transaction_images ti ON ti.transaction_id = r.transaction_id "
+        "WHERE p.name = ? AND r.status = 'pending' AND ti.image_id = ? "
+        "AND (ti.position <= r.turn_index OR ti.position IN (SELECT t.reference_position "
+        "FROM transaction_turns t WHERE t.transaction_id = r.transaction_id "
+        "AND t.turn_index <= r.turn_index)) LIMIT 1",
+        [rater, image_id],
+    ).fetchone()
+    return row is not None
+
+
+def holder_sees_image(project: Project, holder: str, image_id: str, now: float) -> bool:
+    """The image is part of an item this person holds an unexpired lease on: a pair to
+    caption, a caption to review (its pair) or an image to decide attributes of."""
+    row = project.db.execute(
+        "SELECT 1 FROM server_leases l WHERE l.holder = :me AND l.expires_at > :now AND ("
+        "(l.kind = 'attribute' AND l.item_key = :image) "
+        "OR (l.kind = 'caption' AND EXISTS (SELECT 1 FROM pairs p WHERE p.id = l.item_id "
+        "AND :image IN (p.reference_id, p.target_id))) "
+        "OR (l.kind = 'review' AND EXISTS (SELECT 1 FROM captions c JOIN pairs p "
+        "ON p.id = c.pair_id WHERE c.id = l.item_id "
+        "AND :image IN (p.reference_id, p.target_id)))) LIMIT 1",
+        {"me": holder, "now": now, "image": image_id},
+    ).fetchone()
+    return row is not None
