@@ -83,9 +83,12 @@ class TeamConnection(QObject):
         done: Callable[[Any], Any] | None = None,
         failed: Callable[[BaseException], Any] | None = None,
         owner: QObject | None = None,
+        tells_online: bool = True,
     ) -> Future | None:
         """``function(client, *args)`` on the net lane; ``done``/``failed`` on the UI thread
-        (dropped if ``owner`` is gone or the connection changed meanwhile)."""
+        (dropped if ``owner`` is gone or the connection changed meanwhile). Its outcome says
+        whether the server answers unless ``tells_online`` is False (a picture can come
+        from the disk cache or a local folder while the server is away)."""
         client = self.client
         if client is None:
             return None
@@ -108,11 +111,14 @@ class TeamConnection(QObject):
             error = finished.exception()
             if error is None:
                 result, waiting = finished.result()
-                self._heard(True, waiting)
+                if tells_online:
+                    self._heard(True, waiting)
                 if done is not None:
                     done(result)
                 return
-            self._heard(not isinstance(error, Offline), getattr(error, "waiting", self.waiting))
+            if tells_online:
+                self._heard(not isinstance(error, Offline),
+                            getattr(error, "waiting", self.waiting))
             if isinstance(error, Offline):
                 self.last_error = str(error)
             if failed is not None:

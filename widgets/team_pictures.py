@@ -90,7 +90,7 @@ class TeamPictures(QWidget):
                 load_picture, str(image_id), SIZE, root,
                 done=lambda data, p=panel, i=item: self._drawn(i, p, data, NOT_SERVED),
                 failed=lambda error, p=panel, i=item: self._missing(i, p, error),
-                owner=self,
+                owner=self, tells_online=False,
             )
 
     def _drawn(self, item: Any, panel: TeamPicture, data: bytes | None, why: str) -> None:

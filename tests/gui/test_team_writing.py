@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from studio.settings import data_dir
 from studio.store import Project
 from tests.gui.team_server_fixtures import Server, make_project, tokens
+from widgets.team_pictures import NOT_OFFLINE
 
 WAIT_MS = 30000
 
@@ -64,9 +65,10 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
         qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
         assert pane.team_mode() and writer.editor.hasFocus()
         assert writer.info.text().startswith(f"Pair {writer.item['pair_id']}")
-        # Without pictures on the server or a local copy, the boxes say why.
-        qtbot.waitUntil(lambda: "not available" in pane.team_pictures.reference.picture.text(),
-                        timeout=WAIT_MS)
+        # The pictures come from the server (authenticated, cached on disk by the client).
+        pictures = pane.team_pictures
+        qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull()
+                        and not pictures.target.picture.pixmap().isNull(), timeout=WAIT_MS)
         first = writer.item["pair_id"]
         _type(qtbot, writer, "is darker")
         qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
@@ -86,6 +88,15 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
         qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
                         timeout=WAIT_MS)
         assert writer.editor.isEnabled() and writer.item["pair_id"] == second
+        # Offline, a picture never fetched says so; one in a local copy of the image root
+        # still shows.
+        pictures.show_item({"reference_id": "never-fetched", "target_id": None})
+        qtbot.waitUntil(lambda: pictures.reference.picture.text() == NOT_OFFLINE,
+                        timeout=WAIT_MS)
+        window.workspace.settings.team_image_root = str(tmp_path / "lite")
+        pictures.show_item({"reference_id": "dress-00001", "target_id": "dress-00002"})
+        qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull(),
+                        timeout=WAIT_MS)
         _submit(qtbot, writer)
         qtbot.waitUntil(lambda: "waits on this computer" in writer.state.text(),
                         timeout=WAIT_MS)
