@@ -228,6 +228,8 @@ class TeamConnection(QObject):
                     self.services.errors.report_exception(error, f"Team server: {error}")
                 return
             client, who, offline = finished.result()
+            if self.client is not None:
+                self.leaving.emit()  # what is typed goes to the old outbox, under its token
             self._drop_client()
             self.client, self.url = client, url
             self.name = str(who["name"]) if who else ""

@@ -18,7 +18,6 @@ connection instead of a local project:
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any
 
@@ -30,10 +29,10 @@ from studio.errors import StudioError
 from studio.server.client import Client, Offline
 from widgets.caption_form import CaptionForm
 from widgets.team_connection import TeamConnection
+from widgets.team_lease import LeaseKeeper
 
 AUTOSAVE_MS = 400
 MAX_UNSAVED_MS = 1000
-RENEW_MIN_S, RENEW_MAX_S = 5.0, 60.0
 KEYS = {
     "save": ("Ctrl+Return", "Ctrl+Enter"),
     "skip": ("Ctrl+K",),
@@ -83,8 +82,7 @@ class TeamWriter(CaptionForm):
         self._autosave.timeout.connect(self.save_soon)
         self._max_wait = QTimer(self, singleShot=True, interval=MAX_UNSAVED_MS)
         self._max_wait.timeout.connect(self.save_soon)
-        self._renew = QTimer(self, singleShot=True)
-        self._renew.timeout.connect(self._renew_lease)
+        self.lease = LeaseKeeper(connection, self._lease_lost, self)
         connection.back_online.connect(self._on_back_online)
         connection.leaving.connect(self.flush)
         connection.services.flushing.connect(self.flush)  # closing: into the outbox first
@@ -115,7 +113,7 @@ class TeamWriter(CaptionForm):
             self.info.setText("All done: the team server has no pair for you right now.")
             self.editor.clear()
             self.editor.setEnabled(False)
-            self._renew.stop()
+            self.lease.stop()
         else:
             self.info.setText(
                 f"Pair {item['pair_id']}" + (f" · {item['category']}" if item["category"]
@@ -124,7 +122,7 @@ class TeamWriter(CaptionForm):
             self.editor.setEnabled(True)
             self.editor.setText(item["text"] or "")
             self.editor.setFocus()
-            self._schedule_renew()
+            self.lease.keep(item)
             if item.get("status") == "draft":
                 self.state.setText("Your draft, kept by the server")
         self.history.reset(self.editor.text())
@@ -143,6 +141,11 @@ class TeamWriter(CaptionForm):
         self.editor.setEnabled(False)
         self.item_changed.emit(None)
 
+    def _lease_lost(self) -> None:
+        """The lease ended (expired while away): keep what is typed, ask what is held."""
+        self.save_soon()
+        self.start()
+
     def _on_back_online(self) -> None:
         if self.item is None and self.isVisible():
             self.start()
@@ -150,41 +153,13 @@ class TeamWriter(CaptionForm):
     def stop(self) -> None:
         """Disconnected: nothing held any more (the draft is already in the outbox)."""
         self.flush()
-        self._renew.stop()
+        self.lease.stop()
         self._asking = False
         self.item = None
+        self._kept = ""
         self.editor.clear()
         self.editor.setEnabled(False)
         self.item_changed.emit(None)
-
-    # -- the lease ---------------------------------------------------------------------
-
-    def _schedule_renew(self) -> None:
-        if self.item is None:
-            return
-        left = float(self.item.get("expires_at", 0)) - time.time()
-        self._renew.start(int(1000 * max(RENEW_MIN_S, min(RENEW_MAX_S, left / 3))))
-
-    def _renew_lease(self) -> None:
-        item = self.item
-        if item is None:
-            return
-
-        def renewed(answer: dict[str, Any]) -> None:
-            if self.item is item:
-                item["expires_at"] = answer.get("expires_at", item["expires_at"])
-                self._schedule_renew()
-
-        def not_renewed(error: BaseException) -> None:
-            if self.item is not item:
-                return
-            if isinstance(error, Offline):
-                self._schedule_renew()  # keep writing; the draft waits in the outbox
-            else:  # expired or released elsewhere: the server says what is held now
-                self.start()
-
-        self.connection.run(Client.renew, int(item["lease_id"]), done=renewed,
-                            failed=not_renewed, owner=self)
 
     # -- typing ------------------------------------------------------------------------
 
@@ -246,7 +221,7 @@ class TeamWriter(CaptionForm):
             return
         self._autosave.stop()
         self._max_wait.stop()
-        self._renew.stop()
+        self.lease.stop()
         self.item = None
         self.editor.setEnabled(False)
         self.connection.run(_submit_and_answer, int(item["pair_id"]), text,
@@ -284,7 +259,7 @@ class TeamWriter(CaptionForm):
                                "server; keep writing, your draft is kept.")
             return
         self.save_soon()
-        self._renew.stop()
+        self.lease.stop()
 
         def skipped(_answer: Any) -> None:
             self.item = None

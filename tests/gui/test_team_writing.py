@@ -176,7 +176,7 @@ def test_a_full_quota_is_said_in_one_line_and_the_next_pair_comes(
         writer = window.panes[1].team_writer
         qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
         pair = writer.item["pair_id"]
-        writer._renew.stop()  # ana leaves the pair open long enough for the lease to end
+        writer.lease.stop()  # ana leaves the pair open long enough for the lease to end
         qtbot.wait(1500)
         from studio.server.client import Client
 
