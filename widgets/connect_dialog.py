@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.server import credentials
+from widgets.file_dialogs import choose_folder
 from widgets.team_connection import TeamConnection
 
 
@@ -37,9 +39,20 @@ class ConnectDialog(QDialog):
         self.token = QLineEdit()
         self.token.setEchoMode(QLineEdit.EchoMode.Password)
         self.token.setPlaceholderText("the token your coordinator gave you (shown once)")
+        self.pictures = QLineEdit(settings.team_image_root)
+        self.pictures.setPlaceholderText("optional: a local copy of the project's pictures")
+        self.pictures.setToolTip(
+            "Pictures are read from here first (by image id), else fetched from the server")
+        self.pictures.editingFinished.connect(self._keep_pictures)
+        browse = QPushButton("Choose…")
+        browse.clicked.connect(self._choose_pictures)
+        pictures_row = QHBoxLayout()
+        pictures_row.addWidget(self.pictures, 1)
+        pictures_row.addWidget(browse)
         form = QFormLayout()
         form.addRow("Server address", self.url)
         form.addRow("Token", self.token)
+        form.addRow("Local pictures", pictures_row)
         self.result = QLabel()
         self.result.setObjectName("connect_result")
         self.result.setWordWrap(True)
@@ -76,6 +89,18 @@ class ConnectDialog(QDialog):
             self.where.setText(credentials.PLAIN_NOTE)
         else:
             self.where.setText(credentials.KEYRING_NOTE)
+
+    def _choose_pictures(self) -> None:
+        settings = self.connection.services.workspace.settings
+        folder = choose_folder(self, settings, "A local copy of the team project's pictures")
+        if folder:
+            self.pictures.setText(folder)
+            self._keep_pictures()
+
+    def _keep_pictures(self) -> None:
+        settings = self.connection.services.workspace.settings
+        settings.team_image_root = self.pictures.text().strip()
+        settings.save()
 
     def check(self) -> None:
         self.connect_button.setEnabled(False)

@@ -75,13 +75,26 @@ class TeamLive(QGroupBox):
         self._asking = False
         self.figures = figures
         captions = figures.get("captions", {})
+        held = figures.get("leases_by_kind") or {}
         by_status = ", ".join(f"{n:,} {status}" for status, n in sorted(captions.items()))
         self.summary.setText(
             f"{figures['pairs_complete']:,} of {count(figures['pairs'], 'pair')} complete "
             f"({figures['per_pair']} per pair) · captions: {by_status or 'none yet'} · "
-            f"{count(figures['active_leases'], 'pair')} being written now · "
+            f"{count(held.get('caption', figures['active_leases']), 'pair')} being written "
+            f"now · "
             f"{self.connection.url}"
         )
+        extra = []
+        if figures.get("reviewed_by"):
+            extra.append(f"{count(sum(figures['reviewed_by'].values()), 'caption')} reviewed")
+        if figures.get("images_to_decide") is not None:
+            extra.append(f"{count(figures['images_to_decide'], 'image')} with labels to decide")
+        ratings = figures.get("ratings") or {}
+        if ratings:
+            extra.append("rating items: " + ", ".join(
+                f"{n:,} {status}" for status, n in sorted(ratings.items())))
+        if extra:
+            self.summary.setText(self.summary.text() + " · " + " · ".join(extra))
         people = figures.get("submitted_by", {})
         self.people.setRowCount(len(people))
         for row, (name, n) in enumerate(sorted(people.items())):
