@@ -80,7 +80,7 @@ class TeamLive(QGroupBox):
         self.summary.setText(
             f"{figures['pairs_complete']:,} of {count(figures['pairs'], 'pair')} complete "
             f"({figures['per_pair']} per pair) · captions: {by_status or 'none yet'} · "
-            f"{count(held.get('caption', figures['active_leases']), 'pair')} being written "
+            f"{count(held.get('caption', 0) if held else figures['active_leases'], 'pair')} being written "
             f"now · "
             f"{self.connection.url}"
         )
