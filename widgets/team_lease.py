@@ -5,7 +5,8 @@ person walked away from goes back to the queue). ``LeaseKeeper`` renews it a thi
 way to its end (at most every minute, at least every 5 s) on the net lane. Offline it
 just tries again later: the person keeps working and the edits wait in the outbox. A
 lease the server no longer knows (it expired, or was released elsewhere) calls ``lost``,
-and the view asks the server what it holds now.
+and the view asks the server what it holds now. A hidden view pauses its lease: a
+person deciding attributes does not keep a pair from the captions queue.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ class LeaseKeeper(QObject):
 
     def stop(self) -> None:
         self.item = None
+        self._timer.stop()
+
+    def pause(self) -> None:
+        """The view went out of sight: stop renewing, so an item nobody looks at goes back
+        to the queue when its lease ends (the view asks again when it shows)."""
         self._timer.stop()
 
     def _schedule(self) -> None:

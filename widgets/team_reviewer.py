@@ -65,7 +65,18 @@ class TeamReviewer(CaptionForm):
     def restart(self) -> None:
         self._asking = False
         self.item = None
+        if self.isVisible():
+            self.start()  # else when it shows: a hidden view holds no lease
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Shown again: ask what is held (the server renews that lease, or hands the next
+        item if it ended meanwhile)."""
+        super().showEvent(event)
         self.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.lease.pause()
+        super().hideEvent(event)
 
     def start(self) -> None:
         if self._asking or not self.connection.connected:

@@ -93,7 +93,20 @@ class TeamWriter(CaptionForm):
         """Another connection (or person): what was asked of the last one is forgotten."""
         self._asking = False
         self.item = None
+        if self.isVisible():
+            self.start()  # else when it shows: a hidden view holds no lease
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Shown again: ask what is held (the server renews that lease, or hands the next
+        item if it ended meanwhile)."""
+        super().showEvent(event)
+        self.save_soon()
         self.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.save_soon()
+        self.lease.pause()
+        super().hideEvent(event)
 
     def start(self) -> None:
         """Ask for the pair held, or the next one (waiting edits are sent first)."""

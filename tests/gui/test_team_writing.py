@@ -144,6 +144,7 @@ def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
         again = Services(Workspace())
         second = MainWindow(again)  # connects to the saved server and sends what waits
         qtbot.addWidget(second, before_close_func=lambda _w: again.shutdown())
+        second.show()
         try:
             qtbot.waitUntil(lambda: second.team_status.text() == "online as ana (annotator)",
                             timeout=WAIT_MS)
