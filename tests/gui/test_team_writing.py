@@ -198,3 +198,50 @@ def test_a_full_quota_is_said_in_one_line_and_the_next_pair_comes(
                         timeout=WAIT_MS)
     finally:
         server.stop()
+
+
+def test_edits_kept_before_a_kill_are_sent_by_the_next_start(
+    qtbot, postgresql_url: str, tmp_path: Path
+) -> None:
+    """The studio dies (SIGKILL) while the server is away and the person types: what
+    reached the outbox (saved at least once a second) is sent by the next start."""
+    import ast
+    import signal
+
+    from studio.workspace import Workspace
+    from tests.gui.test_close_and_kill import run_worker
+    from widgets.main_window import MainWindow
+    from widgets.services import Services
+
+    make_project(postgresql_url, tmp_path, n_pairs=2)
+    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
+    server = Server(postgresql_url).start()
+    process = run_worker("team-type-then-kill", server.base, key, 2.5)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("holding "), process.stderr.read()[-3000:]
+        pair = int(line.split()[1])
+        server.stop()
+        out, err = process.communicate(input="go\n", timeout=120)
+        assert process.returncode == -signal.SIGKILL, err[-3000:]
+        typed = ast.literal_eval(out.split("typed ", 1)[1].strip())
+        assert _server_state(postgresql_url)[1] == []  # nothing reached the server
+
+        server.start()
+        services = Services(Workspace())
+        window = MainWindow(services)  # connects to the saved server, sends what waits
+        qtbot.addWidget(window, before_close_func=lambda _w: services.shutdown())
+        try:
+            qtbot.waitUntil(lambda: window.team_status.text() == "online as ana (annotator)",
+                            timeout=WAIT_MS)
+        finally:
+            services.shutdown()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        server.stop()
+    applied, captions = _server_state(postgresql_url)
+    assert [status for _uid, status in _outbox_uids()] == [200] * len(applied)
+    assert len(captions) == 1 and captions[0][:3] == (pair, "ana", "draft")
+    draft = captions[0][3]
+    assert typed.startswith(draft) and len(draft) >= len(typed) // 3, (draft, typed)
