@@ -21,6 +21,7 @@ from studio.server.client import Client, Offline
 from widgets.shortcuts import add_shortcuts
 from widgets.team_connection import TeamConnection
 from widgets.team_lease import LeaseKeeper
+from widgets.team_lease import same_item as _same
 from widgets.team_pictures import TeamPicture, load_picture
 
 MARKS = {"suggested": "·", "accepted": "✓", "rejected": "✗"}
@@ -92,6 +93,10 @@ class TeamAttributesView(QWidget):
 
     def _got(self, item: dict[str, Any] | None) -> None:
         self._asking = False
+        if _same(self.item, item, "image_id"):
+            self.item = item  # asked again: keep the decisions being made
+            self.lease.keep(item)
+            return
         self.item = item
         self.decisions = {}
         self.lease.keep(item)

@@ -75,3 +75,8 @@ class LeaseKeeper(QObject):
 
         self.connection.run(Client.renew, int(item["lease_id"]), done=renewed,
                             failed=not_renewed, owner=self)
+
+
+def same_item(held: dict[str, Any] | None, answer: dict[str, Any] | None, key: str) -> bool:
+    """The server handed back the item already on screen (asked again after a pause)."""
+    return held is not None and answer is not None and held.get(key) == answer.get(key)

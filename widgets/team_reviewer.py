@@ -21,6 +21,7 @@ from studio.server.client import Client, Offline
 from widgets.caption_form import CaptionForm
 from widgets.team_connection import TeamConnection
 from widgets.team_lease import LeaseKeeper
+from widgets.team_lease import same_item as _same
 
 KEYS = {
     "accept": ("Ctrl+Return", "Ctrl+Enter"),
@@ -89,6 +90,10 @@ class TeamReviewer(CaptionForm):
 
     def _got(self, item: dict[str, Any] | None) -> None:
         self._asking = False
+        if _same(self.item, item, "caption_id"):
+            self.item = item  # asked again: keep the edit being made
+            self.lease.keep(item)
+            return
         self.item = item
         self.reason.hide()
         self.lease.keep(item)

@@ -30,6 +30,7 @@ from studio.server.client import Client, Offline
 from widgets.caption_form import CaptionForm
 from widgets.team_connection import TeamConnection
 from widgets.team_lease import LeaseKeeper
+from widgets.team_lease import same_item as _same
 
 AUTOSAVE_MS = 400
 MAX_UNSAVED_MS = 1000
@@ -119,6 +120,10 @@ class TeamWriter(CaptionForm):
 
     def _got(self, item: dict[str, Any] | None) -> None:
         self._asking = False
+        if _same(self.item, item, "pair_id"):
+            self.item = item  # asked again (shown again): the lease, not the text, is news
+            self.lease.keep(item)
+            return
         self.item = item
         self._kept = item["text"] if item else ""
         self.reason.hide()
