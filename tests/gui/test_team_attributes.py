@@ -32,6 +32,10 @@ def test_an_annotator_decides_the_servers_suggestions(
         qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
         assert view.hasFocus()
         image = view.item["image_id"]
+        with Project.open(postgresql_url) as project:  # the hidden Captions pane holds none
+            held = project.db.execute(
+                "SELECT kind FROM server_leases WHERE holder = 'ann'").fetchall()
+        assert held == [("attribute",)]
         names = [state["attribute"] for state in view.item["attributes"]]
         assert names
         qtbot.keyClick(view, Qt.Key.Key_A)
