@@ -140,12 +140,14 @@ def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
         assert [status for _uid, status in _outbox_uids()] == [None]
         assert _server_state(postgresql_url)[0] == []
 
-        server.start()
         again = Services(Workspace())
-        second = MainWindow(again)  # connects to the saved server and sends what waits
+        second = MainWindow(again)  # connects to the saved server, still away
         qtbot.addWidget(second, before_close_func=lambda _w: again.shutdown())
         second.show()
         try:
+            qtbot.waitUntil(lambda: second.team_status.text() == "offline — 1 edit waiting",
+                            timeout=WAIT_MS)
+            server.start()  # it comes back: the studio learns who it is and sends
             qtbot.waitUntil(lambda: second.team_status.text() == "online as ana (annotator)",
                             timeout=WAIT_MS)
             second_writer = second.panes[1].team_writer
