@@ -42,6 +42,12 @@ class Settings:
     last_folder: str = ""  # where file dialogs open (widgets/file_dialogs.py)
     window_geometry: str = ""  # the main window's size and place (Qt's saveGeometry, base64)
     last_pane: int = 0  # the pane shown when the window last closed
+    # The team server the studio connects to on start (File → Connect to team server…);
+    # its token is in the OS keyring, or here in plain text where no keyring is usable
+    # (studio/server/credentials.py says which, and the dialog says so to the person).
+    team_server: str = ""
+    team_token_plain: str = ""
+    team_image_root: str = ""  # a local copy of the server's image root, if the person has one
 
     @classmethod
     def load(cls) -> Settings:

@@ -39,6 +39,7 @@ from widgets.project_signals import follow, follow_closing
 from widgets.services import Services
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
+from widgets.team_status import TeamStatus
 
 PROJECT_FILTER = "CIR Studio projects (*.cirdb);;All files (*)"
 
@@ -67,6 +68,7 @@ class MainWindow(QMainWindow):
         self._restore_place()
         follow(self, workspace, ("images", "settings"),
                lambda: self._on_project_changed(workspace.project))
+        services.team.reconnect_saved()  # the team server of the last session, if any
 
     # -- layout ----------------------------------------------------------------------
 
@@ -111,6 +113,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Fetch Pictures from URL Lists…", self.fetch_pictures)
         self.team_menu = TeamMenu(self, file_menu)
+        self._action(file_menu, "Connect to &Team Server…", self.show_connect_dialog)
         self.image_folder = ImageFolderAction(self, file_menu)
         self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
@@ -135,6 +138,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.project_label, 1)
         self.job_status = JobStatus(self.runner)
         self.statusBar().addPermanentWidget(self.job_status)
+        self.team_status = TeamStatus(self.services.team)
+        self.statusBar().addPermanentWidget(self.team_status)
 
     # -- navigation ------------------------------------------------------------------
 
@@ -262,6 +267,13 @@ class MainWindow(QMainWindow):
     def show_settings(self) -> None:
         if SettingsDialog(self.workspace.settings, self).exec():
             self.workspace.save_settings()  # every view showing the name follows at once
+
+    def show_connect_dialog(self) -> None:
+        from widgets.connect_dialog import ConnectDialog
+
+        dialog = ConnectDialog(self.services.team, self)
+        dialog.open()
+        self.connect_dialog = dialog  # tests and the next call find it
 
     def show_about(self) -> None:
         AboutDialog(self.workspace.settings, self).exec()

@@ -9,6 +9,11 @@ napari's and labelme's lessons in one object (ARCHITECTURE.md, "Long work"):
   that applies it to the UI thread. A widget submits through a ``Scope`` tied to its
   lifetime: when the widget goes, its tokens are cancelled and its callbacks dropped.
 - **one thumbnail cache**, **the resolved device** and **one error reporter**.
+- **the team connection** (``team``): the studio as a client of a team server. Its HTTP
+  calls run on a lane of their own with one worker (``net``): the client's outbox is one
+  SQLite connection that must stay on one thread, edits must leave in the order they
+  were made, and a server that does not answer (a timeout of seconds) must never hold up
+  thumbnails or autosaves on the IO lane.
 - **ordered shutdown** (``shutdown``): cancel every token, wait for the lanes (bounded),
   flush autosaves, close the project, before any widget is destroyed.
 """
@@ -32,6 +37,7 @@ from studio.workspace import Workspace
 from widgets.error_reporter import ErrorReporter
 from widgets.job_runner import JobRunner
 from widgets.project_signals import install as install_dispatcher
+from widgets.team_connection import TeamConnection
 from widgets.thumbnail_cache import ThumbnailCache
 from widgets.ui_gc import UiThreadCollector
 
@@ -168,6 +174,7 @@ class Services(QObject):
         self.window_for_notices: Callable[[], Any] = lambda: None  # the shell sets it
         self.gpu = Lane("gpu", 1)
         self.io = Lane("io", IO_WORKERS)
+        self.net = Lane("net", 1)
         self.errors = ErrorReporter(log_dir, self.relay.post, self)
         self.runner = JobRunner(self)
         self.thumbnails = ThumbnailCache(self.io, self.relay.post, parent=self)
@@ -176,6 +183,7 @@ class Services(QObject):
         # project opens or closes (the person waits for that anyway), never mid-typing.
         self.runner.finished.connect(lambda *_: self.collector.freeze())
         workspace.project_changed.connect(self._settle_heap)
+        self.team = TeamConnection(self)
         self._scopes: list[Scope] = []
         self.shut_down = False
 
@@ -218,8 +226,10 @@ class Services(QObject):
         stopped = self.gpu.wait(deadline - time.monotonic())
         stopped = self.io.wait(deadline - time.monotonic()) and stopped
         self.flushing.emit()
+        self.team.shutdown(max(1.0, deadline - time.monotonic()))  # after the writers' flush
         self.gpu.close()
         self.io.close()
+        self.net.close()
         self.workspace.close_project()
         self.errors.uninstall_hooks()
         if stopped:

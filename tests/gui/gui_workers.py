@@ -15,6 +15,9 @@
   table's thumbnails decode; neither is a job, so nothing is asked.
 - ``type-then-kill``: types into the Captions pane without a pause for ``SECONDS``, prints
   the text typed, and kills itself (SIGKILL) at once, with no event processed after it.
+- ``team-type-then-kill BASE TOKEN SECONDS``: connects to a team server, prints
+  ``holding PAIR`` once it holds a pair, waits for a line on stdin (the test stops the
+  server meanwhile), then types the same way and kills itself.
 """
 
 from __future__ import annotations
@@ -139,8 +142,50 @@ def type_then_kill(project: str, seconds: str) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def team_type_then_kill(base: str, token: str, seconds: str) -> None:
+    import asyncio
+
+    import qasync
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from studio.settings import Settings
+    from studio.workspace import Workspace
+    from widgets.app import create_application
+    from widgets.main_window import MainWindow
+    from widgets.services import Services
+
+    app = create_application()
+    asyncio.set_event_loop(qasync.QEventLoop(app))
+    services = Services(Workspace(Settings(device="cpu")))
+    window = MainWindow(services)
+    window.show()
+    services.team.connect_to(base, token)
+    window.show_pane(1)
+    writer = window.panes[1].team_writer
+    deadline = time.monotonic() + 60
+    while writer.item is None and time.monotonic() < deadline:
+        QTest.qWait(50)
+    print(f"holding {writer.item['pair_id']}", flush=True)
+    sys.stdin.readline()  # the server is stopped meanwhile
+    writer.editor.setFocus()
+    words = "has a round collar and shorter sleeves in a lighter blue "
+    typed = ""
+    started = time.monotonic()
+    while time.monotonic() - started < float(seconds):
+        char = words[len(typed) % len(words)]
+        QTest.keyClick(writer.editor, char if char != " " else Qt.Key.Key_Space)
+        typed += char
+        QTest.qWait(50)
+    print(f"typed {writer.editor.text()!r}", flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 if __name__ == "__main__":
     kind, *rest = sys.argv[1:]
+    if kind == "team-type-then-kill":
+        team_type_then_kill(*rest)
+        raise SystemExit(0)
     if kind.startswith("close-during-"):
         raise SystemExit(close_during(kind.removeprefix("close-during-"), *rest))
     type_then_kill(*rest)

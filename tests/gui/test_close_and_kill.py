@@ -32,7 +32,8 @@ def run_worker(*args: object) -> subprocess.Popen:
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     return subprocess.Popen(
         [sys.executable, str(WORKER), *map(str, args)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
     )
 
 

@@ -37,6 +37,7 @@ from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.services import Services
+from widgets.team_attributes_view import TeamAttributesView
 from widgets.vocabulary_dialog import VocabularyDialog
 
 ALL_CATEGORIES = "All categories"
@@ -90,6 +91,10 @@ class AttributesPane(Pane):
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self._stack.addWidget(content)
+        # An annotator connected to a team server decides the server's suggestions.
+        self.team_attributes = TeamAttributesView(services.team)
+        self._stack.addWidget(self.team_attributes)
+        services.team.identity_changed.connect(self._team_changed)
         # Label writes come from this pane (its own keys and jobs, which redraw the view
         # themselves); the counts follow every one. New images or words redraw all.
         follow(self, workspace, ("labels",), self._update_summary)
@@ -98,11 +103,23 @@ class AttributesPane(Pane):
 
     # -- project ---------------------------------------------------------------------
 
+    def team_mode(self) -> bool:
+        team = self.services.team
+        return team.connected and team.role == "annotator"
+
+    def _team_changed(self) -> None:
+        self.team_attributes.stop()
+        if self.team_mode():
+            self._stack.setCurrentIndex(2)
+            self.team_attributes.restart()
+            return
+        self._stack.setCurrentIndex(0 if self.workspace.project is None else 1)
+
     def show_project(self, project: Project | None) -> None:
         self.single.message.clear()  # messages belong to the project they were said in
         self.bulk.message.clear()
         if project is None:
-            self._stack.setCurrentIndex(0)
+            self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
         self.category.blockSignals(True)
         self.category.clear()
@@ -111,7 +128,7 @@ class AttributesPane(Pane):
         self.bulk.refresh_vocabulary()
         self._load_images()
         self.outfits.show_project(project)
-        self._stack.setCurrentIndex(1)
+        self._stack.setCurrentIndex(2 if self.team_mode() else 1)
 
     def _load_images(self) -> None:
         project = self.workspace.project
@@ -144,6 +161,8 @@ class AttributesPane(Pane):
         ))
 
     def focus_widget(self) -> QWidget | None:
+        if self.team_mode():
+            return self.team_attributes
         return self.bulk.grid if self.tabs.currentWidget() is self.bulk else self.single
 
     def _on_tab(self, index: int) -> None:

@@ -48,6 +48,12 @@ from widgets.project_signals import follow, follow_closing
 from widgets.rank_worker import RankWorker
 from widgets.services import Services
 from widgets.shortcuts import add_shortcuts
+from widgets.team_connection import ROLES_THAT_WRITE
+from widgets.team_pictures import TeamPictures
+from widgets.team_reviewer import TeamReviewer
+from widgets.team_writer import TeamWriter
+
+TEAM_ROLES = ("annotator", "reviewer")
 
 PROGRESS_DELAY_MS = 500
 
@@ -73,6 +79,8 @@ class CaptionsPane(Pane):
             )
         )
         self._stack.addWidget(self._build())
+        self._stack.addWidget(self._build_team())
+        services.team.identity_changed.connect(self._team_changed)
         follow_closing(self, workspace, self._on_closing)
         follow(self, workspace, ("settings",), self._on_settings)
         follow(self, workspace, ("pairs", "captions", "people"), self._on_work_changed)
@@ -133,6 +141,49 @@ class CaptionsPane(Pane):
         add_shortcuts(content, ("Ctrl+Shift+W",), lambda: self.set_mode(0))
         add_shortcuts(content, ("Ctrl+Shift+R",), lambda: self.set_mode(1))
         return content
+
+    def _build_team(self) -> QWidget:
+        """Team mode: an annotator writes the server's pairs, a reviewer reviews its
+        captions; pictures come from the server or a local copy."""
+        page = QWidget()
+        team = self.services.team
+        self.team_label = QLabel()
+        self.team_pictures = TeamPictures(team)
+        self.team_writer = TeamWriter(team)
+        self.team_reviewer = TeamReviewer(team)
+        self.team_writer.item_changed.connect(self.team_pictures.show_item)
+        self.team_reviewer.item_changed.connect(self.team_pictures.show_item)
+        self.team_panels = QStackedWidget()
+        self.team_panels.addWidget(self.team_writer)
+        self.team_panels.addWidget(self.team_reviewer)
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.team_label)
+        layout.addWidget(self.team_pictures, 1)
+        layout.addWidget(self.team_panels)
+        return page
+
+    def team_mode(self) -> bool:
+        team = self.services.team
+        return team.connected and team.role in TEAM_ROLES
+
+    def _team_changed(self) -> None:
+        """Connected as an annotator or reviewer: the pane works for the server; otherwise
+        as before."""
+        team = self.services.team
+        self.team_writer.stop()
+        self.team_reviewer.stop()
+        if self.team_mode():
+            panel = self.team_writer if team.role in ROLES_THAT_WRITE else self.team_reviewer
+            verb = "Writing" if panel is self.team_writer else "Reviewing"
+            self.team_label.setText(
+                f"{verb} for the team server <b>{team.url}</b> as <b>{team.name}</b> — "
+                "items come from the team's queue (File → Connect to Team Server… to leave)"
+            )
+            self.team_panels.setCurrentWidget(panel)
+            self._stack.setCurrentIndex(2)
+            panel.restart()
+            return
+        self._stack.setCurrentIndex(0 if self.project is None else 1)
 
     def _build_ranks(self) -> None:
         """The live rank under the writer's editor; the stored rank beside the reviewer's."""
@@ -250,9 +301,9 @@ class CaptionsPane(Pane):
             self.writer.bind(None)
             self.reviewer.bind(None)
             self.writing = self.review = None
-            self._stack.setCurrentIndex(0)
+            self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
-        self._stack.setCurrentIndex(1)
+        self._stack.setCurrentIndex(2 if self.team_mode() else 1)
         self._start_sessions()
         self._preloaded = None
         if self.isVisible():
@@ -313,6 +364,9 @@ class CaptionsPane(Pane):
         self.refresh_progress()
 
     def focus_widget(self) -> QWidget | None:
+        if self.team_mode():
+            panel = self.team_panels.currentWidget()
+            return panel.editor if isinstance(panel, (TeamWriter, TeamReviewer)) else None
         panel = self.panels.currentWidget()
         return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
 

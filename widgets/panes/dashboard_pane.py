@@ -31,6 +31,7 @@ from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.rank_distribution import RankDistribution
 from widgets.services import Services
+from widgets.team_live import TeamLive
 from widgets.team_progress import TeamProgress
 
 TABLE_LABELS = {
@@ -57,7 +58,14 @@ class DashboardPane(Pane):
     def __init__(self, services: Services, parent: QWidget | None = None) -> None:
         super().__init__(services, parent)
         workspace = self.workspace
-        self._stack = QStackedLayout(self)
+        # The team server's live figures (a coordinator's), above the local project's.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.team_live = TeamLive(services.team)
+        outer.addWidget(self.team_live)
+        holder = QWidget()
+        outer.addWidget(holder, 1)
+        self._stack = QStackedLayout(holder)
         self._stack.addWidget(
             empty_state("No project open", "Create a project or open the demo from the File menu.")
         )

@@ -14,6 +14,7 @@ from widgets.project_signals import follow
 from widgets.quality_report_view import QualityReportView
 from widgets.rating_view import RatingView
 from widgets.services import Services
+from widgets.team_rating_view import TeamRatingView
 from widgets.transactions_view import TransactionsView
 
 
@@ -37,14 +38,32 @@ class QualityPane(Pane):
         self.tabs.addTab(self.transactions, "Transactions")
         self.tabs.currentChanged.connect(self._tab_changed)
         self._stack.addWidget(self.tabs)
+        # A rater connected to a team server rates the server's turns (no project needed).
+        self.team_rating = TeamRatingView(services.team)
+        self._stack.addWidget(self.team_rating)
+        services.team.identity_changed.connect(self._team_changed)
         self._report_stale = True
         follow(self, workspace, ("ratings", "transactions", "people", "settings"),
                self.rating.refresh)
         follow(self, workspace, ("transactions", "ratings"), self.transactions.refresh)
         follow(self, workspace, ("ratings", "transactions", "images"), self._report_changed)
 
+    def team_mode(self) -> bool:
+        team = self.services.team
+        return team.connected and team.role == "rater"
+
+    def _team_changed(self) -> None:
+        if self.team_mode():
+            self._stack.setCurrentIndex(2)
+            self.team_rating.restart()
+            return
+        self.team_rating.stop()
+        self._stack.setCurrentIndex(0 if self.workspace.project is None else 1)
+
     def focus_widget(self) -> QWidget | None:
         """The rating form takes 1–5, S and F; the other tabs their own widgets."""
+        if self.team_mode():
+            return self.team_rating.form
         if self.tabs.currentWidget() is self.rating:
             return self.rating.form if self.rating.form.isEnabled() else self.rating
         return self.tabs.currentWidget()
@@ -52,12 +71,12 @@ class QualityPane(Pane):
     def show_project(self, project: Project | None) -> None:
         self.rating.item = None
         if project is None:
-            self._stack.setCurrentIndex(0)
+            self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
         self.rating.refresh()
         self.transactions.refresh()
         self._report_changed()
-        self._stack.setCurrentIndex(1)
+        self._stack.setCurrentIndex(2 if self.team_mode() else 1)
 
     def _report_changed(self) -> None:
         """The report costs a few queries and a chart: build it now only if it is in view."""

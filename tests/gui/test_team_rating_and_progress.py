@@ -1,0 +1,71 @@
+"""Rating and watching through a team server from the desktop studio: a rater rates the
+turn the server hands out, blind, with the local keys; a coordinator's Dashboard shows
+the team's live progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from studio.quality.ratings import load_item
+from studio.store import Project
+from studio.store.transfer import copy_project
+from studio.team.rehearsal import build_project
+from tests.gui.team_server_fixtures import Server, tokens
+
+WAIT_MS = 30000
+
+
+def _connect(qtbot, window, base: str, key: str, role: str) -> None:
+    team = window.services.team
+    team.connect_to(base, key)
+    qtbot.waitUntil(lambda: team.connected and team.role == role, timeout=WAIT_MS)
+
+
+def test_a_rater_rates_blind_and_a_coordinator_watches_live(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    build_project(tmp_path / "lite", ("rae", "ray"), n_images=40, n_pairs=4).close()
+    copy_project(tmp_path / "lite", postgresql_url)
+    keys = tokens(postgresql_url, {"rae": "rater", "cora": "coordinator"})
+    server = Server(postgresql_url).start()
+    try:
+        _connect(qtbot, window, server.base, keys["rae"], "rater")
+        window.show_pane(4)
+        pane = window.panes[4]
+        view = pane.team_rating
+        qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
+        assert pane.team_mode() and view.form.hasFocus()
+        first = view.item["assignment_id"]
+        shown = " ".join(w.text() for w in (view.text, view.history, view.message, view.progress))
+        assert "SecretSet" not in shown  # no dataset name, no origin
+        qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
+        assert view.message.text().startswith("Score every criterion first")
+        for key in (Qt.Key.Key_4, Qt.Key.Key_3, Qt.Key.Key_5, Qt.Key.Key_4, Qt.Key.Key_2):
+            qtbot.keyClick(view.form, key)
+        qtbot.keyClick(view.form, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: view.item is not None and view.item["assignment_id"] != first,
+                        timeout=WAIT_MS)
+        second = view.item["assignment_id"]
+        qtbot.keyClick(view.form, Qt.Key.Key_S)
+        qtbot.waitUntil(lambda: view.item is None or view.item["assignment_id"] != second,
+                        timeout=WAIT_MS)
+        with Project.open(postgresql_url) as project:
+            rated = load_item(project, first, "rae")
+            skipped = load_item(project, second, "rae")
+        assert rated.status == "done" and rated.scores == {
+            "accuracy": 4, "historical_awareness": 3, "granularity": 5, "consistency": 4,
+            "coverage": 2}
+        assert skipped.status == "skipped"
+
+        window.services.team.disconnect()
+        assert not pane.team_mode()
+        _connect(qtbot, window, server.base, keys["cora"], "coordinator")
+        window.show_pane(5)
+        live = window.panes[5].team_live
+        qtbot.waitUntil(lambda: live.figures is not None, timeout=WAIT_MS)
+        assert live.isVisible() and "complete" in live.summary.text()
+        assert live.figures["pairs"] == 4
+    finally:
+        server.stop()

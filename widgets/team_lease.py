@@ -1,0 +1,82 @@
+"""Keeping a team-server lease alive while its item is on screen.
+
+The server hands out an item with a lease that expires unless renewed (so an item a
+person walked away from goes back to the queue). ``LeaseKeeper`` renews it a third of the
+way to its end (at most every minute, at least every 5 s) on the net lane. Offline it
+just tries again later: the person keeps working and the edits wait in the outbox. A
+lease the server no longer knows (it expired, or was released elsewhere) calls ``lost``,
+and the view asks the server what it holds now. A hidden view pauses its lease: a
+person deciding attributes does not keep a pair from the captions queue.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+
+from studio.server.client import Client, Offline
+from widgets.team_connection import TeamConnection
+
+RENEW_MIN_S, RENEW_MAX_S = 5.0, 60.0
+
+
+class LeaseKeeper(QObject):
+    def __init__(self, connection: TeamConnection, lost: Callable[[], Any],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.connection = connection
+        self.lost = lost
+        self.item: dict[str, Any] | None = None
+        self._timer = QTimer(self, singleShot=True)
+        self._timer.timeout.connect(self._renew)
+
+    def keep(self, item: dict[str, Any] | None) -> None:
+        """Renew this item's lease from now on (None: no item, nothing to renew)."""
+        self.item = item
+        self._schedule()
+
+    def stop(self) -> None:
+        self.item = None
+        self._timer.stop()
+
+    def pause(self) -> None:
+        """The view went out of sight: stop renewing, so an item nobody looks at goes back
+        to the queue when its lease ends (the view asks again when it shows)."""
+        self._timer.stop()
+
+    def _schedule(self) -> None:
+        if self.item is None:
+            self._timer.stop()
+            return
+        left = float(self.item.get("expires_at", 0)) - time.time()
+        self._timer.start(int(1000 * max(RENEW_MIN_S, min(RENEW_MAX_S, left / 3))))
+
+    def _renew(self) -> None:
+        item = self.item
+        if item is None:
+            return
+
+        def renewed(answer: dict[str, Any]) -> None:
+            if self.item is item:
+                item["expires_at"] = answer.get("expires_at", item["expires_at"])
+                self._schedule()
+
+        def not_renewed(error: BaseException) -> None:
+            if self.item is not item:
+                return
+            if isinstance(error, Offline):
+                self._schedule()  # keep working; try again later
+            else:
+                self.stop()
+                self.lost()
+
+        self.connection.run(Client.renew, int(item["lease_id"]), done=renewed,
+                            failed=not_renewed, owner=self)
+
+
+def same_item(held: dict[str, Any] | None, answer: dict[str, Any] | None, key: str) -> bool:
+    """The server handed back the item already on screen (asked again after a pause)."""
+    return held is not None and answer is not None and held.get(key) == answer.get(key)

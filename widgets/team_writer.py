@@ -1,0 +1,288 @@
+"""Writing captions for a team server: the next pair comes from the server's queue.
+
+The same form and keys as the local writer (``CaptionForm``: Ctrl+Enter submit and
+next, Ctrl+K skip, Ctrl+Z / Ctrl+Shift+Z undo and redo typing), bound to the team
+connection instead of a local project:
+
+- **next pair**: ``POST /v1/captions/next`` hands out the pair this person holds or the
+  next free one, with a lease; the lease is renewed while the pair is on screen and
+  released on skip.
+- **typing** is kept as a draft after a pause, and at least once a second while typing
+  goes on, through the client's outbox on the net lane: typing never waits for the
+  network. While the server is away the drafts stay in the outbox (sent by the
+  connection's flush) and the person keeps writing the pair they hold.
+- **submit** goes through the outbox too. The server's refusal (the pair's quota filled
+  meanwhile) is said in one line and the next pair comes; a submission made offline
+  waits, and the next pair comes when the server answers again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QWidget
+
+from studio.captions.typing_history import TypingHistory
+from studio.errors import StudioError
+from studio.server.client import Client, Offline
+from widgets.caption_form import CaptionForm
+from widgets.team_connection import TeamConnection
+from widgets.team_lease import LeaseKeeper
+from widgets.team_lease import same_item as _same
+
+AUTOSAVE_MS = 400
+MAX_UNSAVED_MS = 1000
+KEYS = {
+    "save": ("Ctrl+Return", "Ctrl+Enter"),
+    "skip": ("Ctrl+K",),
+    "undo": ("Ctrl+Z",),
+    "redo": ("Ctrl+Shift+Z", "Ctrl+Y"),
+}
+BUTTONS = (("skip", "Skip  Ctrl+K"), ("save", "Submit and next  Ctrl+Enter"))
+HINT = (
+    "Ctrl+Enter submit and next · Ctrl+K skip (the pair goes back to the team) · "
+    "Ctrl+Z / Ctrl+Shift+Z undo / redo typing · drafts are kept as you type, also offline"
+)
+OFFLINE_NEXT = ("The team server does not answer: your edits wait on this computer, and "
+                "your next pair comes as soon as it answers.")
+
+
+def _submit_and_answer(client: Client, pair_id: int, text: str, send: bool) -> Any:
+    """Runs on the net lane: keep the submission, send it, and read the server's answer
+    (None while it waits)."""
+    uid = client.submit(pair_id, text, send=send)
+    return client.answer(uid)
+
+
+class TeamWriter(CaptionForm):
+    item_changed = Signal(object)  # the item held (a dict) or None
+    submitted = Signal()
+
+    def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
+        actions = {
+            "save": self.submit_and_next,
+            "skip": self.skip,
+            "undo": lambda: self._undo_typing(redo=False),
+            "redo": lambda: self._undo_typing(redo=True),
+        }
+        super().__init__(KEYS, BUTTONS, actions, HINT, "", parent)
+        self.setObjectName("team_writer")
+        self.connection = connection
+        self.item: dict[str, Any] | None = None
+        self._asking = False
+        self._kept = ""  # the text last put in the outbox for the item held
+        self.history = TypingHistory()
+        self.editor.setPlaceholderText("is red with longer sleeves")
+        self.editor.setEnabled(False)
+        self.editor.textEdited.connect(self._on_edited)
+        self.editor.textEdited.connect(self.history.typed)
+        self.buttons["save"].setDefault(True)
+        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
+        self._autosave.timeout.connect(self.save_soon)
+        self._max_wait = QTimer(self, singleShot=True, interval=MAX_UNSAVED_MS)
+        self._max_wait.timeout.connect(self.save_soon)
+        self.lease = LeaseKeeper(connection, self._lease_lost, self)
+        connection.back_online.connect(self._on_back_online)
+        connection.leaving.connect(self.flush)
+        connection.services.flushing.connect(self.flush)  # closing: into the outbox first
+
+    # -- the item ----------------------------------------------------------------------
+
+    def restart(self) -> None:
+        """Another connection (or person): what was asked of the last one is forgotten."""
+        self._asking = False
+        self.item = None
+        if self.isVisible():
+            self.start()  # else when it shows: a hidden view holds no lease
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Shown again: ask what is held (the server renews that lease, or hands the next
+        item if it ended meanwhile)."""
+        super().showEvent(event)
+        self.save_soon()
+        self.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.save_soon()
+        self.lease.pause()
+        super().hideEvent(event)
+
+    def start(self) -> None:
+        """Ask for the pair held, or the next one (waiting edits are sent first)."""
+        if self._asking or not self.connection.connected:
+            return
+        self._asking = True
+        if self.item is None:
+            self.info.setText("Asking the team server for your next pair…")
+        self.connection.run(Client.next_item, done=self._got, failed=self._not_got, owner=self)
+
+    def _got(self, item: dict[str, Any] | None) -> None:
+        self._asking = False
+        if _same(self.item, item, "pair_id"):
+            self.item = item  # asked again (shown again): the lease, not the text, is news
+            self.lease.keep(item)
+            return
+        self.item = item
+        self._kept = item["text"] if item else ""
+        self.reason.hide()
+        if item is None:
+            self.info.setText("All done: the team server has no pair for you right now.")
+            self.editor.clear()
+            self.editor.setEnabled(False)
+            self.lease.stop()
+        else:
+            self.info.setText(
+                f"Pair {item['pair_id']}" + (f" · {item['category']}" if item["category"]
+                                             else "") + " · from the team server"
+            )
+            self.editor.setEnabled(True)
+            self.editor.setText(item["text"] or "")
+            self.editor.setFocus()
+            self.lease.keep(item)
+            if item.get("status") == "draft":
+                self.state.setText("Your draft, kept by the server")
+        self.history.reset(self.editor.text())
+        self.item_changed.emit(item)
+
+    def _not_got(self, error: BaseException) -> None:
+        self._asking = False
+        if self.item is not None:
+            return  # still working on the pair held
+        if isinstance(error, Offline):
+            self.info.setText(OFFLINE_NEXT)
+        elif isinstance(error, StudioError):
+            self.info.setText(str(error))
+        else:
+            raise error
+        self.editor.setEnabled(False)
+        self.item_changed.emit(None)
+
+    def _lease_lost(self) -> None:
+        """The lease ended (expired while away): keep what is typed, ask what is held."""
+        self.save_soon()
+        self.start()
+
+    def _on_back_online(self) -> None:
+        if self.item is None and self.isVisible():
+            self.start()
+
+    def stop(self) -> None:
+        """Disconnected: nothing held any more (the draft is already in the outbox)."""
+        self.flush()
+        self.lease.stop()
+        self._asking = False
+        self.item = None
+        self._kept = ""
+        self.editor.clear()
+        self.editor.setEnabled(False)
+        self.item_changed.emit(None)
+
+    # -- typing ------------------------------------------------------------------------
+
+    def _on_edited(self, _text: str) -> None:
+        self._autosave.start()
+        if not self._max_wait.isActive():
+            self._max_wait.start()
+
+    def save_soon(self) -> None:
+        """Keep what is typed now as a draft (outbox first, then sent on the net lane)."""
+        self._autosave.stop()
+        self._max_wait.stop()
+        self.history.checkpoint()
+        item, text = self.item, self.editor.text()
+        if item is None or not text.strip() or text == self._kept:
+            return  # an emptied editor never overwrites the draft
+        self._kept = text
+        self.connection.run(Client.save_draft, int(item["pair_id"]), text,
+                            self.connection.online, done=lambda _uid: self._draft_kept(),
+                            failed=self._failed, owner=self)
+
+    def _draft_kept(self) -> None:
+        if self.connection.online:
+            self.state.setText(f"Draft saved {datetime.now():%H:%M:%S}")
+        else:
+            self.state.setText("Draft kept on this computer; it is sent when the server "
+                               "answers")
+
+    def _failed(self, error: BaseException) -> None:
+        if isinstance(error, StudioError):
+            self.state.setText(str(error))
+        else:
+            raise error
+
+    def flush(self) -> None:
+        """Closing or leaving: what is typed goes into the outbox now (not sent here)."""
+        self._autosave.stop()
+        self._max_wait.stop()
+        item, text = self.item, self.editor.text()
+        if item is None or not text.strip() or text == self._kept:
+            return
+        self._kept = text
+        self.connection.run_now(Client.save_draft, int(item["pair_id"]), text, False)
+
+    def _undo_typing(self, redo: bool) -> None:
+        text = self.history.redo() if redo else self.history.undo()
+        if text is not None and self.item is not None:
+            self.editor.setText(text)
+            self._autosave.start()
+
+    # -- submit and skip ---------------------------------------------------------------
+
+    def submit_and_next(self) -> None:
+        item, text = self.item, self.editor.text().strip()
+        if item is None:
+            return
+        if not text:
+            self.state.setText("Write the caption first; Ctrl+K skips the pair.")
+            return
+        self._autosave.stop()
+        self._max_wait.stop()
+        self.lease.stop()
+        self.item = None
+        self.editor.setEnabled(False)
+        self.connection.run(_submit_and_answer, int(item["pair_id"]), text,
+                            self.connection.online,
+                            done=lambda answer: self._answered(item, answer),
+                            failed=self._submit_failed, owner=self)
+
+    def _submit_failed(self, error: BaseException) -> None:
+        """The outbox itself failed (a full disk): the text stays, nothing is lost."""
+        self.state.setText(f"Could not keep the submission: {error}. Your text is still here.")
+        self.start()  # the pair is still held: the server hands it back with the draft
+        if not isinstance(error, StudioError):
+            raise error
+
+    def _answered(self, item: dict[str, Any], answer: tuple[int, Any] | None) -> None:
+        pair = item["pair_id"]
+        if answer is None:
+            self.state.setText(f"Pair {pair}: your caption waits on this computer and is sent "
+                               "when the server answers.")
+        elif answer[0] < 300:
+            self.state.setText(f"Pair {pair}: caption submitted.")
+        else:
+            message = answer[1].get("error") if isinstance(answer[1], dict) else answer[1]
+            self.state.setText(f"Pair {pair}: the server did not take this caption: {message} "
+                               "Here is your next pair.")
+        self.submitted.emit()
+        self.start()
+
+    def skip(self) -> None:
+        item = self.item
+        if item is None:
+            return
+        if not self.connection.online:
+            self.state.setText("Skipping gives the pair back to the team, which needs the "
+                               "server; keep writing, your draft is kept.")
+            return
+        self.save_soon()
+        self.lease.stop()
+
+        def skipped(_answer: Any) -> None:
+            self.item = None
+            self.state.setText(f"Pair {item['pair_id']} skipped.")
+            self.start()
+
+        self.connection.run(Client.skip, int(item["lease_id"]), done=skipped,
+                            failed=self._failed, owner=self)
