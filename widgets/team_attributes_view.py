@@ -10,6 +10,7 @@ so a person keeps deciding while the server is away.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -20,6 +21,7 @@ from studio.errors import StudioError
 from studio.server.client import Client, Offline
 from widgets.shortcuts import add_shortcuts
 from widgets.team_connection import TeamConnection
+from widgets.team_item import LeasedItemView
 from widgets.team_lease import LeaseKeeper
 from widgets.team_lease import same_item as _same
 from widgets.team_pictures import TeamPicture, load_picture
@@ -35,7 +37,11 @@ def _decide_and_answer(client: Client, image_id: str, decisions: dict[str, str],
     return client.answer(uid)
 
 
-class TeamAttributesView(QWidget):
+class TeamAttributesView(LeasedItemView, QWidget):
+    asking_text = "Asking the team server for the next image…"
+    offline_text = ("The team server does not answer: your decisions wait on this "
+                    "computer, and the next image comes as soon as it answers.")
+
     def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("team_attributes")
@@ -66,33 +72,13 @@ class TeamAttributesView(QWidget):
 
     # -- the item ----------------------------------------------------------------------
 
-    def restart(self) -> None:
-        self._asking = False
-        self.item = None
-        if self.isVisible():
-            self.start()  # else when it shows: a hidden view holds no lease
+    def next_request(self) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return Client.next_attributes, ()
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (the server renews that lease, or hands the next
-        item if it ended meanwhile)."""
-        super().showEvent(event)
-        self.start()
-
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        self.lease.pause()
-        super().hideEvent(event)
-
-    def start(self) -> None:
-        if self._asking or not self.connection.connected:
-            return
-        self._asking = True
-        if self.item is None:
-            self.info.setText("Asking the team server for the next image…")
-        self.connection.run(Client.next_attributes, done=self._got, failed=self._not_got,
-                            owner=self)
+    def say(self, text: str) -> None:
+        self.info.setText(text)
 
     def _got(self, item: dict[str, Any] | None) -> None:
-        self._asking = False
         if _same(self.item, item, "image_id"):
             self.item = item  # asked again: keep the decisions being made
             self.lease.keep(item)
@@ -120,22 +106,6 @@ class TeamAttributesView(QWidget):
             owner=self, tells_online=False,
         )
         self.setFocus()
-
-    def _not_got(self, error: BaseException) -> None:
-        self._asking = False
-        if self.item is not None:
-            return
-        if isinstance(error, Offline):
-            self.info.setText("The team server does not answer: your decisions wait on this "
-                              "computer, and the next image comes as soon as it answers.")
-        elif isinstance(error, StudioError):
-            self.info.setText(str(error))
-        else:
-            raise error
-
-    def _on_back_online(self) -> None:
-        if self.item is None and self.isVisible():
-            self.start()
 
     def stop(self) -> None:
         self.lease.stop()

@@ -10,15 +10,17 @@ away, and the scores go out when it answers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from studio.errors import StudioError
-from studio.server.client import Client, Offline
+from studio.server.client import Client
 from widgets.rating_form import RatingForm
 from widgets.team_connection import TeamConnection
+from widgets.team_item import TeamItemAsker
 from widgets.team_pictures import TeamPictures
 
 
@@ -28,7 +30,10 @@ def _status_and_answer(client: Client, assignment_id: int, status: str, note: st
     return client.answer(uid)
 
 
-class TeamRatingView(QWidget):
+class TeamRatingView(TeamItemAsker, QWidget):
+    offline_text = ("The team server does not answer: your scores wait on this "
+                    "computer, and the next turn comes as soon as it answers.")
+
     def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("team_rating")
@@ -80,15 +85,13 @@ class TeamRatingView(QWidget):
 
     # -- the item ----------------------------------------------------------------------
 
-    def start(self) -> None:
-        if self._asking or not self.connection.connected:
-            return
-        self._asking = True
-        self.connection.run(Client.next_rating, self.sample.text().strip() or "main",
-                            done=self._got, failed=self._not_got, owner=self)
+    def next_request(self) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return Client.next_rating, (self.sample.text().strip() or "main",)
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
 
     def _got(self, item: dict[str, Any] | None) -> None:
-        self._asking = False
         self.item = item
         if item is None:
             self.message.setText("Nothing left to rate in this sample — thank you!")
@@ -109,22 +112,6 @@ class TeamRatingView(QWidget):
         self.note.setText(item.get("note") or "")
         self.form.setEnabled(True)
         self.form.setFocus()
-
-    def _not_got(self, error: BaseException) -> None:
-        self._asking = False
-        if self.item is not None:
-            return
-        if isinstance(error, Offline):
-            self.message.setText("The team server does not answer: your scores wait on this "
-                                 "computer, and the next turn comes as soon as it answers.")
-        elif isinstance(error, StudioError):
-            self.message.setText(str(error))
-        else:
-            raise error
-
-    def _on_back_online(self) -> None:
-        if self.item is None and self.isVisible():
-            self.start()
 
     def restart(self) -> None:
         self._asking = False

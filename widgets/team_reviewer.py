@@ -11,15 +11,17 @@ next caption comes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from studio.errors import StudioError
-from studio.server.client import Client, Offline
+from studio.server.client import Client
 from widgets.caption_form import CaptionForm
 from widgets.team_connection import TeamConnection
+from widgets.team_item import LeasedItemView
 from widgets.team_lease import LeaseKeeper
 from widgets.team_lease import same_item as _same
 
@@ -40,8 +42,11 @@ def _decide_and_answer(client: Client, caption_id: int, decision: str, reason: s
     return client.answer(uid)
 
 
-class TeamReviewer(CaptionForm):
+class TeamReviewer(LeasedItemView, CaptionForm):
     item_changed = Signal(object)
+    asking_text = "Asking the team server for the next caption to review…"
+    offline_text = ("The team server does not answer: your decisions wait on this "
+                    "computer, and the next caption comes as soon as it answers.")
 
     def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
         actions = {"accept": self.accept, "reject": self.ask_reason, "skip": self.skip}
@@ -63,33 +68,16 @@ class TeamReviewer(CaptionForm):
             self.reason.show()
             self.reason.setFocus()
 
-    def restart(self) -> None:
-        self._asking = False
-        self.item = None
-        if self.isVisible():
-            self.start()  # else when it shows: a hidden view holds no lease
+    def next_request(self) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return Client.next_review, ()
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (the server renews that lease, or hands the next
-        item if it ended meanwhile)."""
-        super().showEvent(event)
-        self.start()
+    def say(self, text: str) -> None:
+        self.info.setText(text)
 
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        self.lease.pause()
-        super().hideEvent(event)
-
-    def start(self) -> None:
-        if self._asking or not self.connection.connected:
-            return
-        self._asking = True
-        if self.item is None:
-            self.info.setText("Asking the team server for the next caption to review…")
-        self.connection.run(Client.next_review, done=self._got, failed=self._not_got,
-                            owner=self)
+    def nothing_came(self) -> None:
+        self.item_changed.emit(None)
 
     def _got(self, item: dict[str, Any] | None) -> None:
-        self._asking = False
         if _same(self.item, item, "caption_id"):
             self.item = item  # asked again: keep the edit being made
             self.lease.keep(item)
@@ -108,23 +96,6 @@ class TeamReviewer(CaptionForm):
             self.editor.setText(item["text"])
             self.editor.setFocus()
         self.item_changed.emit(item)
-
-    def _not_got(self, error: BaseException) -> None:
-        self._asking = False
-        if self.item is not None:
-            return
-        if isinstance(error, Offline):
-            self.info.setText("The team server does not answer: your decisions wait on this "
-                              "computer, and the next caption comes as soon as it answers.")
-        elif isinstance(error, StudioError):
-            self.info.setText(str(error))
-        else:
-            raise error
-        self.item_changed.emit(None)
-
-    def _on_back_online(self) -> None:
-        if self.item is None and self.isVisible():
-            self.start()
 
     def stop(self) -> None:
         self.lease.stop()

@@ -18,6 +18,7 @@ connection instead of a local project:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -26,9 +27,10 @@ from PySide6.QtWidgets import QWidget
 
 from studio.captions.typing_history import TypingHistory
 from studio.errors import StudioError
-from studio.server.client import Client, Offline
+from studio.server.client import Client
 from widgets.caption_form import CaptionForm
 from widgets.team_connection import TeamConnection
+from widgets.team_item import LeasedItemView
 from widgets.team_lease import LeaseKeeper
 from widgets.team_lease import same_item as _same
 
@@ -45,8 +47,6 @@ HINT = (
     "Ctrl+Enter submit and next · Ctrl+K skip (the pair goes back to the team) · "
     "Ctrl+Z / Ctrl+Shift+Z undo / redo typing · drafts are kept as you type, also offline"
 )
-OFFLINE_NEXT = ("The team server does not answer: your edits wait on this computer, and "
-                "your next pair comes as soon as it answers.")
 
 
 def _submit_and_answer(client: Client, pair_id: int, text: str, send: bool) -> Any:
@@ -56,9 +56,12 @@ def _submit_and_answer(client: Client, pair_id: int, text: str, send: bool) -> A
     return client.answer(uid)
 
 
-class TeamWriter(CaptionForm):
+class TeamWriter(LeasedItemView, CaptionForm):
     item_changed = Signal(object)  # the item held (a dict) or None
     submitted = Signal()
+    asking_text = "Asking the team server for your next pair…"
+    offline_text = ("The team server does not answer: your edits wait on this computer, and "
+                    "your next pair comes as soon as it answers.")
 
     def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
         actions = {
@@ -90,36 +93,26 @@ class TeamWriter(CaptionForm):
 
     # -- the item ----------------------------------------------------------------------
 
-    def restart(self) -> None:
-        """Another connection (or person): what was asked of the last one is forgotten."""
-        self._asking = False
-        self.item = None
-        if self.isVisible():
-            self.start()  # else when it shows: a hidden view holds no lease
-
     def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (the server renews that lease, or hands the next
-        item if it ended meanwhile)."""
-        super().showEvent(event)
         self.save_soon()
-        self.start()
+        super().showEvent(event)
 
     def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
         self.save_soon()
-        self.lease.pause()
         super().hideEvent(event)
 
-    def start(self) -> None:
-        """Ask for the pair held, or the next one (waiting edits are sent first)."""
-        if self._asking or not self.connection.connected:
-            return
-        self._asking = True
-        if self.item is None:
-            self.info.setText("Asking the team server for your next pair…")
-        self.connection.run(Client.next_item, done=self._got, failed=self._not_got, owner=self)
+    def next_request(self) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        """The pair held, or the next one (waiting edits are sent first)."""
+        return Client.next_item, ()
+
+    def say(self, text: str) -> None:
+        self.info.setText(text)
+
+    def nothing_came(self) -> None:
+        self.editor.setEnabled(False)
+        self.item_changed.emit(None)
 
     def _got(self, item: dict[str, Any] | None) -> None:
-        self._asking = False
         if _same(self.item, item, "pair_id"):
             self.item = item  # asked again (shown again): the lease, not the text, is news
             self.lease.keep(item)
@@ -146,27 +139,10 @@ class TeamWriter(CaptionForm):
         self.history.reset(self.editor.text())
         self.item_changed.emit(item)
 
-    def _not_got(self, error: BaseException) -> None:
-        self._asking = False
-        if self.item is not None:
-            return  # still working on the pair held
-        if isinstance(error, Offline):
-            self.info.setText(OFFLINE_NEXT)
-        elif isinstance(error, StudioError):
-            self.info.setText(str(error))
-        else:
-            raise error
-        self.editor.setEnabled(False)
-        self.item_changed.emit(None)
-
     def _lease_lost(self) -> None:
         """The lease ended (expired while away): keep what is typed, ask what is held."""
         self.save_soon()
         self.start()
-
-    def _on_back_online(self) -> None:
-        if self.item is None and self.isVisible():
-            self.start()
 
     def stop(self) -> None:
         """Disconnected: nothing held any more (the draft is already in the outbox)."""
