@@ -21,7 +21,8 @@ the result back; a request list no template covers is said in parts joined as pe
 them. An edit must also read like people at its seams: the word pairs where a filled value
 meets the template's own words must occur in the training captions ("is beige", "has long
 sleeves"), so a template written about one value is not edited into words nobody writes
-("has sleeveless", "is stripes"); only when no template passes is a seam left unchecked. Nothing here knows about projects: it takes caption strings and requests.
+("has sleeveless", "is stripes"); only when no template passes is a seam left unchecked.
+Nothing here knows about projects: it takes caption strings and requests.
 """
 
 from __future__ import annotations
