@@ -229,6 +229,7 @@ def _studio_figures(names: list[str], reports: dict[str, Any],
             "acknowledged": report["acknowledged"], "refused": report["refused"],
             "stored": found["stored"][name], "drafts": report["drafts"],
             "keys": report["keys"], "shortcut_missed": report["shortcut_missed"],
+            "went_offline": report["went_offline"], "settled": report["settled"],
             "lost": len(answered - found["applied"]) + report["waiting"],
         })
     return figures
@@ -240,7 +241,7 @@ def _studio_lines(studios: list[dict[str, Any]]) -> str:
     each = "; ".join(
         f"{s['name']}: {s.get('submitted', '?')} submitted with Ctrl+Enter, "
         f"{s.get('acknowledged', '?')} acknowledged, {s.get('stored', '?')} stored, "
-        f"{s['lost']} lost" for s in studios)
+        f"{s['lost']} lost, offline {s.get('went_offline', '?')} times" for s in studios)
     return (f"{len(studios)} desktop studios (offscreen MainWindow processes typing key by "
             f"key in the Captions pane's team writer) at the same time: {each}.\n\n")
 

@@ -109,6 +109,15 @@ def main(base: str, token: str, pace: str, seed: str, report: str) -> int:
     team = services.team
     writer = window.panes[1].team_writer
 
+    seen = {"online": False, "went_offline": 0}
+
+    def heard() -> None:  # the status bar's online/offline: count the drops it showed
+        if seen["online"] and not team.online and team.connected:
+            seen["went_offline"] += 1
+        seen["online"] = team.online
+
+    team.changed.connect(heard)
+
     async def session() -> dict:
         team.connect_to(base, token, failed=lambda message: print(message, flush=True))
         if not await _until(lambda: team.name != "", 120):
@@ -121,6 +130,7 @@ def main(base: str, token: str, pace: str, seed: str, report: str) -> int:
         await asyncio.sleep(1.5)  # the last pause's draft goes into the outbox
         settled = await _until(lambda: team.online and team.waiting == 0, FLUSH_WAIT_S)
         counts["settled"] = settled
+        counts["went_offline"] = seen["went_offline"]
         window.close()  # the services flush what is typed into the outbox and close it
         await drain(loop)
         return counts
