@@ -38,6 +38,7 @@ too; the studios' own requests are not in the request counts or latencies.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -86,13 +87,16 @@ def _timed_client(base: str, token: str, outbox: Path, timings: dict[str, list[f
     return Timed(base, token, outbox, timeout=10, picture_cache=outbox.with_suffix(".pictures"))
 
 
-def person(role: str, base: str, token: str, outbox: str, deadline: str, pace: str,
-           out: str) -> None:
-    """One simulated person of ``role`` (runs in its own process)."""
+def person(role: str, base: str, token: str, outbox: str, pace: str, out: str) -> None:
+    """One simulated person of ``role`` (runs in its own process). It says ``ready`` once
+    its imports are done and reads the deadline from stdin: fifty processes importing at
+    once on a loaded machine take seconds, which must not come out of the bench's time."""
     from studio.server.client import Offline
 
     timings: dict[str, list[float]] = {}
     client = _timed_client(base, token, Path(outbox), timings)
+    print("ready", flush=True)
+    deadline = sys.stdin.readline()
     state = {"rng": random.Random(token), "end": float(deadline), "scale": float(pace),
              "uids": {}, "done": 0, "offline": 0, "reasons": {}}
     work = {"annotator": _annotate, "reviewer": _review, "rater": _rate}[role]
@@ -202,7 +206,8 @@ def _start_studio(work: Path, name: str, base: str, token: str, pace: float, num
 
 
 def _ready(desks: list[subprocess.Popen]) -> None:
-    """Wait until every studio holds its first pair (its start-up is not bench time)."""
+    """Wait until every process is ready (a studio holds its first pair, a person has
+    imported its client): start-up is not bench time."""
     end = time.time() + STUDIO_START_S
     for desk in desks:
         assert desk.stdout is not None
@@ -427,20 +432,21 @@ def main() -> int:
                 time.sleep(0.1)
         desks = [_start_studio(work, name, base, keys[name], args.pace, number, env)
                  for number, name in enumerate(studios)]
-        _ready(desks)
-        started = time.time()
-        deadline = started + args.minutes * 60
-        for desk in desks:  # every studio and person starts now
-            assert desk.stdin is not None
-            desk.stdin.write(f"{deadline}\n")
-            desk.stdin.close()
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", PERSON, roles[name], base, keys[name],
-                 str(work / f"{name}.outbox"), str(deadline), str(args.pace),
-                 str(work / f"{name}.json")], env=env)
+                 str(work / f"{name}.outbox"), str(args.pace), str(work / f"{name}.json")],
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             for name in people
         ]
+        _ready(desks + procs)
+        started = time.time()
+        deadline = started + args.minutes * 60
+        for proc in desks + procs:  # every studio and person starts now
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):  # one that died: reported as lost
+                proc.stdin.write(f"{deadline}\n")
+                proc.stdin.close()
         time.sleep(args.minutes * 30)
         workers = _children(server.pid)
         killed = None
