@@ -2,11 +2,16 @@
 one worker killed with SIGKILL midway.
 
     python bench/bench_server.py [--annotators 50] [--reviewers 6] [--raters 6]
-                                 [--minutes 2] [--pace 1.0] [--project postgresql://…]
-                                 [--json FILE]
+                                 [--studios 2] [--minutes 2] [--pace 1.0]
+                                 [--project postgresql://…] [--json FILE]
 
-``--annotators`` is the number of people in all; ``--reviewers`` and ``--raters`` of them
-review captions and rate turns, the rest write captions.
+``--annotators`` is the number of simulated people in all; ``--reviewers`` and
+``--raters`` of them review captions and rate turns, the rest write captions.
+``--studios`` real desktop studios (``bench/studio_writer.py``: the whole MainWindow and
+Services, offscreen, each its own ``CIR_STUDIO_HOME`` and annotator token) write
+captions alongside them in the Captions pane's team writer, typing key by key at human
+pace and submitting with Ctrl+Enter; they start first and begin with everyone else once
+all are ready.
 
 Starts its own PostgreSQL (the ``pgserver`` wheel) and a project of mined demo pairs
 (quota 2 per pair from different people) unless given ``--project``, then
@@ -24,12 +29,16 @@ captions reviewed by their author (``self_reviews``), a turn rated twice by one 
 (counted in ``duplicates``) and acknowledged review and rating edits missing (in
 ``lost``, and per kind in ``lost_by_kind``). Writes the ``server`` section of
 BENCHMARKS.md and, with ``--json``, the figures (``requests_per_s``, ``p95_ms`` per
-endpoint, ``lost``, ``duplicates``, ``quota_violations``, ``self_reviews``).
+endpoint, ``lost``, ``duplicates``, ``quota_violations``, ``self_reviews``, and
+``studios``: per studio the captions submitted with the keyboard, acknowledged by the
+server, stored in the database and lost). The checks above cover the studios' edits
+too; the studios' own requests are not in the request counts or latencies.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -48,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "pg_site"))
 
 PERSON = "import sys, bench.bench_server as b; b.person(*sys.argv[1:])"
+STUDIO_START_S = 240  # a studio's imports, window and first pair, on a loaded machine
 WORDS = ["is darker", "has longer sleeves", "is plain", "has a collar"]
 FULL = ("accuracy", "historical_awareness", "granularity", "consistency", "coverage")
 
@@ -77,13 +87,16 @@ def _timed_client(base: str, token: str, outbox: Path, timings: dict[str, list[f
     return Timed(base, token, outbox, timeout=10, picture_cache=outbox.with_suffix(".pictures"))
 
 
-def person(role: str, base: str, token: str, outbox: str, deadline: str, pace: str,
-           out: str) -> None:
-    """One simulated person of ``role`` (runs in its own process)."""
+def person(role: str, base: str, token: str, outbox: str, pace: str, out: str) -> None:
+    """One simulated person of ``role`` (runs in its own process). It says ``ready`` once
+    its imports are done and reads the deadline from stdin: fifty processes importing at
+    once on a loaded machine take seconds, which must not come out of the bench's time."""
     from studio.server.client import Offline
 
     timings: dict[str, list[float]] = {}
     client = _timed_client(base, token, Path(outbox), timings)
+    print("ready", flush=True)
+    deadline = sys.stdin.readline()
     state = {"rng": random.Random(token), "end": float(deadline), "scale": float(pace),
              "uids": {}, "done": 0, "offline": 0, "reasons": {}}
     work = {"annotator": _annotate, "reviewer": _review, "rater": _rate}[role]
@@ -177,6 +190,67 @@ def _rate(client: Any, state: dict[str, Any]) -> bool:
     return True
 
 
+def _start_studio(work: Path, name: str, base: str, token: str, pace: float, number: int,
+                  env: dict[str, str]) -> subprocess.Popen:
+    """A real desktop studio (``bench/studio_writer.py``), offscreen, in a user folder of
+    its own; it says ``ready`` once it holds a pair and waits for the deadline on stdin."""
+    home = work / f"{name}-home"
+    home.mkdir()
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "studio_writer.py"), base, token, str(pace),
+         str(number), str(work / f"{name}.json")],
+        env={**env, "CIR_STUDIO_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stderr=(work / f"{name}.log").open("w"),
+    )
+
+
+def _ready(desks: list[subprocess.Popen]) -> None:
+    """Wait until every process is ready (a studio holds its first pair, a person has
+    imported its client): start-up is not bench time."""
+    end = time.time() + STUDIO_START_S
+    for desk in desks:
+        assert desk.stdout is not None
+        while time.time() < end:
+            line = desk.stdout.readline()
+            if line.strip() == "ready" or not line:  # ready, or it ended (reported later)
+                break
+
+
+def _studio_figures(names: list[str], reports: dict[str, Any],
+                    found: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per studio: captions submitted with Ctrl+Enter, acknowledged by the server (its
+    2xx answer kept in the outbox), stored in the database, and edits lost (answered but
+    not applied, or still waiting)."""
+    figures = []
+    for name in names:
+        report = reports.get(name)
+        if report is None:
+            figures.append({"name": name, "report": False, "lost": 1})
+            continue
+        answered = {uid for uid, status in report["answers"].items() if status}
+        figures.append({
+            "name": name, "submitted": report["submitted"],
+            "acknowledged": report["acknowledged"], "refused": report["refused"],
+            "stored": found["stored"][name], "drafts": report["drafts"],
+            "keys": report["keys"], "shortcut_missed": report["shortcut_missed"],
+            "went_offline": report["went_offline"], "settled": report["settled"],
+            "lost": len(answered - found["applied"]) + report["waiting"],
+        })
+    return figures
+
+
+def _studio_lines(studios: list[dict[str, Any]]) -> str:
+    if not studios:
+        return ""
+    each = "; ".join(
+        f"{s['name']}: {s.get('submitted', '?')} submitted with Ctrl+Enter, "
+        f"{s.get('acknowledged', '?')} acknowledged, {s.get('stored', '?')} stored, "
+        f"{s['lost']} lost, offline {s.get('went_offline', '?')} times" for s in studios)
+    return (f"{len(studios)} desktop studios (offscreen MainWindow processes typing key by "
+            f"key in the Captions pane's team writer) at the same time: {each}.\n\n")
+
+
 def _children(pid: int) -> list[int]:
     try:
         text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
@@ -206,7 +280,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def check(url: str, per_pair: int) -> dict[str, Any]:
+def check(url: str, per_pair: int, studios: list[str]) -> dict[str, Any]:
     from studio.store import Project
 
     with Project.open(url) as project:
@@ -241,9 +315,14 @@ def check(url: str, per_pair: int) -> dict[str, Any]:
         live = db.execute(
             "SELECT count(*) FROM captions WHERE status IN ('submitted', 'accepted')"
         ).fetchone()[0]
+        stored = {name: int(db.execute(
+            "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
+            "WHERE a.name = ? AND c.status != 'draft'", [name]).fetchone()[0])
+            for name in studios}
     return {"over_quota": int(over), "twice": int(twice), "duplicated": int(duplicated),
             "applied": applied, "live": int(live), "self_reviews": int(self_reviews),
-            "rated_twice": int(rated_twice), "reviewed": int(reviewed), "rated": int(rated)}
+            "rated_twice": int(rated_twice), "reviewed": int(reviewed), "rated": int(rated),
+            "stored": stored}
 
 
 def build(url: str, work: Path, pairs: int, raters: list[str]) -> None:
@@ -289,6 +368,8 @@ def main() -> int:
                         help="people in all (reviewers and raters included)")
     parser.add_argument("--reviewers", type=int, default=6)
     parser.add_argument("--raters", type=int, default=6)
+    parser.add_argument("--studios", type=int, default=2,
+                        help="real desktop studios (offscreen processes) writing captions")
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--pace", type=float, default=1.0, help="scale of the human pauses")
     parser.add_argument("--pairs", type=int, default=1000)
@@ -307,6 +388,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cir-bench-server-"))
     pg = None
     server: subprocess.Popen | None = None
+    desks: list[subprocess.Popen] = []
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:
         url = args.project
@@ -323,13 +405,14 @@ def main() -> int:
                  **{f"reviewer-{n:02d}": "reviewer" for n in range(args.reviewers)},
                  **{f"rater-{n:02d}": "rater" for n in range(args.raters)}}
         people = list(roles)
+        studios = [f"studio-{n}" for n in range(args.studios)]
         raters = [name for name, role in roles.items() if role == "rater"]
         if url is None:
             build(url_made, work, args.pairs, raters)
             url = url_made
         with Project.open(url) as project:
             keys = {name: add_token(project, name, role, "bench")
-                    for name, role in roles.items()}
+                    for name, role in {**roles, **dict.fromkeys(studios, "annotator")}.items()}
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
@@ -347,15 +430,23 @@ def main() -> int:
                 break
             except OSError:
                 time.sleep(0.1)
-        started = time.time()
-        deadline = started + args.minutes * 60
+        desks = [_start_studio(work, name, base, keys[name], args.pace, number, env)
+                 for number, name in enumerate(studios)]
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", PERSON, roles[name], base, keys[name],
-                 str(work / f"{name}.outbox"), str(deadline), str(args.pace),
-                 str(work / f"{name}.json")], env=env)
+                 str(work / f"{name}.outbox"), str(args.pace), str(work / f"{name}.json")],
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             for name in people
         ]
+        _ready(desks + procs)
+        started = time.time()
+        deadline = started + args.minutes * 60
+        for proc in desks + procs:  # every studio and person starts now
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):  # one that died: reported as lost
+                proc.stdin.write(f"{deadline}\n")
+                proc.stdin.close()
         time.sleep(args.minutes * 30)
         workers = _children(server.pid)
         killed = None
@@ -367,7 +458,15 @@ def main() -> int:
         for proc in procs:
             proc.wait()
         elapsed = time.time() - started
+        for desk in desks:
+            try:
+                desk.wait(timeout=180)
+            except subprocess.TimeoutExpired:
+                desk.kill()  # reported as a studio that died without a report
     finally:
+        for desk in desks:
+            if desk.poll() is None:
+                desk.kill()
         if server is not None:
             server.send_signal(signal.SIGINT)
             try:
@@ -376,7 +475,10 @@ def main() -> int:
                 server.kill()
     results = [json.loads((work / f"{name}.json").read_text()) for name in people
                if (work / f"{name}.json").exists()]
-    found = check(url, 2)
+    reports = {name: json.loads((work / f"{name}.json").read_text()) for name in studios
+               if (work / f"{name}.json").exists()}
+    results += list(reports.values())
+    found = check(url, 2, studios)
     if args.log:
         shutil.copy(work / "server.log", args.log)
     if pg is not None:
@@ -390,7 +492,7 @@ def main() -> int:
     acknowledged = {uid for r in results for uid, status in r["answers"].items() if status}
     missing = acknowledged - found["applied"]
     lost = len(missing) + sum(r["waiting"] for r in results)
-    lost += args.annotators - len(results)  # a process that died without a report
+    lost += args.annotators + args.studios - len(results)  # died without a report
     kinds = {uid: kind for r in results for uid, kind in r.get("kinds", {}).items()}
     lost_by_kind: dict[str, int] = {}
     for uid in missing:
@@ -402,6 +504,7 @@ def main() -> int:
     by_role = {role: sum(r["items"] for r in results if r.get("role") == role)
                for role in ("annotator", "reviewer", "rater")}
     requests = sum(len(v) for v in timings.values())
+    desk_figures = _studio_figures(studios, reports, found)
     figures = {
         "annotators": args.annotators, "people": {
             "annotator": args.annotators - args.reviewers - args.raters,
@@ -421,6 +524,7 @@ def main() -> int:
         "lost": lost, "lost_by_kind": lost_by_kind,
         "duplicates": found["duplicated"] + found["rated_twice"],
         "self_reviews": found["self_reviews"],
+        "studios": desk_figures,
     }
     print(json.dumps(figures, indent=1))
     if args.json:
@@ -444,9 +548,10 @@ def main() -> int:
             f"**{figures['quota_violations']}**; lost edits: **{lost}**; duplicate "
             f"captions or ratings: **{figures['duplicates']}**; captions reviewed by their "
             f"author: **{figures['self_reviews']}**.\n\n"
+            + _studio_lines(desk_figures)
             + markdown_table(["endpoint", "requests", "p50 ms", "p95 ms"], rows)
             + f"\n\nRun: `python bench/bench_server.py --annotators {args.annotators} "
-            f"--reviewers {args.reviewers} --raters {args.raters} "
+            f"--reviewers {args.reviewers} --raters {args.raters} --studios {args.studios} "
             f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs}`. p95 includes "
             "the waits for the project's write lock on 2 cores shared with the 50 clients "
             "and the database."

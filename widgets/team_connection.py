@@ -16,11 +16,9 @@ counted and sent as soon as it answers.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -28,8 +26,7 @@ from shiboken6 import isValid
 
 from studio.errors import StudioError
 from studio.server import credentials
-from studio.server.client import Client, Offline
-from studio.settings import data_dir
+from studio.server.client import Client, Offline, outbox_for
 from studio.wording import count
 
 if TYPE_CHECKING:
@@ -285,14 +282,6 @@ class TeamConnection(QObject):
             # a call still hanging on the network: the outbox is on disk anyway
             with contextlib.suppress(FutureTimeout, Exception):
                 future.result(timeout=wait_s)
-
-
-def outbox_for(url: str, token: str) -> Path:
-    """One outbox per server and person: edits wait under the token that made them, so a
-    person who connects with another token (a colleague at the same desk) never sends the
-    first person's waiting edits in their own name."""
-    key = hashlib.sha256(f"{url}\n{token}".encode()).hexdigest()[:16]
-    return data_dir() / "outbox" / f"{key}.sqlite"
 
 
 def _message(error: BaseException) -> str:

@@ -34,6 +34,15 @@ from studio.store import outbox
 _RETRY = {401, 408, 429}
 
 
+def outbox_for(url: str, token: str) -> Path:
+    """One outbox per server and person, under the user's data folder: edits wait under
+    the token that made them, so a second token on the same machine (a colleague at the
+    same desk, two scripts) never sends the first person's waiting edits in its own name.
+    The file is named by a hash of both; the token itself is written nowhere."""
+    key = hashlib.sha256(f"{url.rstrip('/')}\n{token}".encode()).hexdigest()[:16]
+    return data_dir() / "outbox" / f"{key}.sqlite"
+
+
 class Offline(StudioError):
     """The server did not answer (no network, stopped, or failing)."""
 
@@ -45,8 +54,7 @@ class Client:
         self.token = token
         self.timeout = timeout
         if outbox_path is None:
-            key = hashlib.sha256(self.base.encode()).hexdigest()[:16]
-            outbox_path = data_dir() / "outbox" / f"{key}.sqlite"
+            outbox_path = outbox_for(self.base, token)
         self.outbox_path = outbox_path
         # Pictures: one file per (server, image, size) and its ETag, under the data folder.
         self.picture_cache = picture_cache or data_dir() / "pictures"

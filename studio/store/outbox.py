@@ -86,3 +86,12 @@ def answer_of(conn: sqlite3.Connection, uid: str) -> tuple[int, Any] | None:
     if row is None or row[0] is None:
         return None
     return int(row[0]), json.loads(row[1])
+
+
+def entries(conn: sqlite3.Connection, server: str) -> list[dict[str, Any]]:
+    """Every edit kept for ``server``, oldest first, with the status of its answer (None
+    while it waits): what a session sent, for a report or a check."""
+    rows = conn.execute(
+        "SELECT uid, method, path, status FROM outbox WHERE server = ? ORDER BY seq", [server]
+    ).fetchall()
+    return [{"uid": r[0], "method": r[1], "path": r[2], "status": r[3]} for r in rows]

@@ -138,3 +138,39 @@ def test_one_client_used_from_two_threads_sends_each_edit_once(
     applied, captions = _applied(postgresql_url)
     assert applied == sorted(uids)
     assert captions == [(pair, "ann", "draft", "is darker 19")]
+
+
+def test_two_tokens_on_one_machine_keep_separate_default_outboxes(
+    postgresql_url: str, tmp_path: Path, studio_home: Path
+) -> None:
+    """ann's edit, kept while the server is away, goes out under ann's name only: bo's
+    client on the same machine and server has an outbox of its own (the default one,
+    named by a hash of server and token, never the token itself)."""
+    make_project(postgresql_url, tmp_path, n_pairs=3)
+    keys = tokens(postgresql_url, {"ann": "annotator", "bo": "annotator"})
+    server = Server(postgresql_url)
+    ann = Client(server.base, keys["ann"], timeout=5)
+    bo = Client(server.base + "/", keys["bo"], timeout=5)
+    try:
+        assert ann.outbox_path != bo.outbox_path
+        assert ann.outbox_path.is_relative_to(studio_home)
+        for client in (ann, bo):
+            assert keys["ann"] not in str(client.outbox_path)
+            assert keys["bo"] not in str(client.outbox_path)
+        again = Client(server.base + "/", keys["ann"], timeout=5)
+        assert again.outbox_path == ann.outbox_path  # the same person finds their edits
+        again.close()
+        server.start()
+        pair = ann.next_item()["pair_id"]
+        server.stop()
+        ann.save_draft(pair, "is darker")  # kept: the server is away
+        assert (ann.waiting(), bo.waiting()) == (1, 0)
+        server.start()
+        assert bo.flush() == 0  # nothing of ann's goes out with bo's token
+        assert ann.flush() == 1
+    finally:
+        ann.close()
+        bo.close()
+        server.stop()
+    _uids, captions = _applied(postgresql_url)
+    assert captions == [(pair, "ann", "draft", "is darker")]
