@@ -20,6 +20,7 @@ simulated annotators (3 per pair), the closest the demo has to human triplets. W
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import random
 import sys
@@ -40,6 +41,7 @@ from bench.bench_combiner import (  # noqa: E402
 )
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import machine_description, markdown_table, write_section  # noqa: E402
+from studio.training.combiner import OTHER_VOICE  # noqa: E402
 
 SPLITS = ("train", "val", "test")
 #: gallery name -> the splits it searches (None: the protocol's category/split gallery)
@@ -102,6 +104,26 @@ class PairVoice(PartialVoice):
         from studio.simulation.fashioniq_protocol import joined_captions
 
         return joined_captions([super().say(diffs, types), super().say(diffs, types)])
+
+
+def alpha_variants(project, model, features, combiner, subset, per_image, voice):
+    """The trained combiner served part of the way back to the sum: α = 0.5 (fixed a
+    priori) and α chosen as ``train combiner --drafted`` chooses it, on the held-out
+    targets' drafts said again in the other voice (never on the evaluation captions)."""
+    from backends.combiner.model import Combiner
+    from backends.combiner.train import choose_alpha
+    from studio.training.combiner import _encode_texts, _hold_out, reworded
+
+    held_out = _hold_out(list(subset), 0)[1]
+    alpha_set = reworded(project, features, held_out, 0, per_image, voice)
+    texts = _encode_texts(model, [t.text for t in alpha_set], lambda *a: None, None)
+    chosen = Combiner(dataclasses.replace(combiner.config), combiner.module)
+    alpha, table = choose_alpha(chosen, features.triplets(alpha_set, texts))
+    print(f"alpha on {len(alpha_set)} {OTHER_VOICE[voice]}-voice drafts of held-out "
+          f"targets: {alpha}", [(r["alpha"], r["recall_at_10"]) for r in table], flush=True)
+    half = Combiner(dataclasses.replace(combiner.config, alpha=0.5), combiner.module)
+    return [(", α 0.5 (fixed)", half), (f", α {alpha:.1f} (chosen on {OTHER_VOICE[voice]} "
+                                        "drafts)", chosen)]
 
 
 def _own(report) -> str:
@@ -200,12 +222,17 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"only {len(pool)} drafted, {count} asked: the whole pool", flush=True)
                 combiner, report, seconds = train_subset(project, model, subset, 0,
                                                          args.threads)
-                key = f"{name}-{count}"
-                source.combiners[key] = combiner
-                runs.append((f"drafted only, {name}", f"{len(subset):,}",
-                             ranks_of(f"combiner:{key}"), _own(report), f"{seconds:.0f}"))
-                print(runs[-1][:2], [fmt(runs[-1][2][g], k) for g in GALLERIES for k in (1, 10)],
-                      flush=True)
+                variants = [("", combiner)]
+                if name in OTHER_VOICE:
+                    variants += alpha_variants(project, model, features, combiner, subset,
+                                               per_image, name)
+                for suffix, variant in variants:
+                    key = f"{name}-{count}{suffix}"
+                    source.combiners[key] = variant
+                    runs.append((f"drafted only, {name}{suffix}", f"{len(subset):,}",
+                                 ranks_of(f"combiner:{key}"), _own(report), f"{seconds:.0f}"))
+                    print(runs[-1][:2], [fmt(runs[-1][2][g], k) for g in GALLERIES
+                                         for k in (1, 10)], flush=True)
         for method in ("tfidf", "embedding"):
             mine_pairs(project, method, 100_000, split="train", actor="bench")
         caption_pairs(project, split="train", per_pair=3, writer=simulated_writer(0.3), seed=0)
