@@ -41,7 +41,8 @@ from bench.bench_combiner import (  # noqa: E402
 )
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import machine_description, markdown_table, write_section  # noqa: E402
-from studio.training.combiner import OTHER_VOICE  # noqa: E402
+from studio.training.combiner import ALPHA_VOICE  # noqa: E402
+from studio.transactions.phrasing import PartialVoice  # noqa: E402
 
 SPLITS = ("train", "val", "test")
 #: gallery name -> the splits it searches (None: the protocol's category/split gallery)
@@ -72,32 +73,7 @@ class MixedVoice:
         return self.random.choice(self.voices).say(diffs, types)
 
 
-class PartialVoice:
-    """The learned voice, saying only as many of the differences as a person puts in one
-    caption (drawn from the captioner's counts, at least one), weighted by how often
-    people name each facet: people leave differences unsaid."""
-
-    def __init__(self, seed: int = 0) -> None:
-        from studio.captions.captioner_training import shipped_captioner
-
-        self.captioner = shipped_captioner()
-        self.random = random.Random(f"partial:{seed}")
-
-    def say(self, diffs, types=None) -> str:
-        from studio.transactions.phrasing import describe, requests_of
-
-        requests = requests_of(diffs, types)
-        if not requests:
-            return describe(diffs, types)
-        wanted = max(1, self.captioner.how_many(self.random))
-        chosen = []
-        while requests and len(chosen) < wanted:
-            weights = [self.captioner.op_weight(r.facet, r.op) + 1 for r in requests]
-            chosen.append(requests.pop(self.random.choices(range(len(requests)), weights)[0]))
-        return str(self.captioner.say(chosen, self.random))
-
-
-class PairVoice(PartialVoice):
+class PairVoice(PartialVoice):  # PartialVoice: studio.transactions.phrasing
     """Two people's partial captions of one pair, joined as the protocol joins them."""
 
     def say(self, diffs, types=None) -> str:
@@ -109,20 +85,20 @@ class PairVoice(PartialVoice):
 def alpha_variants(project, model, features, combiner, subset, per_image, voice):
     """The trained combiner served part of the way back to the sum: α = 0.5 (fixed a
     priori) and α chosen as ``train combiner --drafted`` chooses it, on the held-out
-    targets' drafts said again in the other voice (never on the evaluation captions)."""
+    targets' drafts said again in the partial voice (never on the evaluation captions)."""
     from backends.combiner.model import Combiner
     from backends.combiner.train import choose_alpha
     from studio.training.combiner import _encode_texts, _hold_out, reworded
 
     held_out = _hold_out(list(subset), 0)[1]
-    alpha_set = reworded(project, features, held_out, 0, per_image, voice)
+    alpha_set = reworded(project, features, held_out, 0, per_image)
     texts = _encode_texts(model, [t.text for t in alpha_set], lambda *a: None, None)
     chosen = Combiner(dataclasses.replace(combiner.config), combiner.module)
     alpha, table = choose_alpha(chosen, features.triplets(alpha_set, texts))
-    print(f"alpha on {len(alpha_set)} {OTHER_VOICE[voice]}-voice drafts of held-out "
+    print(f"alpha on {len(alpha_set)} {ALPHA_VOICE}-voice drafts of held-out "
           f"targets: {alpha}", [(r["alpha"], r["recall_at_10"]) for r in table], flush=True)
     half = Combiner(dataclasses.replace(combiner.config, alpha=0.5), combiner.module)
-    return [(", α 0.5 (fixed)", half), (f", α {alpha:.1f} (chosen on {OTHER_VOICE[voice]} "
+    return [(", α 0.5 (fixed)", half), (f", α {alpha:.1f} (chosen on {ALPHA_VOICE} "
                                         "drafts)", chosen)]
 
 
@@ -223,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                 combiner, report, seconds = train_subset(project, model, subset, 0,
                                                          args.threads)
                 variants = [("", combiner)]
-                if name in OTHER_VOICE:
+                if name in ("learned", "catalog"):
                     variants += alpha_variants(project, model, features, combiner, subset,
                                                per_image, name)
                 for suffix, variant in variants:

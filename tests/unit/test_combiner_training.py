@@ -98,7 +98,7 @@ def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Pat
         assert "held out" in summary["val_source"]
         assert [c.name for _, c in list_combiners(project)] == ["drafted"]
         # served part of the way back to the sum, α chosen on the held-out targets' drafts
-        # said in the other (catalog) voice; stored with the combiner, so every use applies it
+        # said leaving differences unsaid (partial voice); stored with the combiner, so every use applies it
         assert summary["alpha_triplets"] > 0
         assert [row["alpha"] for row in summary["alphas"]][0] == 1.0
         best = max(row["recall_at_10"] for row in summary["alphas"])
@@ -108,7 +108,7 @@ def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Pat
         assert config.alpha == summary["alpha"] == json.loads(path.read_text())["alpha"]
 
 
-def test_held_out_drafts_are_the_same_pairs_in_another_voice(indexed_demo_dir: Path) -> None:
+def test_held_out_drafts_are_the_same_pairs_leaving_differences_unsaid(indexed_demo_dir: Path) -> None:
     from studio.training.combiner import _ImageFeatures, reworded
     from studio.training.data import draft_triplets
     from studio.transactions.phrasing import Voice
@@ -119,7 +119,7 @@ def test_held_out_drafts_are_the_same_pairs_in_another_voice(indexed_demo_dir: P
         drafts = draft_triplets(project, 10_000, features.matrix, per_image=2,
                                 voice=Voice.learned())
         held_out = drafts[:20]
-        again = reworded(project, features, held_out, 0, 2, "learned")
+        again = reworded(project, features, held_out, 0, 2)
     targets = {t.target_id for t in held_out}
     assert {t.target_id for t in again} == targets
     pairs = {(t.reference_id, t.target_id) for t in drafts if t.target_id in targets}
