@@ -68,6 +68,7 @@ def test_train_combiner_trains_saves_and_lists(captioned: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert code == 0, out
     assert "Combiner 'mine' for model demo" in out and "combiner:mine" in out
+    assert "alpha" not in out  # people's captions only: served as trained
     assert main(["train", "list", "--project", str(captioned)]) == 0
     listing = capsys.readouterr().out
     assert "mine" in listing and "demo" in listing
@@ -106,6 +107,14 @@ def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Pat
         assert chosen["recall_at_10"] == best
         [(path, config)] = list_combiners(project)
         assert config.alpha == summary["alpha"] == json.loads(path.read_text())["alpha"]
+
+
+def test_train_combiner_drafted_says_the_alpha_it_serves(indexed_demo_dir: Path, capsys) -> None:
+    code = main(["train", "combiner", "--project", str(indexed_demo_dir), "--name", "d",
+                 "--epochs", "1", "--drafted", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "of the way from the image + text sum to the network (alpha " in out
 
 
 def test_held_out_drafts_are_the_same_pairs_leaving_differences_unsaid(indexed_demo_dir: Path) -> None:
