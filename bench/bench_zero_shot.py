@@ -13,7 +13,9 @@ catalog of the category (all splits, several times the distractors). The learnin
 (R@1/R@10/R@50 with Wilson intervals, and a paired bootstrap interval of the R@10
 difference to the sum, against the number of drafted triplets) is drawn beside the
 image + text sum and beside a combiner trained on the train pairs' captions written by
-simulated annotators (3 per pair), the closest the demo has to human triplets. Writes the
+simulated annotators (3 per pair), the closest the demo has to human triplets. Learned and
+catalog curves get two more rows: the same combiner served part of the way back to the sum,
+α = 0.5 and α chosen as ``train combiner --drafted`` chooses it. Writes the
 ``zero_shot`` section of BENCHMARKS.md.
 """
 
