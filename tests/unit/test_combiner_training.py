@@ -109,6 +109,18 @@ def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Pat
         assert config.alpha == summary["alpha"] == json.loads(path.read_text())["alpha"]
 
 
+def test_with_val_split_captions_alpha_is_chosen_on_them(captioned: Path) -> None:
+    """People's own val captions, where a project has them, are the better judge of α."""
+    with Project.open(captioned) as project:
+        summary = train_project_combiner(
+            project, TrainingRequest(name="both", epochs=2, drafted=0.5)
+        )
+    assert summary["train_triplets"]["drafted"] > 0
+    assert summary["val_source"] == "val-split pairs and turns"
+    assert summary["alpha_triplets"] == summary["val_triplets"] > 0
+    assert 0.0 <= summary["alpha"] <= 1.0
+
+
 def test_train_combiner_drafted_says_the_alpha_it_serves(indexed_demo_dir: Path, capsys) -> None:
     code = main(["train", "combiner", "--project", str(indexed_demo_dir), "--name", "d",
                  "--epochs", "1", "--drafted", "1"])
