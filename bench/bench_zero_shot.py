@@ -13,13 +13,16 @@ catalog of the category (all splits, several times the distractors). The learnin
 (R@1/R@10/R@50 with Wilson intervals, and a paired bootstrap interval of the R@10
 difference to the sum, against the number of drafted triplets) is drawn beside the
 image + text sum and beside a combiner trained on the train pairs' captions written by
-simulated annotators (3 per pair), the closest the demo has to human triplets. Writes the
+simulated annotators (3 per pair), the closest the demo has to human triplets. Learned and
+catalog curves get two more rows: the same combiner served part of the way back to the sum,
+α = 0.5 and α chosen as ``train combiner --drafted`` chooses it. Writes the
 ``zero_shot`` section of BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import random
 import sys
@@ -40,6 +43,8 @@ from bench.bench_combiner import (  # noqa: E402
 )
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import machine_description, markdown_table, write_section  # noqa: E402
+from studio.training.combiner import ALPHA_VOICE  # noqa: E402
+from studio.transactions.phrasing import PartialVoice  # noqa: E402
 
 SPLITS = ("train", "val", "test")
 #: gallery name -> the splits it searches (None: the protocol's category/split gallery)
@@ -70,38 +75,33 @@ class MixedVoice:
         return self.random.choice(self.voices).say(diffs, types)
 
 
-class PartialVoice:
-    """The learned voice, saying only as many of the differences as a person puts in one
-    caption (drawn from the captioner's counts, at least one), weighted by how often
-    people name each facet: people leave differences unsaid."""
-
-    def __init__(self, seed: int = 0) -> None:
-        from studio.captions.captioner_training import shipped_captioner
-
-        self.captioner = shipped_captioner()
-        self.random = random.Random(f"partial:{seed}")
-
-    def say(self, diffs, types=None) -> str:
-        from studio.transactions.phrasing import describe, requests_of
-
-        requests = requests_of(diffs, types)
-        if not requests:
-            return describe(diffs, types)
-        wanted = max(1, self.captioner.how_many(self.random))
-        chosen = []
-        while requests and len(chosen) < wanted:
-            weights = [self.captioner.op_weight(r.facet, r.op) + 1 for r in requests]
-            chosen.append(requests.pop(self.random.choices(range(len(requests)), weights)[0]))
-        return str(self.captioner.say(chosen, self.random))
-
-
-class PairVoice(PartialVoice):
+class PairVoice(PartialVoice):  # PartialVoice: studio.transactions.phrasing
     """Two people's partial captions of one pair, joined as the protocol joins them."""
 
     def say(self, diffs, types=None) -> str:
         from studio.simulation.fashioniq_protocol import joined_captions
 
         return joined_captions([super().say(diffs, types), super().say(diffs, types)])
+
+
+def alpha_variants(project, model, features, combiner, subset, per_image, voice):
+    """The trained combiner served part of the way back to the sum: α = 0.5 (fixed a
+    priori) and α chosen as ``train combiner --drafted`` chooses it, on the held-out
+    targets' drafts said again in the partial voice (never on the evaluation captions)."""
+    from backends.combiner.model import Combiner
+    from backends.combiner.train import choose_alpha
+    from studio.training.combiner import _encode_texts, _hold_out, reworded
+
+    held_out = _hold_out(list(subset), 0)[1]
+    alpha_set = reworded(project, features, held_out, 0, per_image)
+    texts = _encode_texts(model, [t.text for t in alpha_set], lambda *a: None, None)
+    chosen = Combiner(dataclasses.replace(combiner.config), combiner.module)
+    alpha, table = choose_alpha(chosen, features.triplets(alpha_set, texts))
+    print(f"alpha on {len(alpha_set)} {ALPHA_VOICE}-voice drafts of held-out "
+          f"targets: {alpha}", [(r["alpha"], r["recall_at_10"]) for r in table], flush=True)
+    half = Combiner(dataclasses.replace(combiner.config, alpha=0.5), combiner.module)
+    return [(", α 0.5 (fixed)", half), (f", α {alpha:.1f} (chosen on {ALPHA_VOICE} "
+                                        "drafts)", chosen)]
 
 
 def _own(report) -> str:
@@ -200,12 +200,17 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"only {len(pool)} drafted, {count} asked: the whole pool", flush=True)
                 combiner, report, seconds = train_subset(project, model, subset, 0,
                                                          args.threads)
-                key = f"{name}-{count}"
-                source.combiners[key] = combiner
-                runs.append((f"drafted only, {name}", f"{len(subset):,}",
-                             ranks_of(f"combiner:{key}"), _own(report), f"{seconds:.0f}"))
-                print(runs[-1][:2], [fmt(runs[-1][2][g], k) for g in GALLERIES for k in (1, 10)],
-                      flush=True)
+                variants = [("", combiner)]
+                if name in ("learned", "catalog"):
+                    variants += alpha_variants(project, model, features, combiner, subset,
+                                               per_image, name)
+                for suffix, variant in variants:
+                    key = f"{name}-{count}{suffix}"
+                    source.combiners[key] = variant
+                    runs.append((f"drafted only, {name}{suffix}", f"{len(subset):,}",
+                                 ranks_of(f"combiner:{key}"), _own(report), f"{seconds:.0f}"))
+                    print(runs[-1][:2], [fmt(runs[-1][2][g], k) for g in GALLERIES
+                                         for k in (1, 10)], flush=True)
         for method in ("tfidf", "embedding"):
             mine_pairs(project, method, 100_000, split="train", actor="bench")
         caption_pairs(project, split="train", per_pair=3, writer=simulated_writer(0.3), seed=0)

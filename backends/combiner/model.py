@@ -4,6 +4,12 @@
     h = relu(W_c · [t; i])                                   (combiner layer)
     λ = sigmoid(g([t; i]))                                   (learned gate, a small MLP)
     query = normalise(W_o · h + λ · text + (1 − λ) · image)  (mix + residual of the sum)
+    served = normalise(sum + α · (query − sum)),  sum = normalise(image + text)
+
+``α`` (``CombinerConfig.alpha``, stored in the JSON) interpolates the output back towards
+the plain sum (WiSE-FT-style): a combiner trained only on drafted text learns its drafts'
+wording and over-commits to the attributes a text states; part of the way back to the sum
+transfers better to people's words. α = 1 is the network as trained, α = 0 the sum.
 
 Unlike the paper, ``W_o`` starts at zero, so an untrained Combiner *is* the image + text
 sum (λ starts near ½ too): training can only move away from the zero-shot baseline as far
@@ -43,11 +49,14 @@ class CombinerConfig:
     hidden_dim: int = 0
     gate_dim: int = 0
     dropout: float = 0.1
+    alpha: float = 1.0  # how far the served query goes from the sum to the network's (0..1)
     training: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.dim < 1:
             raise CombinerError(f"A combiner needs a positive feature size, got {self.dim}.")
+        if not 0.0 <= self.alpha <= 1.0:
+            raise CombinerError(f"A combiner's alpha must lie between 0 and 1, got {self.alpha}.")
         self.projection_dim = self.projection_dim or min(1024, 2 * self.dim)
         self.hidden_dim = self.hidden_dim or min(1024, 2 * self.dim)
         self.gate_dim = self.gate_dim or max(16, self.projection_dim // 4)
@@ -105,6 +114,19 @@ def build_module(config: CombinerConfig) -> torch.nn.Module:
     return _Combiner()
 
 
+def toward_sum(
+    queries: np.ndarray, images: np.ndarray, texts: np.ndarray, alpha: float
+) -> np.ndarray:
+    """Unit ``normalise(sum + alpha · (queries − sum))`` with ``sum = normalise(images + texts)``
+    (unit inputs): alpha 1 keeps ``queries``, alpha 0 gives the sum's query exactly."""
+    if alpha == 1.0:
+        return queries
+    total = images + texts
+    total = total / np.maximum(np.linalg.norm(total, axis=1, keepdims=True), 1e-12)
+    mixed = (total + np.float32(alpha) * (queries - total)).astype(np.float32)
+    return mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
+
+
 class Combiner:
     """A loaded combiner: ``compose(images, texts)`` → unit query vectors (numpy)."""
 
@@ -143,7 +165,8 @@ class Combiner:
             out = self.module(
                 torch.from_numpy(images).to(self.device), torch.from_numpy(texts).to(self.device)
             )
-        return out.cpu().numpy().astype(np.float32, copy=False)
+        query = out.cpu().numpy().astype(np.float32, copy=False)
+        return toward_sum(query, images, texts, self.config.alpha)
 
     def state_dict(self) -> dict[str, torch.Tensor]:
         return {k: v.detach().cpu().contiguous() for k, v in self.module.state_dict().items()}

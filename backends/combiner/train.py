@@ -139,6 +139,31 @@ def evaluate(combiner: Combiner, data: Triplets, batch: int = 4096) -> tuple[flo
     return float(np.mean(ranks <= 10)), float(np.mean(ranks))
 
 
+#: the α tried by ``choose_alpha``, from the trained network back to the sum
+ALPHAS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
+
+
+def choose_alpha(
+    combiner: Combiner, data: Triplets, alphas: tuple[float, ...] = ALPHAS
+) -> tuple[float, list[dict[str, float]]]:
+    """The α (see ``backends.combiner.model``) with the best Recall@10 on ``data`` (mean rank
+    breaks ties, then the larger α), and each α's figures. ``data`` should be worded unlike
+    the training text (e.g. held-out images' drafts in another voice): on the training
+    wording the network always looks best. Leaves ``combiner.config.alpha`` at the choice."""
+    table = []
+    best: tuple[tuple[float, float], float] | None = None
+    for alpha in alphas:
+        combiner.config.alpha = alpha
+        recall, mean_rank = evaluate(combiner, data)
+        table.append({"alpha": alpha, "recall_at_10": round(recall, 4),
+                      "mean_rank": round(mean_rank, 3)})
+        key = (recall, -mean_rank)
+        if best is None or key > best[0]:
+            best = (key, alpha)
+    combiner.config.alpha = best[1] if best is not None else 1.0
+    return combiner.config.alpha, table
+
+
 def _slice(data: Triplets, start: int, stop: int) -> Triplets:
     return Triplets(
         data.references[start:stop],

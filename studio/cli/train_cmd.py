@@ -110,6 +110,12 @@ def run_train(args: argparse.Namespace) -> int:
             f"{best:.3f} (image + text sum: {base:.3f}); {summary['seconds']:.1f} s of "
             "training."
         )
+    if summary.get("alpha_triplets"):
+        print(
+            f"Served {summary['alpha']:.0%} of the way from the image + text sum to the "
+            f"network (alpha {summary['alpha']:.1f}, chosen on {summary['alpha_triplets']:,} "
+            "held-out triplets worded unlike the drafts)."
+        )
     print(f"Saved to {summary['path']}; use it as --strategy combiner:{summary['name']}.")
     if summary.get("warning"):
         print(f"Warning: {summary['warning']}", file=sys.stderr)

@@ -121,9 +121,7 @@ def train_project_combiner(
     if cancel is not None:
         cancel.raise_if_cancelled()
     features = _ImageFeatures(project, model, triplets, progress, cancel)
-    from studio.transactions.phrasing import Voice
-
-    voice = Voice.learned(request.seed) if request.voice == "learned" else Voice()
+    voice = _voice(request.voice, request.seed)
     drafted = draft_triplets(project, n_drafts, features.matrix, request.seed,
                              per_image=request.drafts_per_image, voice=voice)
     train += drafted
@@ -143,7 +141,14 @@ def train_project_combiner(
             if val
             else "none"
         )
-    texts = _encode_texts(model, [t.text for t in train + val], progress, cancel)
+    # A combiner with drafts in its training is served part of the way back to the sum (α),
+    # chosen on triplets worded unlike its drafts: the held-out targets' drafts said again
+    # leaving differences unsaid (or the project's val-split triplets, people's words).
+    alpha_set: list[Triplet] = []
+    if drafted and val:
+        alpha_set = val if val_source == "val-split pairs and turns" else reworded(
+            project, features, val, request.seed, request.drafts_per_image)
+    texts = _encode_texts(model, [t.text for t in train + val + alpha_set], progress, cancel)
     train_arrays = features.triplets(train, texts)
     val_arrays = features.triplets(val, texts) if val else None
     config = CombinerConfig(request.name, request.model, model.cache_key, model.dim)
@@ -159,6 +164,11 @@ def train_project_combiner(
         )
     except CombinerError as error:
         raise _studio_error(error) from None
+    alphas: list[dict[str, float]] = []
+    if alpha_set:
+        from backends.combiner.train import choose_alpha
+
+        alphas = choose_alpha(combiner, features.triplets(alpha_set, texts))[1]
     origins = {
         origin: sum(1 for t in train if t.origin == origin)
         for origin in ("caption", "turn", "drafted")
@@ -175,6 +185,9 @@ def train_project_combiner(
         "drafted_share": request.drafted,
         "drafts_per_image": request.drafts_per_image,
         "draft_voice": request.voice,
+        "alpha": combiner.config.alpha,
+        "alpha_triplets": len(alpha_set),
+        "alphas": alphas,
         **{
             k: v for k, v in report.to_json().items() if k not in ("train_triplets", "val_triplets")
         },
@@ -206,6 +219,37 @@ def too_little_data(train: int, val: int) -> str:
         "(Pairs → Mine, then Captions), accept transaction turns, caption some val-split "
         "pairs too, or raise the drafted share to add triplets drafted from the images."
     )
+
+
+def _voice(name: str, seed: int) -> Any:
+    from studio.transactions.phrasing import PartialVoice, Voice
+
+    if name == "partial":
+        return PartialVoice(seed=seed)
+    return Voice.learned(seed) if name == "learned" else Voice()
+
+
+#: the wording α is chosen in: drafts that leave differences unsaid, as people do. (The
+#: catalog voice is no proxy: it states every difference, and on it a learned-voice
+#: combiner looks best undamped; see BENCHMARKS, zero-shot.)
+ALPHA_VOICE = "partial"
+
+
+def reworded(
+    project: Project,
+    features: _ImageFeatures,
+    held_out: Sequence[Triplet],
+    seed: int,
+    per_image: int,
+) -> list[Triplet]:
+    """``held_out`` with its drafted triplets' targets drafted again in ``ALPHA_VOICE``
+    (the same pairs, fewer differences said); its other triplets (people's words) as
+    they are."""
+    targets = {t.target_id for t in held_out if t.origin == "drafted"}
+    again = draft_triplets(project, len(targets) * per_image, features.matrix, seed,
+                           per_image=per_image, voice=_voice(ALPHA_VOICE, seed),
+                           targets=targets) if targets else []
+    return [t for t in held_out if t.origin != "drafted"] + again
 
 
 def _hold_out(train: list[Triplet], seed: int) -> tuple[list[Triplet], list[Triplet]]:

@@ -16,7 +16,7 @@ early stopping. Drafts are made from train-split images only.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,10 +95,14 @@ def draft_triplets(
     split: str = "train",
     per_image: int = 1,
     voice: phrasing.Voice | None = None,
+    targets: Collection[str] | None = None,
 ) -> list[Triplet]:
     """Up to ``count`` triplets drafted from ``split``'s images (see the module docstring).
 
     ``vectors(ids)`` returns the ids that have a unit image vector, and those vectors.
+    ``targets``, when given, drafts only for those targets: the same (reference, target)
+    pairs as an unfiltered call with the same ``per_image``, so held-out drafts can be
+    worded again in another voice.
     """
     voice = voice or phrasing.Voice()
     if count <= 0:
@@ -120,6 +124,8 @@ def draft_triplets(
         similarity = matrix @ matrix.T
         np.fill_diagonal(similarity, -np.inf)
         for row, target in enumerate(ids):
+            if targets is not None and target not in targets:
+                continue
             found = 0
             for column in np.argsort(-similarity[row])[:DRAFT_NEIGHBOURS]:
                 reference = ids[int(column)]

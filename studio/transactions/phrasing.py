@@ -138,6 +138,30 @@ class Voice:
         return cls(shipped_captioner(), seed)
 
 
+class PartialVoice(Voice):
+    """The learned voice, saying only as many of the differences as a person puts in one
+    caption (drawn from the captioner's counts, at least one), weighted by how often
+    people name each facet: people leave differences unsaid. Held-out drafts said this way
+    test whether a combiner copes with what a text leaves out (see ``choose_alpha``)."""
+
+    def __init__(self, captioner: Any = None, seed: int = 0) -> None:
+        from studio.captions.captioner_training import shipped_captioner
+
+        super().__init__(captioner or shipped_captioner(), seed)
+        self.random = random.Random(f"partial:{seed}")
+
+    def say(self, diffs: Sequence[Difference], types: dict[str, str] | None = None) -> str:
+        requests = requests_of(diffs, types)
+        if not requests:
+            return describe(diffs, types)
+        wanted = max(1, self.captioner.how_many(self.random))
+        chosen: list[Any] = []
+        while requests and len(chosen) < wanted:
+            weights = [self.captioner.op_weight(r.facet, r.op) + 1 for r in requests]
+            chosen.append(requests.pop(self.random.choices(range(len(requests)), weights)[0]))
+        return str(self.captioner.say(chosen, self.random))
+
+
 def rollback_text(position: int, diffs: Sequence[Difference], types: dict[str, str] | None = None,
                   voice: Voice | None = None) -> str:
     """Back to the target of turn ``position`` (image ``position`` of the transaction)."""

@@ -10,7 +10,15 @@ import pytest
 
 from backends.combiner.model import Combiner, CombinerConfig, CombinerError
 from backends.combiner.storage import list_configs, load_combiner, save_combiner
-from backends.combiner.train import TrainOptions, Triplets, evaluate, train_combiner
+from backends.combiner.train import (
+    ALPHAS,
+    TrainOptions,
+    Triplets,
+    choose_alpha,
+    evaluate,
+    rank_targets,
+    train_combiner,
+)
 from studio.jobs import CancelToken, JobCancelled
 
 DIM = 32
@@ -111,3 +119,47 @@ def test_bad_names_and_files_are_refused_in_one_line(tmp_path: Path) -> None:
         load_combiner(tmp_path, "broken", "model-a")
     with pytest.raises(CombinerError, match="no combiner 'absent'"):
         load_combiner(tmp_path, "absent", "model-a")
+
+
+def test_alpha_zero_serves_exactly_the_sum_and_one_the_network() -> None:
+    train, val = toy_task(600, 0), toy_task(100, 1)
+    combiner, _ = train_combiner(config(), train, val, TrainOptions(epochs=3, seed=0))
+    network = combiner.compose(val.references, val.texts)
+    combiner.config.alpha = 0.0
+    served = combiner.compose(val.references, val.texts)
+    summed = unit(val.references + val.texts)
+    assert np.allclose(served, summed, atol=1e-6)
+    assert np.array_equal(rank_targets(served, val), rank_targets(summed, val))
+    combiner.config.alpha = 0.5
+    half = combiner.compose(val.references, val.texts)
+    assert np.allclose(half, unit(summed + 0.5 * (network - summed)), atol=1e-6)
+    combiner.config.alpha = 1.0
+    assert np.array_equal(combiner.compose(val.references, val.texts), network)
+
+
+def test_alpha_is_chosen_on_the_data_given_stored_and_applied_on_load(tmp_path: Path) -> None:
+    combiner, _ = train_combiner(
+        config("mixed"), toy_task(1200, 0), toy_task(200, 1), TrainOptions(epochs=8, seed=0)
+    )
+    # the text the network learned to read: the trained network wins
+    alpha, table = choose_alpha(combiner, toy_task(200, 2))
+    assert alpha >= 0.5 and [row["alpha"] for row in table] == list(ALPHAS)
+    # text the sum reads and the network never saw: served (almost) as the sum
+    rng = np.random.default_rng(4)
+    gallery = unit(rng.normal(size=(200, DIM)))
+    targets, references = rng.integers(0, 200, 200), rng.integers(0, 200, 200)
+    plain = Triplets(gallery[references], unit(2 * gallery[targets] - gallery[references]),
+                     targets, gallery)
+    alpha, _ = choose_alpha(combiner, plain)
+    assert alpha <= 0.5 and combiner.config.alpha == alpha
+    save_combiner(combiner, tmp_path)
+    assert json.loads((tmp_path / "mixed.json").read_text())["alpha"] == alpha
+    loaded = load_combiner(tmp_path, "mixed", "model-a")
+    assert loaded.config.alpha == alpha
+    assert np.array_equal(loaded.compose(plain.references, plain.texts),
+                          combiner.compose(plain.references, plain.texts))
+
+
+def test_an_alpha_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(CombinerError, match="alpha"):
+        CombinerConfig("bad", "toy-model", "model-a", DIM, alpha=1.5)

@@ -68,6 +68,7 @@ def test_train_combiner_trains_saves_and_lists(captioned: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert code == 0, out
     assert "Combiner 'mine' for model demo" in out and "combiner:mine" in out
+    assert "alpha" not in out  # people's captions only: served as trained
     assert main(["train", "list", "--project", str(captioned)]) == 0
     listing = capsys.readouterr().out
     assert "mine" in listing and "demo" in listing
@@ -97,6 +98,55 @@ def test_drafted_triplets_train_a_project_without_captions(indexed_demo_dir: Pat
         assert summary["train_triplets"]["caption"] == 0
         assert "held out" in summary["val_source"]
         assert [c.name for _, c in list_combiners(project)] == ["drafted"]
+        # served part of the way back to the sum, α chosen on the held-out targets' drafts
+        # said leaving differences unsaid (partial voice); stored with the combiner, so every use applies it
+        assert summary["alpha_triplets"] > 0
+        assert [row["alpha"] for row in summary["alphas"]][0] == 1.0
+        best = max(row["recall_at_10"] for row in summary["alphas"])
+        chosen = next(row for row in summary["alphas"] if row["alpha"] == summary["alpha"])
+        assert chosen["recall_at_10"] == best
+        [(path, config)] = list_combiners(project)
+        assert config.alpha == summary["alpha"] == json.loads(path.read_text())["alpha"]
+
+
+def test_with_val_split_captions_alpha_is_chosen_on_them(captioned: Path) -> None:
+    """People's own val captions, where a project has them, are the better judge of α."""
+    with Project.open(captioned) as project:
+        summary = train_project_combiner(
+            project, TrainingRequest(name="both", epochs=2, drafted=0.5)
+        )
+    assert summary["train_triplets"]["drafted"] > 0
+    assert summary["val_source"] == "val-split pairs and turns"
+    assert summary["alpha_triplets"] == summary["val_triplets"] > 0
+    assert 0.0 <= summary["alpha"] <= 1.0
+
+
+def test_train_combiner_drafted_says_the_alpha_it_serves(indexed_demo_dir: Path, capsys) -> None:
+    code = main(["train", "combiner", "--project", str(indexed_demo_dir), "--name", "d",
+                 "--epochs", "1", "--drafted", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "of the way from the image + text sum to the network (alpha " in out
+
+
+def test_held_out_drafts_are_the_same_pairs_leaving_differences_unsaid(indexed_demo_dir: Path) -> None:
+    from studio.training.combiner import _ImageFeatures, reworded
+    from studio.training.data import draft_triplets
+    from studio.transactions.phrasing import Voice
+
+    with Project.open(indexed_demo_dir) as project:
+        model = load_session_context(project, "demo", "cpu").index.model
+        features = _ImageFeatures(project, model, [], lambda *a: None, None)
+        drafts = draft_triplets(project, 10_000, features.matrix, per_image=2,
+                                voice=Voice.learned())
+        held_out = drafts[:20]
+        again = reworded(project, features, held_out, 0, 2)
+    targets = {t.target_id for t in held_out}
+    assert {t.target_id for t in again} == targets
+    pairs = {(t.reference_id, t.target_id) for t in drafts if t.target_id in targets}
+    assert {(t.reference_id, t.target_id) for t in again} == pairs
+    texts = {(t.reference_id, t.target_id): t.text for t in drafts}
+    assert sum(t.text != texts[(t.reference_id, t.target_id)] for t in again) > len(again) / 2
 
 
 def test_more_drafts_per_image_in_the_learned_voice(indexed_demo_dir: Path) -> None:
