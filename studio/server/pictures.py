@@ -76,10 +76,7 @@ def _may_see(project: Project, who: Identity, image_id: str) -> bool:
 def _file(project: Project, image_id: str) -> Path:
     refused = ApiError(403, f"Image {image_id!r}: its stored path leads outside the "
                             "project's image folders; it is not served.")
-    try:
-        record = project.image(image_id)  # an absolute stored path fails here (ValueError)
-    except ValueError:
-        raise refused from None
+    record = project.image(image_id)
     if record is None:
         raise ApiError(404, f"There is no image {image_id!r}.")
     try:

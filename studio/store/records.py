@@ -45,9 +45,16 @@ class ImageRecord:
 
     @classmethod
     def from_row(cls, row: dict[str, object]) -> ImageRecord:
+        """A stored row as it is. A path that creation refuses (an absolute one, written by
+        another program into a shared or hand-edited project) is kept here and refused
+        when its file is read (``Project.image_path``), so one bad row does not make the
+        whole catalog unreadable."""
         fields = {name: row[name] for name in cls.__dataclass_fields__ if name in row}
         fields["missing"] = bool(fields.get("missing", 0))
-        return cls(**fields)  # type: ignore[arg-type]
+        stored = str(fields.pop("path", "") or "")
+        record = cls(path="-", **fields)  # type: ignore[arg-type]
+        object.__setattr__(record, "path", stored)
+        return record
 
 
 @dataclass(frozen=True)

@@ -123,3 +123,23 @@ def test_people_are_unique_by_name_and_roles_checked(project: Project) -> None:
 def test_unicode_text_round_trips(project: Project) -> None:
     project.add_images([ImageRecord(id="ü-1", path="ü/ß.jpg", title="Robe à fleurs 👗")])
     assert project.image("ü-1").title == "Robe à fleurs 👗"
+
+
+def test_one_stored_absolute_path_does_not_make_the_catalog_unreadable(
+    demo_project_dir: Path,
+) -> None:
+    """Another program wrote an absolute path into the images table: the catalog still
+    reads, and only that image's file is refused, naming it."""
+    from studio.errors import ImagePathError
+
+    with Project.open(demo_project_dir) as project:
+        victim = next(project.iter_images()).id
+        with project.db.atomic():
+            project.db.execute("UPDATE images SET path = ? WHERE id = ?", ["/etc/passwd", victim])
+        records = list(project.iter_images())
+        assert len(records) == project.count_images()
+        record = project.image(victim)
+        assert record is not None and record.path == "/etc/passwd"
+        with pytest.raises(ImagePathError, match=victim):
+            project.image_path(record)
+        assert project.image_file(record) is None  # views show it as missing
