@@ -103,6 +103,18 @@ def annotator_throughput(project: Project) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda e: (-e["written"], e["name"]))
 
 
+def caption_totals(project: Project) -> tuple[int, int]:
+    """(captions written, drafts): a draft is not a caption yet, so the Dashboard's total
+    counts it apart (an abandoned empty draft would otherwise count as work done)."""
+    written = drafts = 0
+    for _name, status, count in stats_repo.captions_by_author_and_status(project):
+        if status == "draft":
+            drafts += count
+        else:
+            written += count
+    return written, drafts
+
+
 def review_outcomes(project: Project) -> dict[str, dict[str, int]]:
     """Per reviewer: captions accepted as written, accepted after an edit, and rejected."""
     outcomes: dict[str, dict[str, int]] = {}

@@ -192,3 +192,15 @@ def test_captions_written_elsewhere_reach_the_dashboard_chart_when_it_shows(
         lambda: dashboard.charts.data is not None
         and sum(dashboard.charts.data.captions_per_day.get("ana", {}).values()) == 1
     )
+
+
+def test_the_dashboard_counts_drafts_apart_from_written_captions(window, pairs_demo) -> None:
+    from studio.captions import store
+
+    with Project.open(pairs_demo) as project:
+        first, second = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")][:2]
+        store.submit_caption(project, first, "ana", "is red")
+        store.save_draft(project, second, "ben", "is blu")
+    window.open_project(pairs_demo)
+    dashboard = pane_of(window, DashboardPane)
+    assert dashboard.count_labels["captions"].text() == "1 (+1 draft)"

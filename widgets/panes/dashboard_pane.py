@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio.project_events import KINDS
-from studio.project_stats import image_counts_by_category_split
+from studio.project_stats import caption_totals, image_counts_by_category_split
 from studio.store import Project
+from studio.wording import plural
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.dashboard_charts import DashboardCharts
 from widgets.panes.pane import Pane, empty_state
@@ -147,6 +148,10 @@ class DashboardPane(Pane):
         for key, value in project.table_counts().items():
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
+        written, drafts = caption_totals(project)
+        self.count_labels["captions"].setText(
+            f"{written:,}" + (f" (+{drafts:,} {plural('draft', drafts)})" if drafts else "")
+        )
         if chart:
             self._charts_dirty = False
             self.charts.refresh(project)
