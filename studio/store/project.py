@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from studio.errors import ImagePathError, ProjectError, ProjectReadOnlyError
 from studio.project_events import KINDS, ProjectEvents, kinds_for
-from studio.store import pg_database
+from studio.store import pg_database, thread_connections
 from studio.store.database import (
     StudioDatabase,
     check_header,
@@ -160,8 +160,8 @@ class Project:
             self._listener.stop()
             self._listener = None
         with self._lock:
-            for _owner, db in self._connections:
-                db.close()
+            for owner, db in self._connections:
+                thread_connections.hand_back(owner, db)  # another thread's: it closes it
             self._connections.clear()
         self._local = threading.local()
 
@@ -179,6 +179,7 @@ class Project:
     def db(self) -> StudioDatabase:
         """This thread's connection, opened on first use (PostgreSQL: again after the
         server dropped it, so a restarted server costs one failed write, not the session)."""
+        thread_connections.close_mine()
         db = getattr(self._local, "db", None)
         if db is not None and self.url is not None and db.raw.broken:
             with self._lock:
@@ -206,7 +207,7 @@ class Project:
             if owner.is_alive():
                 alive.append((owner, db))
             else:
-                db.close()
+                thread_connections.hand_back(owner, db)
         self._connections = alive
 
     @property
