@@ -18,13 +18,13 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QVBoxLayout, QWidget
 
 from studio.errors import StudioError
-from studio.server.client import Client, Offline
+from studio.server.client import Client
 from widgets.shortcuts import add_shortcuts
 from widgets.team_connection import TeamConnection
 from widgets.team_item import LeasedItemView
 from widgets.team_lease import LeaseKeeper
 from widgets.team_lease import same_item as _same
-from widgets.team_pictures import TeamPicture, load_picture
+from widgets.team_pictures import TeamPicture
 
 MARKS = {"suggested": "·", "accepted": "✓", "rejected": "✗"}
 HINT = ("A accept · R reject (Shift: every undecided) · ↑/↓ move · Enter send and next image "
@@ -94,17 +94,7 @@ class TeamAttributesView(LeasedItemView, QWidget):
         self.info.setText(f"Image {item['image_id']} · from the team server")
         self._draw()
         self.list.setCurrentRow(self._first_undecided())
-        root = self.connection.services.workspace.settings.team_image_root
-        self.picture.say("loading…")
-        self.connection.run(
-            load_picture, str(item["image_id"]), 320, root,
-            done=lambda data, i=item: self.item is i and self.picture.draw(
-                data, "picture not available"),
-            failed=lambda error, i=item: self.item is i and self.picture.say(
-                "picture not available offline" if isinstance(error, Offline)
-                else f"picture not available: {error}"),
-            owner=self, tells_online=False,
-        )
+        self.picture.load(self.connection, str(item["image_id"]), lambda i=item: self.item is i)
         self.setFocus()
 
     def stop(self) -> None:

@@ -2,40 +2,47 @@
 
 In order: a local copy of the image root (Settings → ``team_image_root``), the team
 server's picture endpoint (authenticated, cached on disk by the client) when the client
-has one, else a grey box that says why ("picture not available offline"). Loading runs
-on the net lane through the connection; the picture is drawn on the UI thread.
+has one, else a grey box that says why ("picture not available offline"). Reading and
+decoding (to the size shown) run on the net lane through the connection and give a
+``QImage``; the UI thread only draws it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPixmap
+from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from studio.errors import StudioError
 from studio.server.client import Client, Offline
 from studio.server.local_pictures import find_picture
 from widgets.team_connection import TeamConnection
+from widgets.thumbnail_cache import decode
 
 SIZE = 320
 NOT_OFFLINE = "picture not available offline"
-NOT_SERVED = ("picture not available: this server does not serve pictures; choose a "
-              "local copy of the image root")
+UNREADABLE = "picture not available: its file cannot be read"
 
 
-def load_picture(client: Client, image_id: str, size: int, local_root: str) -> bytes | None:
-    """Net lane: the picture's bytes, or None when nobody can give it."""
+def load_picture(client: Client, image_id: str, size: int, local_root: str) -> QImage | None:
+    """Net lane: the picture decoded to fit ``size`` (a full-size local file is never
+    decoded on the UI thread), or None when its bytes are no picture."""
     if local_root:
         path = find_picture(Path(local_root), image_id)
         if path is not None:
-            return path.read_bytes()
-    fetch = getattr(client, "picture", None)
-    if fetch is None:
+            image = decode(str(path), size)
+            return None if image.isNull() else image
+    image = QImage.fromData(client.picture(image_id, size))
+    if image.isNull():
         return None
-    return bytes(fetch(image_id, size))
+    if image.width() > size or image.height() > size:
+        image = image.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
+    return image
 
 
 class TeamPicture(QWidget):
@@ -55,15 +62,32 @@ class TeamPicture(QWidget):
         self.picture.setPixmap(QPixmap())
         self.picture.setText(text)
 
-    def draw(self, data: bytes | None, not_found: str) -> None:
-        pixmap = QPixmap()
-        if data is None or not pixmap.loadFromData(data):
+    def load(self, connection: TeamConnection, image_id: str, current: Callable[[], bool]) -> None:
+        """Read ``image_id`` on the net lane; draw it if ``current()`` still holds then
+        (the person may have moved on to another item meanwhile)."""
+        self.say("loading…")
+        root = connection.services.workspace.settings.team_image_root
+        connection.run(
+            load_picture, image_id, SIZE, root,
+            done=lambda image: current() and self.draw(image),
+            failed=lambda error: current() and self._missing(error),
+            owner=self, tells_online=False,
+        )
+
+    def _missing(self, error: BaseException) -> None:
+        if isinstance(error, Offline):
+            self.say(NOT_OFFLINE)
+        elif isinstance(error, StudioError):
+            self.say(f"picture not available: {error}")
+        else:
+            raise error
+
+    def draw(self, image: QImage | None, not_found: str = UNREADABLE) -> None:
+        if image is None:
             self.say(not_found)
             return
         self.picture.setText("")
-        self.picture.setPixmap(pixmap.scaled(
-            SIZE, SIZE, Qt.AspectRatioMode.KeepAspectRatio,
-            Qt.TransformationMode.SmoothTransformation))
+        self.picture.setPixmap(QPixmap.fromImage(image))
 
 
 class TeamPictures(QWidget):
@@ -84,25 +108,4 @@ class TeamPictures(QWidget):
             if not image_id:
                 panel.say("")
                 continue
-            panel.say("loading…")
-            root = self.connection.services.workspace.settings.team_image_root
-            self.connection.run(
-                load_picture, str(image_id), SIZE, root,
-                done=lambda data, p=panel, i=item: self._drawn(i, p, data, NOT_SERVED),
-                failed=lambda error, p=panel, i=item: self._missing(i, p, error),
-                owner=self, tells_online=False,
-            )
-
-    def _drawn(self, item: Any, panel: TeamPicture, data: bytes | None, why: str) -> None:
-        if item is self._shown:
-            panel.draw(data, why)
-
-    def _missing(self, item: Any, panel: TeamPicture, error: BaseException) -> None:
-        if item is not self._shown:
-            return
-        if isinstance(error, Offline):
-            panel.say(NOT_OFFLINE)
-        elif isinstance(error, StudioError):
-            panel.say(f"picture not available: {error}")
-        else:
-            raise error
+            panel.load(self.connection, str(image_id), lambda i=item: i is self._shown)
