@@ -125,10 +125,7 @@ class TurnPanel(QWidget):
         menu = QMenu(self)
         controller = self._controller()
         choices = controller.rollback_choices() if controller else []
-        for label, phrase in choices:
-            action = QAction(label, menu)
-            action.triggered.connect(lambda _=False, p=phrase: self._prefix(p))
-            menu.addAction(action)
+        self._add_phrases(menu, choices)
         if not choices:
             menu.addAction("No earlier turns yet").setEnabled(False)
         return menu
@@ -138,14 +135,17 @@ class TurnPanel(QWidget):
         controller = self._controller()
         choices = controller.keep_choices() if controller else []
         for index, facets in choices:
-            sub = menu.addMenu(f"From turn {index}")
-            for label, phrase in facets:
-                action = QAction(label, sub)
-                action.triggered.connect(lambda _=False, p=phrase: self._prefix(p))
-                sub.addAction(action)
+            self._add_phrases(menu.addMenu(f"From turn {index}"), facets)
         if not choices:
             menu.addAction("No earlier turns yet").setEnabled(False)
         return menu
+
+    def _add_phrases(self, menu: QMenu, choices: list[tuple[str, str]]) -> None:
+        """One action per (label, phrase): choosing it puts the phrase before the text."""
+        for label, phrase in choices:
+            action = QAction(label, menu)
+            action.triggered.connect(lambda _=False, p=phrase: self._prefix(p))
+            menu.addAction(action)
 
     def _show_menu(self, menu: QMenu) -> None:
         menu.popup(self.text.mapToGlobal(self.text.rect().bottomLeft()))

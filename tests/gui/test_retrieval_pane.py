@@ -55,6 +55,15 @@ def test_a_three_turn_session_with_rollback_by_keyboard(
     # The timeline says what the ranking used: turn 1's colour carried, length relative.
     assert "wants: colour = red, sleeve = long sleeve, length < turn 1's item" in (
         pane.timeline.item(1).text())
+    # Go back… and Keep… offer every earlier turn; a choice puts its phrase before the text.
+    back = pane.turns._rollback_menu().actions()
+    assert [a.text().split(":")[0] for a in back] == ["Turn 1", "Turn 2"]
+    keep = pane.turns._combine_menu().actions()
+    assert [a.text() for a in keep] == ["From turn 1", "From turn 2"]
+    assert keep[0].menu().actions()[0].text().startswith("keep the ")
+    pane.text.setText("is blue")
+    back[0].trigger()
+    assert pane.text.text().endswith(", and is blue") and pane.text.text() != ", and is blue"
     type_turn(pane, qtbot, event_loop_qt, "go back to turn 1 and make it blue")
     rollback = pane.session.turns[2]
     assert rollback.kind == "rollback" and rollback.reference_id == second
