@@ -175,3 +175,20 @@ def indexed_demo_dir(indexed_demo_template: Path, tmp_path: Path) -> Path:
     target = tmp_path / "indexed-demo"
     shutil.copytree(indexed_demo_template, target)
     return target
+
+
+@pytest.fixture(scope="session")
+def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    """The small indexed demo with TF-IDF pairs in train and val, two simulated captions
+    each: enough to train a combiner on (unit, GUI and close-during-training tests)."""
+    from studio.pairs.mining import mine_pairs
+    from studio.store import Project
+    from studio.training.simulated_captions import caption_pairs
+
+    folder = tmp_path_factory.mktemp("captioned") / "demo"
+    shutil.copytree(indexed_demo_template, folder)
+    with Project.open(folder) as project:
+        for split in ("train", "val"):
+            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
+        assert caption_pairs(project, per_pair=2) > 40
+    return folder

@@ -54,20 +54,6 @@ def finish_after_close(process: subprocess.Popen) -> tuple[int, str, str]:
     return process.returncode, "".join(lines) + out, err
 
 
-@pytest.fixture(scope="module")
-def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
-    """An indexed demo project with captioned train and val pairs: enough to train on."""
-    from studio.training.simulated_captions import caption_pairs
-
-    folder = tmp_path_factory.mktemp("captioned-close") / "demo"
-    shutil.copytree(indexed_demo_template, folder)
-    with Project.open(folder) as project:
-        for split in ("train", "val"):
-            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
-        caption_pairs(project, per_pair=2)
-    return folder
-
-
 def picture_folder(folder: Path, count: int) -> Path:
     """``count`` small, different pictures: an import with hashing and measuring to do."""
     from PIL import Image

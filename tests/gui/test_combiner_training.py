@@ -14,20 +14,6 @@ from studio.training.combiner import list_combiners
 from widgets.combiner_training_dialog import CombinerTrainingDialog
 
 
-@pytest.fixture(scope="module")
-def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
-    from studio.pairs.mining import mine_pairs
-    from studio.training.simulated_captions import caption_pairs
-
-    folder = tmp_path_factory.mktemp("captioned-gui") / "demo"
-    shutil.copytree(indexed_demo_template, folder)
-    with Project.open(folder) as project:
-        for split in ("train", "val"):
-            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
-        caption_pairs(project, per_pair=2)
-    return folder
-
-
 @pytest.fixture
 def captioned(captioned_template: Path, tmp_path: Path) -> Path:
     target = tmp_path / "captioned"

@@ -16,21 +16,6 @@ from studio.store import Project
 from studio.training.combiner import TrainingRequest, list_combiners, train_project_combiner
 
 
-@pytest.fixture(scope="module")
-def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
-    """The small indexed demo with TF-IDF pairs in train and val, two simulated captions each."""
-    from studio.pairs.mining import mine_pairs
-    from studio.training.simulated_captions import caption_pairs
-
-    folder = tmp_path_factory.mktemp("captioned") / "demo"
-    shutil.copytree(indexed_demo_template, folder)
-    with Project.open(folder) as project:
-        for split in ("train", "val"):
-            mine_pairs(project, "tfidf", 1000, split=split, actor="tests")
-        assert caption_pairs(project, per_pair=2) > 40
-    return folder
-
-
 @pytest.fixture
 def captioned(captioned_template: Path, tmp_path: Path) -> Path:
     target = tmp_path / "captioned"
