@@ -36,15 +36,22 @@ def served(postgresql_server: Any, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def snapshot(url: str) -> dict[str, Any]:
-    """Everything a request could change."""
+    """Everything a request could change: captions (with their review), labels, leases of
+    every kind, applied edits, the audit log's length and the tokens."""
     with Project.open(url) as project:
         db = project.db
         return {
             "captions": db.execute(
-                "SELECT id, pair_id, text, status, author_id FROM captions ORDER BY id"
+                "SELECT id, pair_id, text, status, author_id, reviewer_id, reject_reason "
+                "FROM captions ORDER BY id"
+            ).fetchall(),
+            "labels": db.execute(
+                "SELECT image_id, attribute_id, source, status FROM image_attributes "
+                "ORDER BY image_id, attribute_id, source"
             ).fetchall(),
             "leases": db.execute(
-                "SELECT id, item_id, holder, expires_at FROM server_leases ORDER BY id"
+                "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
+                "ORDER BY id"
             ).fetchall(),
             "edits": db.execute("SELECT uid, status FROM server_edits ORDER BY uid").fetchall(),
             "audit": db.execute("SELECT count(*) FROM audit_log").fetchone()[0],
@@ -302,26 +309,6 @@ def team(postgresql_server: Any, tmp_path_factory: pytest.TempPathFactory) -> It
     server.stop()
 
 
-def team_snapshot(url: str) -> dict[str, Any]:
-    with Project.open(url) as project:
-        db = project.db
-        return {
-            "captions": db.execute(
-                "SELECT id, text, status, reviewer_id, reject_reason FROM captions ORDER BY id"
-            ).fetchall(),
-            "labels": db.execute(
-                "SELECT image_id, attribute_id, source, status FROM image_attributes "
-                "ORDER BY image_id, attribute_id, source"
-            ).fetchall(),
-            "leases": db.execute(
-                "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
-                "ORDER BY id"
-            ).fetchall(),
-            "edits": db.execute("SELECT uid, status FROM server_edits ORDER BY uid").fetchall(),
-            "audit": db.execute("SELECT count(*) FROM audit_log").fetchone()[0],
-        }
-
-
 def _held(base: str, token: str, path: str) -> dict:
     status, answer = call(base, "POST", path, token, {})
     assert status == 200 and answer["item"] is not None, answer
@@ -351,7 +338,7 @@ def test_hostile_review_attribute_and_picture_requests(team: dict) -> None:
         attribute = project.db.execute(
             "SELECT name FROM attribute_vocab ORDER BY id LIMIT 1").fetchone()[0]
     assert _raw(base, "GET", f"/v1/images/{rae_image}?size=32", keys["rae"], {})[0] == 200
-    before = team_snapshot(team["url"])
+    before = snapshot(team["url"])
     decision = f"/v1/reviews/{caption}/decision"
     decide = f"/v1/attributes/{image}/decisions"
     one = [{"attribute": attribute, "status": "accepted"}]
@@ -435,7 +422,7 @@ def test_hostile_review_attribute_and_picture_requests(team: dict) -> None:
         assert status == expected, f"{name}: {status} {answer!r}"
         assert SECRET not in answer, name
         assert json.loads(answer)["error"], name
-    assert team_snapshot(team["url"]) == before
+    assert snapshot(team["url"]) == before
     assert team["server"].alive()
     assert call(base, "GET", "/v1/whoami", keys["rev"]) == (200, {"name": "rev",
                                                                "role": "reviewer"})
