@@ -185,6 +185,25 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
         workspace.open_project(folder)
         return type_caption(text) - started
 
+    def first_rank_pasted(text: str) -> float:
+        """Open the project and paste ``text`` at once: seconds from opening to its rank on
+        screen, the studio's own time (typing ``text`` key by key adds the person's)."""
+        started = time.perf_counter()
+        workspace.open_project(folder)
+        while view.pair_id is None or not editor.isEnabled():  # the pair's screen is ready
+            wait(5)
+            if time.perf_counter() > started + 30:
+                break
+        editor.setFocus()
+        editor.selectAll()  # the pair's autosaved draft is replaced, as a paste over it
+        editor.insert(text)
+        deadline = started + 30
+        while view.result is None or view.result.text != text:
+            wait(5)
+            if time.perf_counter() > deadline:
+                break
+        return time.perf_counter() - started
+
     # A fresh process: the first project opened also imports torch and open_clip.
     cold_s = first_rank("is red ")
     # The studio as people use it: the libraries are loaded, a project is opened (the
@@ -196,6 +215,8 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
     open_s = (time.perf_counter() - started) + lane_idle()
     workspace.close_project()
     load_s = first_rank("is red ")
+    workspace.close_project()
+    pasted_s = first_rank_pasted("is red with long sleeves")
     for text in CAPTIONS[:warmups]:
         type_caption(text)
     latencies.clear()
@@ -228,6 +249,7 @@ def run(folder: Path, warmups: int, seed: int) -> dict:
         "idle_stall": max(idle) if idle else float("nan"),
         "idle_p99": sorted(idle)[int(0.99 * (len(idle) - 1))] if idle else float("nan"),
         "load_s": load_s,
+        "pasted_s": pasted_s,
         "cold_s": cold_s,
         "open_s": open_s,
         "typing_s": typing_s,
@@ -277,7 +299,8 @@ def main() -> int:
         "cpu_p95_ms": _percentile(cpu, 0.95),
         "shown": len(lat),
         "fired": result["fired"],
-        "first_rank_s": result["load_s"],
+        "first_rank_s": result["pasted_s"],
+        "first_rank_typed_s": result["load_s"],
         "first_rank_cold_s": result["cold_s"],
         "ranker_open_s": result["open_s"],
         "worst_ui_stall_ms": result["stall"],
@@ -327,9 +350,15 @@ def main() -> int:
                         "< 2 s",
                     ],
                     [
-                        "project opened, typing at once → first rank on screen",
-                        f"{result['load_s']:.2f} s",
+                        "project opened, a caption pasted at once → its rank on screen",
+                        f"{result['pasted_s']:.2f} s",
                         "< 2 s",
+                    ],
+                    [
+                        "project opened, \"is red \" typed at once (the typing itself takes "
+                        "about 1.5 s) → its rank on screen",
+                        f"{result['load_s']:.2f} s",
+                        "",
                     ],
                     [
                         "the same in a fresh process (imports torch and open_clip too)",

@@ -10,6 +10,7 @@ the caption asks for. Without an index the view says so in one quiet line with a
 
 from __future__ import annotations
 
+from contextlib import suppress
 from functools import partial
 from pathlib import Path
 
@@ -74,6 +75,7 @@ class CaptionRankView(QWidget):
         self._grid_shows: tuple[int, tuple[str, ...]] | None = None
         self._target: tuple[tuple[str, int] | None, str | None] = (None, None)
         self._paths: dict[tuple[str, str], Path | None] = {}
+        self._correct_ids: tuple[tuple[str, int] | None, frozenset[str]] = (None, frozenset())
         self.line = QLabel()
         self.line.setToolTip(
             "Where the retrieval model puts the target when it searches with the reference "
@@ -137,6 +139,13 @@ class CaptionRankView(QWidget):
             self.line.setText(previous_rank_text(result))  # not this text's rank (yet)
             self._style(QUIET)
         self._timer.start()
+        project = self.workspace.project
+        if project is not None and self.pair_id is not None and text.strip():
+            if self._settings is None:
+                with suppress(StudioError, ValueError):
+                    self._settings = rank_settings(project)
+            if self._settings is not None:
+                self.worker.encode_ahead(project, self._settings, text)
 
     def refresh(self) -> None:
         """Ask again now (after an index build, or a change of rank settings)."""
@@ -264,15 +273,23 @@ class CaptionRankView(QWidget):
         if shown == self._grid_shows:
             return  # the same five images: typing often changes the rank, not the top
         self._grid_shows = shown
+        project = self.workspace.project
+        if project is not None:  # the ranker looked the files up: no query here
+            for (image_id, _), path in zip(result.top, result.top_paths, strict=False):
+                self._paths[(str(project.path), image_id)] = None if path is None else Path(path)
         self.grid.show_hits(list(result.top), self._target_id(), self._correct())
 
     def _correct(self) -> frozenset[str]:
-        """Every ground truth of the pair (several for CIRCO), marked beside the target."""
+        """Every ground truth of the pair (several for CIRCO), marked beside the target;
+        read once per pair, not on every result."""
         if self.pair_id is None or self.workspace.project is None:
             return frozenset()
-        from studio.circo.correct import correct_for_pair
+        key = (str(self.workspace.project.path), self.pair_id)
+        if self._correct_ids[0] != key:
+            from studio.circo.correct import correct_for_pair
 
-        return correct_for_pair(self.workspace.project, self.pair_id)
+            self._correct_ids = (key, correct_for_pair(self.workspace.project, self.pair_id))
+        return self._correct_ids[1]
 
     def _target_id(self) -> str | None:
         if self.pair_id is None or self.workspace.project is None:

@@ -55,6 +55,7 @@ class RankWorker(QObject):
         self._lane = services.gpu
         self._lock = threading.Lock()
         self.generation = 0
+        self._ahead = 0  # the newest encode-ahead request (older ones are skipped)
         self._token: CancelToken | None = None
         self._ranker: CaptionRanker | None = None
         self._ranker_key: tuple[Any, ...] | None = None
@@ -94,6 +95,25 @@ class RankWorker(QObject):
             return generation
         self._lane.submit(self._live, generation, token, project, settings, pair_id, text)
         return generation
+
+    def encode_ahead(self, project: Project, settings: RankSettings, text: str) -> None:
+        """A key was pressed: encode the text so far on the lane, before its rank is
+        asked for. Only the newest text is encoded; a ranker not open yet is not opened."""
+        if self._closed:
+            return
+        with self._lock:
+            self._ahead += 1
+            ahead = self._ahead
+        self._lane.submit(self._encode_ahead, ahead, project, settings, text)
+
+    def _encode_ahead(self, ahead: int, project: Project, settings: RankSettings, text: str) -> None:
+        ranker = self._ranker
+        if ahead != self._ahead or ranker is None or self._ranker_key != self._key(project, settings):
+            return
+        try:
+            ranker.encode_ahead(text)
+        except Exception:  # noqa: BLE001 (the rank itself reports what is wrong)
+            return
 
     def preload(self, project: Project, settings: RankSettings, pair_id: int | None = None) -> None:
         """Open the ranker (model, index, facets) on the lane before the first keystroke,
@@ -145,12 +165,7 @@ class RankWorker(QObject):
     def _ranker_for(
         self, project: Project, settings: RankSettings, generation: int
     ) -> CaptionRanker:
-        key = (
-            str(project.path),
-            settings.model,
-            settings.strategy,
-            index_key(project, settings.model),
-        )
+        key = self._key(project, settings)
         if self._ranker is None or self._ranker_key != key:
             self._ranker = None
             self._emit("loading", generation, f"Loading model {settings.model} and its index …")
@@ -162,6 +177,16 @@ class RankWorker(QObject):
             # out of the UI thread's threshold collections (a whole-heap scan is 0.2-0.6 s).
             self._services.relay.post(self._services.collector.freeze)
         return self._ranker
+
+    @staticmethod
+    def _key(project: Project, settings: RankSettings) -> tuple[Any, ...]:
+        """What a loaded ranker must match to be used again."""
+        return (
+            str(project.path),
+            settings.model,
+            settings.strategy,
+            index_key(project, settings.model),
+        )
 
     def _pair(self, project: Project, pair_id: int) -> PairQuery:
         key = (str(project.path), pair_id)

@@ -180,15 +180,20 @@ class Services(QObject):
         self.thumbnails = ThumbnailCache(self.io, self.relay.post, parent=self)
         self.flushing = Event()  # autosaves connect here; called at shutdown, project open
         # The garbage collector's pauses: freeze after a job's loads, collect fully when a
-        # project opens or closes (the person waits for that anyway), never mid-typing.
+        # project closes (nobody types into a closed project), never mid-typing.
         self.runner.finished.connect(lambda *_: self.collector.freeze())
         workspace.project_changed.connect(self._settle_heap)
         self.team = TeamConnection(self)
         self._scopes: list[Scope] = []
         self.shut_down = False
 
-    def _settle_heap(self, *_project: object) -> None:
-        self.collector.collect_all()
+    def _settle_heap(self, project: object) -> None:
+        """A closed project's garbage is collected at once; an opened project's loads are
+        frozen (a full collection then would stall the first keystrokes by up to a second)."""
+        if project is None:
+            self.collector.collect_all()
+        else:
+            self.collector.freeze()
 
     @property
     def device(self) -> str | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,7 @@ from studio.store.repos import attributes as attributes_repo
 from studio.store.repos import pairs as pairs_repo
 
 TOP_K = 5
+TEXT_CACHE = 64  # text vectors kept: the drafts of the last few captions and their edits
 DEFAULT_THRESHOLD = 50
 MODEL_KEY = "captions.rank_model"
 STRATEGY_KEY = "captions.rank_strategy"
@@ -127,6 +129,9 @@ class RankResult:
     index_key: str
     seconds: float = 0.0  # wall time of ``rank``
     cpu_seconds: float = 0.0  # CPU time of the thread that ranked (the cost without waiting)
+    # The files of ``top`` (None: no such image), looked up where the rank is computed so
+    # that a view showing the hits reads nothing from the project on its own thread.
+    top_paths: tuple[str | None, ...] = ()
 
     @property
     def band(self) -> Band:
@@ -172,6 +177,7 @@ class _Gallery:
     positions: np.ndarray  # index positions of the gallery's images, ascending
     matrix: np.ndarray  # their vectors, one row each, C-contiguous float32
     columns: dict[str, tuple[np.ndarray, dict[str, int]]]  # facet -> (codes, value -> code)
+    rows: list[dict[str, str]] | None = None  # each row's facets, read once for the columns
 
     def row_of(self, position: int) -> int:
         """The row of an index position, -1 when it is not in the gallery (a binary
@@ -195,7 +201,10 @@ class CaptionRanker:
         self.index_key = index_key(context.project, context.model_name) or ""
         self._galleries: dict[tuple[str, str], _Gallery] = {}
         self._references: dict[str, np.ndarray | None] = {}
+        self._paths: dict[str, str | None] = {}
+        self._texts: OrderedDict[str, np.ndarray] = OrderedDict()  # newest last
         self._encoder_warm = False
+        self.ahead_cpu_seconds = 0.0  # CPU spent encoding texts ahead of their rank
 
     @classmethod
     def open(
@@ -260,16 +269,26 @@ class CaptionRanker:
     def _column(self, gallery: _Gallery, facet: str) -> tuple[np.ndarray, dict[str, int]]:
         """Each row's value of ``facet`` as an integer code (-1 where unknown), built once."""
         if facet not in gallery.columns:
-            names = self.context.index.image_ids
-            facets = self.context.facets
-            values = [facets.get(names[int(p)] or "", {}).get(facet) for p in gallery.positions]
+            rows = self._facet_rows(gallery)
             codes: dict[str, int] = {}
-            column = np.array(
-                [-1 if v is None else codes.setdefault(v, len(codes)) for v in values],
+            column = np.fromiter(
+                (
+                    -1 if (value := row.get(facet)) is None else codes.setdefault(value, len(codes))
+                    for row in rows
+                ),
                 dtype=np.int32,
+                count=len(rows),
             )
             gallery.columns[facet] = (column, codes)
         return gallery.columns[facet]
+
+    def _facet_rows(self, gallery: _Gallery) -> list[dict[str, str]]:
+        """Each gallery row's facets (one lookup per image, kept for the gallery's columns)."""
+        if gallery.rows is None:
+            names = self.context.index.image_ids
+            facets = self.context.facets
+            gallery.rows = [facets.get(names[int(p)] or "") or {} for p in gallery.positions]
+        return gallery.rows
 
     def facet_bonus(
         self, gallery: _Gallery, constraints: Mapping[str, str | Constraint]
@@ -290,13 +309,20 @@ class CaptionRanker:
 
     def warm(self, pair: PairQuery) -> None:
         """Build what the pair's first rank needs before the first keystroke: its gallery
-        matrix, the reference vector and the text tower's first pass (torch's first call
-        allocates and dispatches much more than the next ones)."""
-        self.gallery(pair.category, pair.split)
+        matrix, the reference vector, the text tower's first pass (torch's first call
+        allocates and dispatches much more than the next ones) and every facet's column
+        (otherwise the first caption to name a facet pays 20-60 ms for its column)."""
+        gallery = self.gallery(pair.category, pair.split)
         self.reference_vector(pair.reference_id)
         if not self._encoder_warm:
             self._encode("warm")
             self._encoder_warm = True
+        self._build_columns(gallery)
+
+    def _build_columns(self, gallery: _Gallery) -> None:
+        """Every facet's column of ``gallery``."""
+        for facet in sorted({f for row in self._facet_rows(gallery) for f in row}):
+            self._column(gallery, facet)
 
     def reference_vector(self, image_id: str) -> np.ndarray | None:
         if image_id not in self._references:
@@ -318,7 +344,7 @@ class CaptionRanker:
         reference = self.reference_vector(pair.reference_id)
         if cancel is not None:
             cancel.raise_if_cancelled()
-        text_vector = self._encode(text) if text else None
+        text_vector = self.text_vector(text) if text else None
         if reference is None and text_vector is None:
             raise StudioError(
                 f"The reference image of pair {pair.pair_id} cannot be read, "
@@ -345,18 +371,51 @@ class CaptionRanker:
         target_row = gallery.row_of(self._position(pair.target_id))
         if target_row >= 0:
             rank = int(np.count_nonzero(scores > scores[target_row])) + 1
+        top = self._top(gallery, scores, min(k, size))
         return RankResult(
             pair.pair_id,
             text,
             rank,
             size,
-            self._top(gallery, scores, min(k, size)),
+            top,
             self.model_name,
             self.strategy_name,
             self.index_key,
             round(time.perf_counter() - started, 4),
             round(time.thread_time() - cpu_started, 4),
+            tuple(self._path(image_id) for image_id, _ in top),
         )
+
+    def _path(self, image_id: str) -> str | None:
+        """An image's file, read once per ranker."""
+        if image_id not in self._paths:
+            project = self.context.project
+            record = project.image(image_id)
+            self._paths[image_id] = None if record is None else str(project.image_path(record))
+        return self._paths[image_id]
+
+    def encode_ahead(self, text: str) -> None:
+        """Encode ``text`` now, while the person is still typing, so that its rank, asked
+        for once they pause, finds the vector made. The text tower is the costliest and
+        the coldest step of a rank: after a few hundred ms of idling its first pass takes
+        up to ten times longer than the next one (caches and CPU cold)."""
+        text = " ".join(text.split())
+        if text and text not in self._texts:
+            started = time.thread_time()
+            self.text_vector(text)
+            self.ahead_cpu_seconds += time.thread_time() - started
+
+    def text_vector(self, text: str) -> np.ndarray:
+        """The caption's vector, from the last few texts encoded or encoded now."""
+        vector = self._texts.get(text)
+        if vector is None:
+            vector = self._encode(text)
+            self._texts[text] = vector
+            if len(self._texts) > TEXT_CACHE:
+                self._texts.popitem(last=False)
+        else:
+            self._texts.move_to_end(text)
+        return vector
 
     def _encode(self, text: str) -> np.ndarray:
         """One short text on one torch thread: the text tower is tiny for one caption, and

@@ -62,11 +62,23 @@ def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbo
     )
     second = view.result
     assert second.pair_id == first.pair_id
+    # The keystrokes had the text encoded ahead, on the model lane, before the pause.
+    assert view.worker._ranker is not None and view.worker._ranker.ahead_cpu_seconds > 0
     assert second.top != first.top  # another caption finds other images first
     colour = {"top10": "#15803d", "top50": "#b45309", "beyond": "#b91c1c"}[second.band]
     assert colour in view.line.styleSheet()
     # The top 5 as thumbnails, on demand; the target is marked when it is among them.
+    # Their files came with the rank (looked up on the model lane): showing them reads
+    # nothing from the project on the UI thread.
+    project = window.workspace.project
+    assert second.top_paths == tuple(
+        str(project.image_path(project.image(image_id))) for image_id, _ in second.top
+    )
+    statements: list[str] = []
+    project.db.conn.set_trace_callback(statements.append)
     view.toggle.setChecked(True)
+    project.db.conn.set_trace_callback(None)
+    assert not [s for s in statements if "images" in s]
     assert view.grid.isVisible() and view.grid.count() == min(5, second.gallery_size)
     assert [view.grid.item(i).data(Qt.ItemDataRole.UserRole) for i in range(view.grid.count())] == [
         image_id for image_id, _ in second.top

@@ -302,5 +302,27 @@ def test_warming_a_pair_builds_what_its_first_rank_needs(ranked_template: Path) 
         assert (pair.category, pair.split) in fresh._galleries
         assert pair.reference_id in fresh._references
         built = fresh._galleries[(pair.category, pair.split)]
+        named = {f for p in built.positions for f in fresh.context.facets.get(
+            fresh.context.index.image_ids[int(p)] or "", {})}
+        assert named and set(built.columns) == named  # no caption pays for a column
+        columns = {f: column for f, (column, _) in built.columns.items()}
         assert fresh.rank(pair, "is red").rank is not None
         assert fresh._galleries[(pair.category, pair.split)] is built  # not built again
+        assert all(built.columns[f][0] is columns[f] for f in columns)
+
+
+def test_a_text_encoded_ahead_is_ranked_without_encoding_it_again(ranked_template: Path) -> None:
+    with Project.open(ranked_template) as project:
+        ranker = CaptionRanker.open(project, "demo", "history", "cpu")
+        pair = pair_query(project, pairs_of(project)[0])
+        expected = ranker.rank(pair, "is plaid  with long sleeves")
+        fresh = CaptionRanker.open(project, "demo", "history", "cpu")
+        fresh.encode_ahead("is plaid with long  sleeves ")  # the same words, as typed
+        encoded: list[str] = []
+        original = fresh._encode
+        fresh._encode = lambda text: encoded.append(text) or original(text)  # type: ignore[method-assign]
+        result = fresh.rank(pair, "is plaid  with long sleeves")
+        assert encoded == []
+        assert (result.rank, result.top) == (expected.rank, expected.top)
+        fresh.rank(pair, "is blue")
+        assert encoded == ["is blue"]
