@@ -40,6 +40,7 @@ from typing import Any
 from studio.attributes.forms import fold
 from studio.captions import lexicon
 from studio.captions.reading import _TOKEN, CaptionReader, Request, default_reader
+from studio.captions.salience import SalienceModel
 
 FORMAT = "cir-studio-captioner/1"
 SLOT = "*"
@@ -105,6 +106,10 @@ class PhraseCaptioner:
     # value word to the template, the pair must be one people wrote. Empty: no check.
     bigrams: set[str] = field(default_factory=set)
     exact_share: float = 0.5  # how often to prefer a template written about the same values
+    # Which differences people name, by how visible they are in the project's image
+    # features (``studio.captions.salience``). None: no index to learn from (the shipped
+    # captioner); users then choose facets by the counts alone.
+    salience: SalienceModel | None = None
     reader: CaptionReader = field(default_factory=default_reader, repr=False)
 
     # -- training ----------------------------------------------------------------------
@@ -347,6 +352,12 @@ class PhraseCaptioner:
     # -- files -------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
+        data = self._to_json()
+        if self.salience is not None:  # optional: older readers and files go without
+            data["salience"] = self.salience.to_json()
+        return data
+
+    def _to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "trained_on": self.trained_on,
@@ -397,6 +408,8 @@ class PhraseCaptioner:
         model.category_ops = {
             str(c): Counter({(str(f), str(o)): int(n) for f, o, n in ops})
             for c, ops in data.get("category_ops", {}).items()}
+        if data.get("salience"):  # older files: none
+            model.salience = SalienceModel.from_json(data["salience"])
         return model
 
     def save(self, path: Path) -> None:

@@ -151,9 +151,25 @@ def train_project_captioner(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     min_captions: int = MIN_CAPTIONS,
+    model_name: str | None = None,
 ) -> dict[str, Any]:
-    """Train on the project's own captions and store it beside the project."""
-    model, summary = train_captioner(project_pairs(project), progress, cancel, min_captions)
+    """Train on the project's own captions and store it beside the project.
+
+    Where the project has an index for ``model_name`` (None: the model in Settings), the
+    captioner also learns which differences people name by how visible they are in that
+    model's image features (``studio.captions.salience``); the summary's ``salience`` says
+    whether it did, from how many examples, and its held-out ROC AUC.
+    """
+    from studio.captions.salience_training import train_project_salience
+
+    pairs = project_pairs(project)
+    model, summary = train_captioner(pairs, progress, cancel, min_captions)
+    if model_name is None:
+        from studio.settings import Settings
+
+        model_name = Settings.load().model
+    model.salience, summary["salience"] = train_project_salience(
+        project, pairs, model_name, progress, cancel)
     path = captioner_root(project) / f"{name}.json"
     model.save(path)
     summary_path = path.with_suffix(".summary.json")

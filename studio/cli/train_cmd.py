@@ -59,6 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     captioner.add_argument("--name", default="captioner", help="the captioner's name (captioner)")
     captioner.add_argument("--min-captions", type=int, default=200,
                            help="refuse to learn from fewer captions than this (200)")
+    captioner.add_argument(
+        "--model", dest="salience_model",
+        help="embedding model whose index shows which differences people see and name "
+        "(default: the one in Settings; without an index for it, none is learned)")
     captioner.add_argument("--json", action="store_true", help="print the summary as JSON")
     captioner.set_defaults(func=run_train_captioner)
     listing = actions.add_parser("list", help="list the project's trained combiners and captioners")
@@ -126,8 +130,9 @@ def run_train_captioner(args: argparse.Namespace) -> int:
     from studio.captions.captioner_training import train_project_captioner
 
     with open_project(args) as project, TerminalProgress(f"Training {args.name}") as bar:
-        summary = train_project_captioner(project, args.name, progress=bar,
-                                          min_captions=args.min_captions)
+        summary = train_project_captioner(
+            project, args.name, progress=bar, min_captions=args.min_captions,
+            model_name=args.salience_model or getattr(args, "model", None) or None)
     if args.json:
         print(json.dumps(summary, sort_keys=True))
         return 0
@@ -144,8 +149,23 @@ def run_train_captioner(args: argparse.Namespace) -> int:
             f"{held['cider_d']:.3f}; the reader reads back precision {held['precision']:.3f}, "
             f"recall {held['recall']:.3f} of what it was asked."
         )
+    print(_salience_line(summary.get("salience") or {}))
     print(f"Saved to {summary['path']}; use it with --users learned --captioner {args.name}.")
     return 0
+
+
+def _salience_line(report: dict) -> str:
+    """What the image features taught the captioner, or why they taught it nothing."""
+    if not report.get("used"):
+        return (f"No image features used: {report.get('reason', 'not asked')}; simulated "
+                "people choose differences by how often they were named.")
+    line = (f"Image features ({report['model']}): which differences people name, from "
+            f"{report['examples']} examples")
+    auc, base = report.get("held_out_auc"), report.get("base_rate_auc")
+    if auc is not None and base is not None:
+        line += (f"; held-out ROC AUC {auc:.3f} ({report['held_out_examples']} examples; "
+                 f"the facet's base rate alone: {base:.3f})")
+    return line + "."
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -76,6 +76,17 @@ def load_session_context(
     progress(1, 3, "Loading the index")
     index = ProjectIndex.load(project, model, device)
     progress(2, 3, "Reading attributes")
+    facet_map, facets, reader = load_facets(project)
+    # Lightness/colourfulness as far as the index build measured them (read on first use;
+    # measuring is gallery-wide work and never runs while a session opens).
+    measures = ImageMeasures(project)
+    progress(3, 3, "Ready")
+    return SessionContext(project, model_name, index, facet_map, facets, reader, measures)
+
+
+def load_facets(project: Project) -> tuple[FacetMap, dict[str, dict[str, str]], CaptionReader]:
+    """The facets of every image and the caption reader for the project's vocabulary: what
+    sessions and simulated people see (the captioner's salience learns from the same)."""
     entries = load_vocabulary(project)
     facet_map = FacetMap.for_vocabulary(entries)
     facets = project_facets(project, facet_map)
@@ -88,8 +99,4 @@ def load_session_context(
     reader = CaptionReader.for_vocabulary(
         entries, facet_map.facet_of, part_vocabulary(project) if parts else None
     )
-    # Lightness/colourfulness as far as the index build measured them (read on first use;
-    # measuring is gallery-wide work and never runs while a session opens).
-    measures = ImageMeasures(project)
-    progress(3, 3, "Ready")
-    return SessionContext(project, model_name, index, facet_map, facets, reader, measures)
+    return facet_map, facets, reader

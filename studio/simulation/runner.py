@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from studio.captions.salience import ImageLooks
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.questioner import InformationGainQuestioner, RandomQuestioner
@@ -152,6 +153,7 @@ def run_simulation(
     values = _facet_values(context)
     categories = {image.id: image.category for image in context.project.iter_images()}
     result = RunResult(config, [], [])
+    looks = _looks(context, captioner) if config.users == "learned" else None
     for number, (target, start) in enumerate(dialogs, start=1):
         if cancel is not None:
             cancel.raise_if_cancelled()
@@ -166,7 +168,7 @@ def run_simulation(
                                         said, captioner)
         else:
             ranks, texts = _composed_dialog(context, session, config, target, start, values,
-                                            number, said, captioner, category)
+                                            number, said, captioner, category, looks)
         result.turns_said.extend({"dialog": number, "target": target, **turn} for turn in said)
         result.ranks.append(ranks)
         result.texts.append(texts)
@@ -180,13 +182,16 @@ def run_simulation(
 def _composed_dialog(context, session, config: RunConfig, target: str, start: str,
                      values: dict[str, Sequence[str]], number: int,
                      said: list[dict[str, Any]], captioner: Any = None,
-                     category: str | None = None):
+                     category: str | None = None, looks: ImageLooks | None = None):
     user_class = RetrospectiveUser if config.simulator == "retrospective" else \
         AttributeDifferenceUser
     user = user_class(seed=config.seed * 100_003 + number, captioner=captioner,
                       category=category, **_user_settings(config))
     truth = context.facets.get(target, {})
     history = [context.facets.get(start, {})]
+    pictures = [start]  # the image of each history entry
+    if looks is not None:
+        user.visibility_at = lambda position: looks.between(pictures[position], target)
     ranks: list[float | None] = []
     texts: list[str] = []
     reference: str | None = start
@@ -204,11 +209,24 @@ def _composed_dialog(context, session, config: RunConfig, target: str, start: st
         if top is not None:
             session.choose(top)
             history.append(context.facets.get(top, {}))
+            pictures.append(top)
         ranks.append(turn.target_rank)
         texts.append(text)
         if top == target:
             ranks[-1] = 1
     return ranks, texts
+
+
+def _looks(context: SessionContext, captioner: Any) -> ImageLooks | None:
+    """How visible differences are, where the captioner learned salience in the features
+    of this session's model (another model's vectors are not on its scale)."""
+    salience = getattr(captioner, "salience", None)
+    model = context.index.model
+    if salience is None or salience.cache_key != model.cache_key:
+        return None
+    from studio.captions.salience_training import project_looks
+
+    return project_looks(context.project, model)
 
 
 def _meant(user: Any, text: str) -> list[dict[str, Any]]:

@@ -26,11 +26,12 @@ single-turn protocols in ``studio.simulation.protocols``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from studio.captions.reading import Request
+from studio.captions.salience import Visibility
 from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
 from studio.simulation import phrasing
 
@@ -166,6 +167,13 @@ class AttributeDifferenceUser:
     filler: float = 0.0  # realistic: chance to add a style word that carries nothing
     captioner: Any = None  # learned: a PhraseCaptioner (None: the shipped one)
     category: str | None = None  # learned: the items' category, to choose as its people did
+    # learned: how visible a facet's change is between the current item and the target,
+    # (facet, target value, current value) -> v or None (``studio.captions.salience``).
+    # Used when the captioner learned salience; None: facets by people's counts alone.
+    visibility: Visibility | None = None
+    # The visibility against the item carried forward from turn i (history[i]), set by the
+    # runner, which knows the pictures; ``turn`` binds ``visibility`` from it.
+    visibility_at: Callable[[int], Visibility | None] | None = None
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -309,13 +317,25 @@ class AttributeDifferenceUser:
 
     def _facet_weight(self, facet: str, value: str, current: str) -> float:
         """How often people named this facet (its comparatives included, both ways, as a
-        change of colour may be said "lighter" or "darker")."""
+        change of colour may be said "lighter" or "darker"), times how much likelier than
+        usual people were to name a change as visible as this one, where the captioner
+        learned that and the pictures are known."""
         model, kind = self.captioner, self.category
         weight = sum(model.op_weight(facet, op, kind) for op in ("is", "not", "more", "less"))
         way = learned_direction(facet, value, current)
         if way is not None and way[0] != facet:
             weight += model.op_weight(way[0], "more", kind) + model.op_weight(way[0], "less", kind)
+        salience = getattr(model, "salience", None)
+        if salience is not None and self.visibility is not None:
+            seen = self.visibility(facet, value, current)
+            if seen is not None:
+                return float(weight) * salience.weight(facet, seen)
         return float(weight)
+
+    def _look_from(self, position: int) -> None:
+        """See the pictures of history[position] and the target (where the runner knows them)."""
+        if self.visibility_at is not None:
+            self.visibility = self.visibility_at(position)
 
     def _learned(self, target: Facets, current: Facets,
                  all_values: Mapping[str, Sequence[str]]) -> str:
@@ -330,6 +350,7 @@ class AttributeDifferenceUser:
     def turn(self, number: int, target: Facets, history: Sequence[Facets],
              all_values: Mapping[str, Sequence[str]]) -> str:
         """The text of turn ``number`` given the items carried forward so far."""
+        self._look_from(len(history) - 1)
         return self.describe(target, history[-1], all_values)
 
 
@@ -344,11 +365,13 @@ class RetrospectiveUser(AttributeDifferenceUser):
              all_values: Mapping[str, Sequence[str]]) -> str:
         # history[i] is the item carried forward from turn i (history[0]: the start image).
         current = history[-1]
+        self._look_from(len(history) - 1)
         if number >= 3 and len(history) >= 3 and self.random.random() < self.retrospect:
             earlier = range(1, len(history) - 1)
             misses = {i: len(differences(target, history[i])) for i in earlier}
             best = min(misses, key=lambda i: (misses[i], -i), default=None)
             if best is not None and misses[best] < len(differences(target, current)):
+                self._look_from(best)  # said against that earlier item
                 rest = self.describe(target, history[best], all_values, opener=False)
                 return phrase_turn(ParsedTurn(f"it {rest}", rollback_to=best))
             for i in earlier:
