@@ -15,7 +15,8 @@ model cannot see scores near 0; a plain one scores high.
 
 ``SalienceModel`` learns, per facet, P(named | v) = σ(a·v + b), a one-dimensional logistic
 regression fitted by Newton steps (numpy only: a dozen parameters need no library), with a
-shared fit for facets with fewer than ``min_examples`` examples. Users weigh a facet by the
+shared fit for facets with fewer than ``min_examples`` examples or fewer than ``MIN_EACH``
+named or unnamed ones (a facet people never named teaches no slope). Users weigh a facet by the
 *lift* P(named | v) / P(named) rather than by P(named | v): the captioner's counts already
 say how often a facet is named, so multiplying by the probability would count the facet's
 base rate twice; the lift keeps the counts' calibration on average and moves weight toward
@@ -38,6 +39,7 @@ import numpy as np
 #: (facet, target value, current value) -> visible difference, or None where unknown.
 Visibility = Callable[[str, str, str], float | None]
 MIN_EXAMPLES = 30  # fewer examples of a facet: its own fit is noise; the shared one is used
+MIN_EACH = 5  # nor without this many named and unnamed ones: no slope can be learned
 NEWTON_STEPS = 25
 RIDGE = 1e-3  # keeps a fit finite where v separates named from unnamed perfectly
 #: Comparatives that name a facet's change without its value ("darker" for a change of
@@ -148,7 +150,8 @@ class SalienceModel:
             by_facet[example.facet].append(example)
         fitted = cls(model, cache_key, min_examples=min_examples, shared=_fit(given))
         for facet, found in sorted(by_facet.items()):
-            if len(found) >= min_examples:
+            named = sum(e.named for e in found)
+            if len(found) >= min_examples and min(named, len(found) - named) >= MIN_EACH:
                 fitted.facets[facet] = _fit(found)
         return fitted
 
