@@ -168,6 +168,15 @@ def _salience_line(report: dict) -> str:
     return line + "."
 
 
+def _salience_mark(summary: dict) -> str:
+    report = summary.get("salience") or {}
+    if not report.get("used"):
+        return ""
+    auc = report.get("held_out_auc")
+    return f"  sees pictures ({report['model']}" + (
+        f", held-out AUC {auc:.3f})" if auc is not None else ")")
+
+
 def run_list(args: argparse.Namespace) -> int:
     from studio.captions.captioner_training import list_captioners
     from studio.training.combiner import list_combiners
@@ -185,7 +194,7 @@ def run_list(args: argparse.Namespace) -> int:
         print(
             f"captioner {summary['name']:<20} {summary['templates']:>6} templates  "
             f"{summary['train_captions']:>6} captions  BLEU-4 {held.get('bleu4', 0):.3f}  "
-            f"{str(summary.get('created_at', ''))[:16]}"
+            f"{str(summary.get('created_at', ''))[:16]}{_salience_mark(summary)}"
         )
     if not configs:
         print("No trained combiners yet; run 'cir-studio train combiner --project P'.")

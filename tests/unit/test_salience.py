@@ -133,7 +133,8 @@ def seen_project(indexed_demo_template: Path, tmp_path_factory) -> Path:
     return folder
 
 
-def test_training_learns_that_visible_differences_are_named(seen_project: Path) -> None:
+def test_training_learns_that_visible_differences_are_named(seen_project: Path,
+                                                            capsys) -> None:
     summary = json.loads((seen_project / "summary.json").read_text())
     report = summary["salience"]
     assert report["used"] and report["model"] == "demo"
@@ -141,6 +142,9 @@ def test_training_learns_that_visible_differences_are_named(seen_project: Path) 
     # held out, the image features tell named from unnamed far better than the facet alone
     assert report["held_out_auc"] > 0.85
     assert report["held_out_auc"] > report["base_rate_auc"] + 0.1
+    assert main(["train", "list", "--project", str(seen_project)]) == 0
+    listed = capsys.readouterr().out
+    assert "captioner seen" in listed and "sees pictures (demo, held-out AUC" in listed
     with Project.open(seen_project) as project:
         captioner = load_captioner(project, "seen")
     assert captioner.salience is not None
