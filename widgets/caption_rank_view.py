@@ -275,6 +275,8 @@ class CaptionRankView(QWidget):
         self._grid_shows = shown
         project = self.workspace.project
         if project is not None:  # the ranker looked the files up: no query here
+            if len(self._paths) > 2000:
+                self._paths.clear()
             for (image_id, _), path in zip(result.top, result.top_paths, strict=False):
                 self._paths[(str(project.path), image_id)] = None if path is None else Path(path)
         self.grid.show_hits(list(result.top), self._target_id(), self._correct())
@@ -303,14 +305,9 @@ class CaptionRankView(QWidget):
         return self._target[1]
 
     def _path_of(self, image_id: str) -> Path | None:
-        """Image paths are looked up once per project (the grid asks on every result)."""
+        """The file of a shown hit, as the ranker found it on the model lane (the grid asks
+        on every result; nothing is looked up on the UI thread)."""
         project = self.workspace.project
         if project is None:
             return None
-        key = (str(project.path), image_id)
-        if key not in self._paths:
-            if len(self._paths) > 2000:
-                self._paths.clear()
-            record = project.image(image_id)
-            self._paths[key] = None if record is None else project.image_path(record)
-        return self._paths[key]
+        return self._paths.get((str(project.path), image_id))
