@@ -45,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     combiner.add_argument("--voice", choices=("learned", "catalog"), default="learned",
                           help="how drafts are worded: learned (the shipped captioner, "
                           "annotators' own words) or catalog (fixed phrases) (learned)")
+    combiner.add_argument(
+        "--alpha", type=float, metavar="A",
+        help="serve the query A of the way from the image + text sum to the network, 0-1 "
+        "(default: 1 without drafts; with drafts, chosen on the val-split captions, or 0.5 "
+        "where there are none)")
     combiner.add_argument("--json", action="store_true", help="print the summary as JSON")
     combiner.set_defaults(func=run_train)
     captioner = actions.add_parser(
@@ -85,6 +90,7 @@ def run_train(args: argparse.Namespace) -> int:
         drafted=args.drafted,
         drafts_per_image=args.drafts_per_image,
         voice=args.voice,
+        alpha=args.alpha,
     )
 
     def epoch_line(row) -> None:
@@ -114,11 +120,11 @@ def run_train(args: argparse.Namespace) -> int:
             f"{best:.3f} (image + text sum: {base:.3f}); {summary['seconds']:.1f} s of "
             "training."
         )
-    if summary.get("alpha_triplets"):
+    if summary["alpha"] < 1.0 or summary["train_triplets"]["drafted"]:
         print(
             f"Served {summary['alpha']:.0%} of the way from the image + text sum to the "
-            f"network (alpha {summary['alpha']:.1f}, chosen on {summary['alpha_triplets']:,} "
-            "held-out triplets worded unlike the drafts)."
+            f"network (alpha {summary['alpha']:.1f}, {summary['alpha_source']}; --alpha "
+            "sets it)."
         )
     print(f"Saved to {summary['path']}; use it as --strategy combiner:{summary['name']}.")
     if summary.get("warning"):

@@ -53,6 +53,7 @@ class TrainingRequest:
     drafted: float = 0.0
     drafts_per_image: int = 1
     voice: str = "learned"  # drafts in the learned captioner's words, or "catalog" phrases
+    alpha: float | None = None  # how far to serve from the sum (None: see ``_serve_alpha``)
     batch_size: int = 256
     learning_rate: float = 2e-3
     patience: int = 5
@@ -91,6 +92,8 @@ def train_project_combiner(
     started = time.perf_counter()
     try:
         check_name(request.name)
+        if request.alpha is not None and not 0.0 <= request.alpha <= 1.0:
+            raise StudioError(f"--alpha takes a value between 0 and 1, got {request.alpha}.")
         device = choose_device(
             request.device if request.device not in (None, "", "auto") else "cpu"
         )
@@ -141,14 +144,8 @@ def train_project_combiner(
             if val
             else "none"
         )
-    # A combiner with drafts in its training is served part of the way back to the sum (α),
-    # chosen on triplets worded unlike its drafts: the held-out targets' drafts said again
-    # leaving differences unsaid (or the project's val-split triplets, people's words).
-    alpha_set: list[Triplet] = []
-    if drafted and val:
-        alpha_set = val if val_source == "val-split pairs and turns" else reworded(
-            project, features, val, request.seed, request.drafts_per_image)
-    texts = _encode_texts(model, [t.text for t in train + val + alpha_set], progress, cancel)
+    people_val = val_source == "val-split pairs and turns"
+    texts = _encode_texts(model, [t.text for t in train + val], progress, cancel)
     train_arrays = features.triplets(train, texts)
     val_arrays = features.triplets(val, texts) if val else None
     config = CombinerConfig(request.name, request.model, model.cache_key, model.dim)
@@ -164,11 +161,9 @@ def train_project_combiner(
         )
     except CombinerError as error:
         raise _studio_error(error) from None
-    alphas: list[dict[str, float]] = []
-    if alpha_set:
-        from backends.combiner.train import choose_alpha
-
-        alphas = choose_alpha(combiner, features.triplets(alpha_set, texts))[1]
+    alpha_source, alphas = _serve_alpha(
+        combiner, request.alpha, bool(drafted), features.triplets(val, texts)
+        if drafted and people_val and request.alpha is None else None)
     origins = {
         origin: sum(1 for t in train if t.origin == origin)
         for origin in ("caption", "turn", "drafted")
@@ -186,7 +181,8 @@ def train_project_combiner(
         "drafts_per_image": request.drafts_per_image,
         "draft_voice": request.voice,
         "alpha": combiner.config.alpha,
-        "alpha_triplets": len(alpha_set),
+        "alpha_source": alpha_source,
+        "alpha_triplets": len(val) if alphas else 0,
         "alphas": alphas,
         **{
             k: v for k, v in report.to_json().items() if k not in ("train_triplets", "val_triplets")
@@ -229,27 +225,38 @@ def _voice(name: str, seed: int) -> Any:
     return Voice.learned(seed) if name == "learned" else Voice()
 
 
-#: the wording α is chosen in: drafts that leave differences unsaid, as people do. (The
-#: catalog voice is no proxy: it states every difference, and on it a learned-voice
-#: combiner looks best undamped; see BENCHMARKS, zero-shot.)
-ALPHA_VOICE = "partial"
+#: α of a combiner with drafts in its training when the project has no people's words to
+#: choose it on: half way (WiSE-FT's default). Drafted text is no stand-in for people's
+#: words here: α chosen on held-out drafts (even drafts leaving differences unsaid) trusts
+#: the network too far, and 0.5 did as well or better on human-phrased captions at every
+#: count and gallery of both bench worlds (BENCHMARKS, zero-shot).
+DRAFTED_ALPHA = 0.5
 
 
-def reworded(
-    project: Project,
-    features: _ImageFeatures,
-    held_out: Sequence[Triplet],
-    seed: int,
-    per_image: int,
-) -> list[Triplet]:
-    """``held_out`` with its drafted triplets' targets drafted again in ``ALPHA_VOICE``
-    (the same pairs, fewer differences said); its other triplets (people's words) as
-    they are."""
-    targets = {t.target_id for t in held_out if t.origin == "drafted"}
-    again = draft_triplets(project, len(targets) * per_image, features.matrix, seed,
-                           per_image=per_image, voice=_voice(ALPHA_VOICE, seed),
-                           targets=targets) if targets else []
-    return [t for t in held_out if t.origin != "drafted"] + again
+def _serve_alpha(
+    combiner: Combiner, given: float | None, drafted: bool, people: Triplets | None
+) -> tuple[str, list[dict[str, float]]]:
+    """Set how far the combiner is served from the image + text sum; returns where that α
+    came from and, when chosen, each α's figures. A combiner trained on people's words only
+    is served as trained; one with drafts goes part of the way back to the sum, α chosen
+    on the project's val-split triplets (people's words) where it has them."""
+    from backends.combiner.model import CombinerError
+
+    if given is not None:
+        combiner.config.alpha = given
+        return "given", []
+    if not drafted:
+        return "trained on people's words only: served as trained", []
+    if people is not None and len(people):
+        from backends.combiner.train import choose_alpha
+
+        try:
+            return (f"chosen on {len(people):,} val-split triplets (people's words)",
+                    choose_alpha(combiner, people)[1])
+        except CombinerError as error:
+            raise _studio_error(error) from None
+    combiner.config.alpha = DRAFTED_ALPHA
+    return "fixed: no val-split captions to choose it on", []
 
 
 def _hold_out(train: list[Triplet], seed: int) -> tuple[list[Triplet], list[Triplet]]:
