@@ -3,9 +3,10 @@
     python bench/bench_zero_shot.py [--images 10000] [--counts 1000,5000,20000,50000] [--threads 2]
 
 On the demo catalog (seed 0, demo model), with no captions at all: combiners are trained
-only on triplets drafted from train-split images (each target paired with up to K similar
-images that differ in one to three attributes, the text said by the learned captioner in
-annotators' words; K grows with the count asked for). Val-split pairs are then mined and
+only on triplets drafted from train-split images (each target paired with up to K
+references chosen as the pair miner chooses them, title words and image neighbours in
+turn, the text said by the learned captioner in annotators' words; K grows with the count
+asked for). Val-split pairs are then mined and
 captioned with held-out phrasings the studio never uses (``bench_combiner.held_out_writer``)
 and ranked twice: with the Fashion IQ protocol (the category's val gallery, ~100 images a
 category at 2,000 images, where the sum is near the R@10 ceiling; ~500 at the default
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         model = context.index.model
         features = _ImageFeatures(project, model, [], lambda *a: None, None)
         train_images = sum(1 for i in project.iter_images(split="train") if not i.missing)
-        # 20 % headroom: not every one of a target's neighbours differs in 1-3 attributes
+        # 20 % headroom: a target may have fewer references that differ from it
         per_image = max(1, math.ceil(1.2 * max(counts) / max(1, train_images)))
         makers = {"learned": Voice.learned, "catalog": Voice, "mixed": MixedVoice,
                   "partial": PartialVoice, "pair": PairVoice}
@@ -248,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{machine_description()}\n\n"
         f"Demo catalog of {args.images} images, model `demo`, no captions: combiners trained "
         f"only on triplets drafted from the {train_images} train images (each target paired "
-        f"with up to {per_image} of its 30 nearest images that differ in 1–3 attributes, "
+        f"with up to {per_image} references chosen as the pair miner chooses them (title "
+        "words and image neighbours in turn, each differing in at least one attribute), "
         "drafted in " + ", ".join(f"{draft_seconds[n]:.0f} s ({n})" for n in voices)
         + "; each count is the "
         "first N of one shuffled pool, 10 % of its targets held out for early stopping). "

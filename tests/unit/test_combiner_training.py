@@ -334,3 +334,26 @@ def test_simulate_evaluate_and_export_take_the_combiner(
         == 2
     )
     assert "--base takes combiner:NAME" in capsys.readouterr().err
+
+
+def test_drafts_pair_each_target_as_the_miner_would(indexed_demo_dir: Path) -> None:
+    """The issue's "pairs chosen as the miner chooses them": with two drafts a target, each
+    target's drafts are its ``tfidf`` and its ``embedding`` miner's references (where
+    those differ from it), the pairs people are asked to caption."""
+    from studio.exporters.common import iter_pairs
+    from studio.pairs.mining import mine_pairs
+    from studio.training.combiner import _ImageFeatures
+    from studio.training.data import draft_triplets
+
+    with Project.open(indexed_demo_dir) as project:
+        model = load_session_context(project, "demo", "cpu").index.model
+        features = _ImageFeatures(project, model, [], lambda *a: None, None)
+        drafts = draft_triplets(project, 10_000, features.matrix, per_image=2)
+        for method in ("tfidf", "embedding"):
+            mine_pairs(project, method, 10_000, split="train", mirrored=True, actor="t")
+        mined = [(p.reference_id, p.target_id) for p in iter_pairs(project)]
+    drafted = {(t.reference_id, t.target_id) for t in drafts}
+    assert len(mined) > 20
+    found = sum(pair in drafted for pair in mined)
+    # a mined reference identical in attributes to its target is no draft; nearly all are
+    assert found >= 0.9 * len(mined), (found, len(mined))
