@@ -2,7 +2,7 @@
 
     python bench/bench_zero_shot.py [--images 10000] [--counts 1000,5000,20000,50000] [--threads 2]
 
-On the demo catalog (seed 0, demo model), with no captions at all: combiners are trained
+On the demo catalog (seed 0 unless --seed, demo model), with no captions at all: combiners are trained
 only on triplets drafted from train-split images (each target paired with up to K
 references chosen as the pair miner chooses them, title words and image neighbours in
 turn, the text said by the learned captioner in annotators' words; K grows with the count
@@ -140,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--images", type=int, default=10000)
     parser.add_argument("--counts", default="1000,5000,20000,50000")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the demo catalog's seed (another world, to confirm a finding)")
     parser.add_argument("--dir", type=Path, help="work folder (a demo there is reused)")
     parser.add_argument("--voices", default="learned",
                         help="comma-separated draft wordings, a curve each: "
@@ -164,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(c) for c in args.counts.split(",")]
     work = args.dir or Path(tempfile.mkdtemp(prefix="bench-zero-shot-"))
     folder = work / "demo"
-    prepared_demo(folder, args.images)
+    prepared_demo(folder, args.images, args.seed)
     # (label, triplets, {gallery: ranks}, epochs, seconds)
     runs: list[tuple[str, str, dict, str, str]] = []
     with Project.open(folder) as project:
@@ -247,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
              "own held-out R@10: sum → combiner (best/run epochs)", "train s"], rows))
     body = (
         f"{machine_description()}\n\n"
-        f"Demo catalog of {args.images} images, model `demo`, no captions: combiners trained "
+        f"Demo catalog of {args.images} images (seed {args.seed}), model `demo`, no captions: combiners trained "
         f"only on triplets drafted from the {train_images} train images (each target paired "
         f"with up to {per_image} references chosen as the pair miner chooses them (title "
         "words and image neighbours in turn, each differing in at least one attribute), "
@@ -263,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         + "\n".join(f"- **{n}**: {VOICES[n]}; e.g. " + "; ".join(f"“{t}”" for t in samples[n])
                     for n in voices)
         + f"\n\nRun: `.venv/bin/python bench/bench_zero_shot.py --images {args.images} "
-        f"--counts {args.counts} --threads {args.threads} --voices {args.voices}`."
+        f"--counts {args.counts} --threads {args.threads} --voices {args.voices}"
+        + (f" --seed {args.seed}" if args.seed else "") + "`."
     )
     print(body)
     if not args.no_write:
