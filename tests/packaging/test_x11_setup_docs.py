@@ -46,3 +46,11 @@ def test_readme_lists_every_x11_library_of_the_xcb_plugin() -> None:
     section = readme.split("### Setup under X", 1)[-1].split("\n#", 1)[0]
     assert [package for package in x11 if package not in section] == []
     assert "installer" in section  # and says whether the installer brings them
+
+
+def test_readme_says_a_bare_x_server_needs_a_window_manager() -> None:
+    """Without a window manager no window gets the keyboard focus: every typed key is lost."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Setup under X", 1)[-1].split("\n## ", 1)[0]
+    assert "window manager" in section
+    assert re.search(r"apt-get install[^\n]*\b(openbox|fluxbox|xfwm4|matchbox-window-manager)", section)
