@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import venv
 from pathlib import Path
 
@@ -66,16 +67,24 @@ def run_tests(args: list[str]) -> int:
             return subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=env) or lint
         # The Qt-free suites run in one process and the GUI suite in one more (a GUI test
         # that leaves a studio worker running fails; bench/bench_gui_soak.py repeats it).
-        suites = [["tests/unit", "tests/packaging", "tests/reliability"], ["-q", "tests/gui"]]
-        results = [
-            subprocess.call([str(PYTHON), "-m", "pytest", *suite], cwd=ROOT, env=env)
-            for suite in suites
-        ]
-        # The core suites once more with every project on PostgreSQL (a throwaway server
-        # from the pgserver wheel, started by tests/conftest.py), so both engines are tested.
-        pg_env = {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}
         core = ["tests/unit", "tests/reliability"]
-        results.append(subprocess.call([str(PYTHON), "-m", "pytest", *core], cwd=ROOT, env=pg_env))
+        phases = [
+            ("core suites on SQLite", [*core, "tests/packaging"], env),
+            ("GUI suite", ["-q", "tests/gui"], env),
+            # The core suites once more with every project on PostgreSQL (a throwaway server
+            # from the pgserver wheel, started by tests/conftest.py): both engines are tested.
+            ("core suites on PostgreSQL", core, {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}),
+        ]
+        results, timings = [], []
+        for name, suite, phase_env in phases:
+            started = time.monotonic()
+            results.append(
+                subprocess.call([str(PYTHON), "-m", "pytest", *suite], cwd=ROOT, env=phase_env)
+            )
+            timings.append((name, time.monotonic() - started, results[-1]))
+        print("\nPhases:")
+        for name, seconds, code in timings:
+            print(f"  {name:<28} {seconds / 60:5.1f} min  {'passed' if code == 0 else 'FAILED'}")
     return next((code for code in results if code), lint)
 
 
