@@ -102,6 +102,9 @@ PATHS: dict[str, dict[str, Any]] = {
         "responses": {"200": {"description": "the picture", "content": {
             "image/jpeg": {}, "image/png": {}}}, "304": {"description": "not modified"},
             "401": _ERROR, "403": _ERROR, "404": _ERROR, "422": _ERROR}}},
+    "/v1/ratings/samples": {"get": _op(
+        "The samples in which this rater has a queue, in name order, with their items by "
+        "status (total, pending, done, skipped, flagged)", "rater")},
     "/v1/ratings/next": {"post": _op(
         "The rater's next pending item, blind: image ids and texts of the turn and its "
         "history, the rater's own scores; never the dataset, origin or others' scores",
