@@ -39,7 +39,8 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
         qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
         assert pane.team_mode() and view.form.hasFocus()
         first = view.item["assignment_id"]
-        shown = " ".join(w.text() for w in (view.text, view.history, view.message, view.progress))
+        shown = " ".join(w.text() for w in (view.text, view.message, view.progress,
+                                            *(t.heading for t in view.earlier_turns)))
         assert "SecretSet" not in shown  # no dataset name, no origin
         qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
         assert view.message.text().startswith("Score every criterion first")
