@@ -45,6 +45,7 @@ class ConnectDialog(QDialog):
             "Pictures are read from here first (by image id), else fetched from the server")
         self.pictures.editingFinished.connect(self._keep_pictures)
         browse = QPushButton("Choose…")
+        browse.setAutoDefault(False)  # Enter in a field connects; it never opens the chooser
         browse.clicked.connect(self._choose_pictures)
         pictures_row = QHBoxLayout()
         pictures_row.addWidget(self.pictures, 1)
@@ -61,7 +62,6 @@ class ConnectDialog(QDialog):
         self.where.setWordWrap(True)
         self.where.setStyleSheet("color: #6b7280;")
         self.connect_button = QPushButton("Connect")
-        self.connect_button.setDefault(True)
         self.connect_button.clicked.connect(self.check)
         self.disconnect_button = QPushButton("Disconnect")
         self.disconnect_button.clicked.connect(self.disconnect)
@@ -74,6 +74,9 @@ class ConnectDialog(QDialog):
         layout.addWidget(self.result)
         layout.addWidget(self.where)
         layout.addWidget(buttons)
+        # Made default once it is inside the dialog (a button outside any dialog cannot
+        # become its default, and the dialog would pick Close): Enter in a field connects.
+        self.connect_button.setDefault(True)
         self._show_state()
         self.resize(520, self.sizeHint().height())
 

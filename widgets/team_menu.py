@@ -79,6 +79,9 @@ class TeamMenu:
         self._on_project(project)
 
     def _on_project(self, project: Project | None) -> None:
+        # The actions follow the project now, not when the menu next opens: their
+        # shortcuts (Ctrl+Shift+M) work with the menu shut.
+        self._enable()
         info = None if project is None else package_info(project)
         if info is None:
             return

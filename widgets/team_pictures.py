@@ -46,12 +46,13 @@ def load_picture(client: Client, image_id: str, size: int, local_root: str) -> Q
 
 
 class TeamPicture(QWidget):
-    def __init__(self, heading: str, parent: QWidget | None = None) -> None:
+    def __init__(self, heading: str, parent: QWidget | None = None, size: int = SIZE) -> None:
         super().__init__(parent)
+        self.picture_size = size
         self.heading = QLabel(f"<b>{heading}</b>")
         self.picture = QLabel()
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.picture.setMinimumSize(SIZE // 2, SIZE // 2)
+        self.picture.setMinimumSize(size // 2, size // 2)
         self.picture.setStyleSheet("background: #e5e7eb; color: #4b5563;")
         self.picture.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -68,7 +69,7 @@ class TeamPicture(QWidget):
         self.say("loading…")
         root = connection.services.workspace.settings.team_image_root
         connection.run(
-            load_picture, image_id, SIZE, root,
+            load_picture, image_id, self.picture_size, root,
             done=lambda image: current() and self.draw(image),
             failed=lambda error: current() and self._missing(error),
             owner=self, tells_online=False,
@@ -91,11 +92,13 @@ class TeamPicture(QWidget):
 
 
 class TeamPictures(QWidget):
-    def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
+    def __init__(self, connection: TeamConnection, parent: QWidget | None = None,
+                 size: int = SIZE, headings: tuple[str, str] = (
+                     "Reference (the provided image)", "Target (the one I want)")) -> None:
         super().__init__(parent)
         self.connection = connection
-        self.reference = TeamPicture("Reference (the provided image)")
-        self.target = TeamPicture("Target (the one I want)")
+        self.reference = TeamPicture(headings[0], size=size)
+        self.target = TeamPicture(headings[1], size=size)
         layout = QHBoxLayout(self)
         layout.addWidget(self.reference)
         layout.addWidget(self.target)

@@ -6,28 +6,87 @@ Keys are the local Rate tab's (``RatingForm``): 1–5 score the focused criterio
 saves and goes to the next item, S skips, F flags. Every score and status is an edit
 through the client's outbox on the net lane: a rater keeps scoring while the server is
 away, and the scores go out when it answers.
+
+The sample chooser lists the samples in which this rater has a queue, each with what is
+left, and opens on the first with work (a rater need not know a sample's name). Turns are
+numbered as the server numbers them (from 1); earlier turns show with their pictures,
+smaller, above the turn being rated.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.errors import StudioError
-from studio.server.client import Client
+from studio.server.client import Client, Offline
 from widgets.rating_form import RatingForm
 from widgets.team_connection import TeamConnection
 from widgets.team_item import TeamItemAsker
 from widgets.team_pictures import TeamPictures
+
+EARLIER_SIZE = 120  # the pictures of an earlier turn
+EARLIER_HEIGHT = 190  # one earlier turn in view at least, two at most; more scroll
 
 
 def _status_and_answer(client: Client, assignment_id: int, status: str, note: str | None,
                        send: bool) -> Any:
     uid = client.set_rating_status(assignment_id, status, note, send=send)
     return client.answer(uid)
+
+
+def _samples_and_next(client: Client, wanted: str) -> dict[str, Any]:
+    """Net lane: this rater's samples, the one to rate (``wanted``, else the first with
+    work) and its next item. Waiting scores go out first, so the counts are current."""
+    client.flush()
+    try:
+        samples = client.rating_samples()
+    except Offline:
+        raise
+    except StudioError:  # a server from before the sample list: the usual sample
+        samples = []
+    names = [str(s["name"]) for s in samples]
+    if wanted and (wanted in names or not names):
+        sample = wanted
+    else:
+        with_work = [str(s["name"]) for s in samples if s["pending"]]
+        sample = (with_work or names or ["main"])[0]
+    return {"samples": samples, "sample": sample, "item": client.next_rating(sample)}
+
+
+def _turn_line(turn: dict[str, Any], bold: bool = False) -> str:
+    text = html.escape(str(turn["text"]))
+    return f"Turn {turn['index']}: " + (f"<b>{text}</b>" if bold else text)
+
+
+class EarlierTurn(QWidget):
+    """One earlier turn: its number and text beside its two pictures, small."""
+
+    def __init__(self, connection: TeamConnection, turn: dict[str, Any],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel(_turn_line(turn))
+        self.heading.setWordWrap(True)
+        self.pictures = TeamPictures(connection, size=EARLIER_SIZE,
+                                     headings=("Reference", "Target"))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.heading, 1)
+        layout.addWidget(self.pictures, 2)
+        self.pictures.show_item(turn)
 
 
 class TeamRatingView(TeamItemAsker, QWidget):
@@ -40,9 +99,12 @@ class TeamRatingView(TeamItemAsker, QWidget):
         self.connection = connection
         self.item: dict[str, Any] | None = None
         self._asking = False
-        self.sample = QLineEdit("main")
-        self.sample.setToolTip("The rating sample your coordinator drew (usually 'main')")
-        self.sample.returnPressed.connect(self.start)
+        self._chosen = ""  # the sample being rated ("": the first with work)
+        self.sample = QComboBox()
+        self.sample.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.sample.setToolTip("The rating samples your coordinator drew for you, with what "
+                               "is left in each")
+        self.sample.activated.connect(self._pick)
         self.progress = QLabel()
         top = QHBoxLayout()
         top.addWidget(QLabel("Sample"))
@@ -50,9 +112,16 @@ class TeamRatingView(TeamItemAsker, QWidget):
         top.addWidget(self.progress, 1)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.history = QLabel()
-        self.history.setWordWrap(True)
-        self.history.setStyleSheet("color: #4b5563;")
+        self.earlier_turns: list[EarlierTurn] = []
+        self.earlier = QScrollArea()
+        self.earlier.setWidgetResizable(True)
+        self.earlier.setMinimumHeight(EARLIER_HEIGHT)
+        self.earlier.setMaximumHeight(2 * EARLIER_HEIGHT)
+        self.earlier_box = QWidget()
+        self.earlier_layout = QVBoxLayout(self.earlier_box)
+        self.earlier_layout.setContentsMargins(0, 0, 0, 0)
+        self.earlier.setWidget(self.earlier_box)
+        self.earlier.hide()
         self.pictures = TeamPictures(connection)
         self.text = QLabel()
         self.text.setWordWrap(True)
@@ -75,7 +144,7 @@ class TeamRatingView(TeamItemAsker, QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.message)
-        layout.addWidget(self.history)
+        layout.addWidget(self.earlier)
         layout.addWidget(self.pictures, 1)
         layout.addWidget(self.text)
         layout.addWidget(self.form)
@@ -86,36 +155,86 @@ class TeamRatingView(TeamItemAsker, QWidget):
     # -- the item ----------------------------------------------------------------------
 
     def next_request(self) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        return Client.next_rating, (self.sample.text().strip() or "main",)
+        return _samples_and_next, (self._chosen,)
 
     def say(self, text: str) -> None:
         self.message.setText(text)
 
-    def _got(self, item: dict[str, Any] | None) -> None:
+    def _pick(self, index: int) -> None:
+        """The rater chose a sample: rate that one from its next item."""
+        name = str(self.sample.itemData(index) or "")
+        if not name or (name == self._chosen and self.item is not None):
+            return
+        self._chosen = name
+        self.item = None
+        self.form.setEnabled(False)
+        self._asking = False  # the answer for the sample left comes first and is replaced
+        self.start()
+
+    def _show_samples(self, samples: list[dict[str, Any]], current: str) -> None:
+        self.sample.clear()
+        for s in samples:
+            left = f"{s['pending']} to rate" if s["pending"] else "all rated"
+            self.sample.addItem(f"{s['name']} · {left}", str(s["name"]))
+        index = self.sample.findData(current)
+        if index < 0 and current:
+            self.sample.addItem(current, current)
+            index = self.sample.count() - 1
+        self.sample.setCurrentIndex(index)
+
+    def _show_earlier(self, turns: list[dict[str, Any]]) -> None:
+        for turn in self.earlier_turns:
+            turn.deleteLater()
+        self.earlier_turns = [EarlierTurn(self.connection, t, self.earlier_box) for t in turns]
+        while self.earlier_layout.count():
+            self.earlier_layout.takeAt(0)
+        for turn in self.earlier_turns:
+            self.earlier_layout.addWidget(turn)
+        self.earlier_layout.addStretch(1)
+        self.earlier.setVisible(bool(turns))
+
+    def _got(self, answer: dict[str, Any] | None) -> None:
+        answer = answer or {"samples": [], "sample": self._chosen, "item": None}
+        samples, sample = answer["samples"], str(answer["sample"])
+        self._chosen = sample
+        self._show_samples(samples, sample)
+        item = answer["item"]
         self.item = item
         if item is None:
-            self.message.setText("Nothing left to rate in this sample — thank you!")
+            self.message.setText(self._nothing_left(samples, sample))
             self.form.setEnabled(False)
             self.pictures.show_item(None)
-            self.history.setText("")
+            self._show_earlier([])
             self.text.setText("")
             self.progress.setText("")
             return
         turn = item["turn"]
         self.progress.setText(f"Item {item['position']} of {item['queue_size']}")
         self.message.setText("")
-        self.history.setText("<br>".join(
-            f"Turn {t['index'] + 1}: {t['text']}" for t in item["history"]))
+        self._show_earlier(list(item["history"]))
         self.pictures.show_item(turn)
-        self.text.setText(f"Turn {turn['index'] + 1}: <b>{turn['text']}</b>")
+        self.text.setText(_turn_line(turn, bold=True))
         self.form.set_scores(item["scores"])
         self.note.setText(item.get("note") or "")
         self.form.setEnabled(True)
         self.form.setFocus()
 
+    @staticmethod
+    def _nothing_left(samples: list[dict[str, Any]], sample: str) -> str:
+        if not samples:
+            return "The team server has no rating items for you yet."
+        others = [s for s in samples if s["pending"] and s["name"] != sample]
+        text = f"Nothing left to rate in sample {sample} — thank you!"
+        if others:
+            text += " Still to rate: " + ", ".join(
+                f"{s['pending']} in sample {s['name']}" for s in others
+            ) + "; pick the sample above."
+        return text
+
     def restart(self) -> None:
         self._asking = False
         self.item = None
+        self._chosen = ""  # another connection or person: open on their sample with work
         self.start()
 
     def stop(self) -> None:

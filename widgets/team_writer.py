@@ -13,7 +13,10 @@ connection instead of a local project:
   connection's flush) and the person keeps writing the pair they hold.
 - **submit** goes through the outbox too. The server's refusal (the pair's quota filled
   meanwhile) is said in one line and the next pair comes; a submission made offline
-  waits, and the next pair comes when the server answers again.
+  waits ("Pair 5: your caption waits on this computer …"), and when the server answers
+  again the next pair comes and that line becomes the server's answer to it.
+- **a rejected caption**: the pair comes back to its author with the rejected text and
+  the reviewer's reason, said in the state line (as the desktop writer says it).
 """
 
 from __future__ import annotations
@@ -49,11 +52,27 @@ HINT = (
 )
 
 
-def _submit_and_answer(client: Client, pair_id: int, text: str, send: bool) -> Any:
+def _submit_and_answer(client: Client, pair_id: int, text: str, send: bool) -> tuple[str, Any]:
     """Runs on the net lane: keep the submission, send it, and read the server's answer
-    (None while it waits)."""
+    (None while it waits); with the edit's uid, to learn the answer later."""
     uid = client.submit(pair_id, text, send=send)
-    return client.answer(uid)
+    return uid, client.answer(uid)
+
+
+def _outcome(pair: int, answer: tuple[int, Any]) -> str:
+    """The server's answer to a submission, in one line."""
+    if answer[0] < 300:
+        return f"Pair {pair}: caption submitted."
+    message = answer[1].get("error") if isinstance(answer[1], dict) else answer[1]
+    return f"Pair {pair}: the server did not take this caption: {message}"
+
+
+def _rejection(item: dict[str, Any]) -> str:
+    rejected = item.get("rejected")
+    if not rejected:
+        return ""
+    return (f"Your earlier caption “{rejected['text']}” was rejected by "
+            f"{rejected.get('reviewer') or 'a reviewer'}: {rejected.get('reason') or ''}")
 
 
 class TeamWriter(LeasedItemView, CaptionForm):
@@ -76,6 +95,9 @@ class TeamWriter(LeasedItemView, CaptionForm):
         self.item: dict[str, Any] | None = None
         self._asking = False
         self._kept = ""  # the text last put in the outbox for the item held
+        # A submission that waits in the outbox: (pair, edit uid, the line that says so),
+        # until the server's answer replaces that line.
+        self._unsent: tuple[int, str, str] | None = None
         self.history = TypingHistory()
         self.editor.setPlaceholderText("is red with longer sleeves")
         self.editor.setEnabled(False)
@@ -88,6 +110,7 @@ class TeamWriter(LeasedItemView, CaptionForm):
         self._max_wait.timeout.connect(self.save_soon)
         self.lease = LeaseKeeper(connection, self._lease_lost, self)
         connection.back_online.connect(self._on_back_online)
+        connection.changed.connect(self._check_unsent)
         connection.leaving.connect(self.flush)
         connection.services.flushing.connect(self.flush)  # closing: into the outbox first
 
@@ -134,8 +157,10 @@ class TeamWriter(LeasedItemView, CaptionForm):
             self.editor.setText(item["text"] or "")
             self.editor.setFocus()
             self.lease.keep(item)
-            if item.get("status") == "draft":
-                self.state.setText("Your draft, kept by the server")
+            notes = [_rejection(item),
+                     "Your draft, kept by the server" if item.get("status") == "draft" else ""]
+            if any(notes):
+                self.state.setText(" · ".join(n for n in notes if n))
         self.history.reset(self.editor.text())
         self.item_changed.emit(item)
 
@@ -151,6 +176,7 @@ class TeamWriter(LeasedItemView, CaptionForm):
         self._asking = False
         self.item = None
         self._kept = ""
+        self._unsent = None
         self.editor.clear()
         self.editor.setEnabled(False)
         self.item_changed.emit(None)
@@ -220,7 +246,7 @@ class TeamWriter(LeasedItemView, CaptionForm):
         self.editor.setEnabled(False)
         self.connection.run(_submit_and_answer, int(item["pair_id"]), text,
                             self.connection.online,
-                            done=lambda answer: self._answered(item, answer),
+                            done=lambda sent: self._answered(item, *sent),
                             failed=self._submit_failed, owner=self)
 
     def _submit_failed(self, error: BaseException) -> None:
@@ -230,19 +256,36 @@ class TeamWriter(LeasedItemView, CaptionForm):
         if not isinstance(error, StudioError):
             raise error
 
-    def _answered(self, item: dict[str, Any], answer: tuple[int, Any] | None) -> None:
-        pair = item["pair_id"]
+    def _answered(self, item: dict[str, Any], uid: str, answer: tuple[int, Any] | None) -> None:
+        pair = int(item["pair_id"])
         if answer is None:
-            self.state.setText(f"Pair {pair}: your caption waits on this computer and is sent "
-                               "when the server answers.")
+            line = (f"Pair {pair}: your caption waits on this computer and is sent when the "
+                    "server answers.")
+            self._unsent = (pair, uid, line)
+            self.state.setText(line)
         elif answer[0] < 300:
-            self.state.setText(f"Pair {pair}: caption submitted.")
+            self.state.setText(_outcome(pair, answer))
         else:
-            message = answer[1].get("error") if isinstance(answer[1], dict) else answer[1]
-            self.state.setText(f"Pair {pair}: the server did not take this caption: {message} "
-                               "Here is your next pair.")
+            self.state.setText(_outcome(pair, answer) + " Here is your next pair.")
         self.submitted.emit()
         self.start()
+
+    def _check_unsent(self) -> None:
+        """The connection heard from the server: if the submission that waited got its
+        answer, the line that said it waits says the answer instead."""
+        unsent = self._unsent
+        if unsent is None or not self.connection.online:
+            return
+        self.connection.run(Client.answer, unsent[1],
+                            done=lambda answer: self._acknowledged(unsent, answer),
+                            failed=self._failed, owner=self, tells_online=False)
+
+    def _acknowledged(self, unsent: tuple[int, str, str], answer: tuple[int, Any] | None) -> None:
+        if answer is None or self._unsent != unsent:
+            return
+        self._unsent = None
+        if self.state.text() == unsent[2]:  # nothing newer was said meanwhile
+            self.state.setText(_outcome(unsent[0], answer))
 
     def skip(self) -> None:
         item = self.item

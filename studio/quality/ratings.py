@@ -74,6 +74,15 @@ def rater_progress(project: Project, sample: str, rater: str) -> Progress:
                     counts.get("skipped", 0), counts.get("flagged", 0))
 
 
+def rater_samples(project: Project, rater: str) -> dict[str, Progress]:
+    """Every sample in which ``rater`` has a queue (in name order), with their progress."""
+    return {
+        sample: Progress(sum(counts.values()), counts.get("pending", 0), counts.get("done", 0),
+                         counts.get("skipped", 0), counts.get("flagged", 0))
+        for sample, counts in ratings_repo.rater_status_counts(project, rater).items()
+    }
+
+
 def next_item(project: Project, sample: str, rater: str) -> RatingItem | None:
     """The rater's first pending item in their shuffled order; None when all are through."""
     first = ratings_repo.first_pending(project, sample, rater)

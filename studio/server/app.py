@@ -171,6 +171,10 @@ def _rating_next(project: Project, who: tokens.Identity, body: dict, params: dic
     return 200, {"item": rating_server.next_item(project, who, sample)}
 
 
+def _rating_samples(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
+    return 200, {"samples": rating_server.samples(project, who)}
+
+
 def _rating_scores(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
     uid, scores, note = uid_field(body), scores_field(body), note_field(body)
     return rating_server.save_scores(project, who, params["assignment_id"], uid, scores, note)
@@ -366,6 +370,7 @@ def create_app(config: ServerConfig) -> Any:
         Route("/v1/attributes/{image_id}/decisions", endpoint("attributes", _attributes_decide),
               methods=["POST"]),
         Route("/v1/images/{image_id}", endpoint("images", _picture), methods=["GET"]),
+        Route("/v1/ratings/samples", endpoint("ratings", _rating_samples), methods=["GET"]),
         Route("/v1/ratings/next", endpoint("ratings", _rating_next), methods=["POST"]),
         Route("/v1/ratings/{assignment_id:int}/scores", endpoint("ratings", _rating_scores),
               methods=["PUT"]),

@@ -183,6 +183,11 @@ class Client:
 
     # -- rating (role rater; blind) ----------------------------------------------------
 
+    def rating_samples(self) -> list[dict[str, Any]]:
+        """The samples in which this rater has a queue: ``[{name, total, pending, done,
+        skipped, flagged}]``, in name order."""
+        return [dict(s) for s in self._ok("GET", "/v1/ratings/samples")["samples"]]
+
     def next_rating(self, sample: str = "main") -> dict[str, Any] | None:
         """The rater's next pending item of ``sample``, blind: ``{assignment_id, position,
         queue_size, history, turn, scores, note, status}``; None when all are rated."""

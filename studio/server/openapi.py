@@ -73,7 +73,8 @@ PATHS: dict[str, dict[str, Any]] = {
     "/v1/whoami": {"get": _op("The token's person and role", "any")},
     "/v1/captions/next": {"post": _op(
         "The pair this person holds, or the next one that needs them, with a lease "
-        "(item is null when nothing is left)", WRITERS)},
+        "(item is null when nothing is left); 'rejected' holds this person's last rejected "
+        "caption on the pair and the reviewer's reason", WRITERS)},
     "/v1/captions/{pair_id}/draft": {"put": _op("Keep a draft", WRITERS, _EDIT, [_PAIR])},
     "/v1/captions/{pair_id}/submit": {"post": _op(
         "Submit the caption; the per-pair quota and one-caption-per-person rules are checked "
@@ -102,6 +103,9 @@ PATHS: dict[str, dict[str, Any]] = {
         "responses": {"200": {"description": "the picture", "content": {
             "image/jpeg": {}, "image/png": {}}}, "304": {"description": "not modified"},
             "401": _ERROR, "403": _ERROR, "404": _ERROR, "422": _ERROR}}},
+    "/v1/ratings/samples": {"get": _op(
+        "The samples in which this rater has a queue, in name order, with their items by "
+        "status (total, pending, done, skipped, flagged)", "rater")},
     "/v1/ratings/next": {"post": _op(
         "The rater's next pending item, blind: image ids and texts of the turn and its "
         "history, the rater's own scores; never the dataset, origin or others' scores",

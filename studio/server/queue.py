@@ -32,6 +32,17 @@ ITEM_NAMES = {server_repo.CAPTION: "pair_id", server_repo.REVIEW: "caption_id",
               server_repo.ATTRIBUTE: "image_id"}
 
 
+def _rejected(project: Project, pair_id: int, author: str) -> dict[str, Any] | None:
+    """The author's last rejected caption on the pair, with the reviewer's reason: a pair
+    handed back after a rejection says why (as the desktop writer does)."""
+    rejected = [c for c in caption_store.captions_for_pair(project, pair_id)
+                if c.author == author and c.status == "rejected"]
+    if not rejected:
+        return None
+    last = rejected[-1]
+    return {"text": last.text, "reason": last.reject_reason or "", "reviewer": last.reviewer}
+
+
 def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any]:
     pair = server_repo.pair_images(project, int(lease["item_id"]))
     own = caption_store.own_caption(project, int(lease["item_id"]), author)
@@ -44,6 +55,7 @@ def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any
         "category": pair["category"] if pair else "",
         "text": own.text if own else "",
         "status": own.status if own else None,
+        "rejected": _rejected(project, int(lease["item_id"]), author),
     }
 
 

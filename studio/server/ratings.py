@@ -38,6 +38,14 @@ def blind(item: ratings.RatingItem) -> dict[str, Any]:
     }
 
 
+def samples(project: Project, who: Identity) -> list[dict[str, Any]]:
+    """The samples in which this rater has a queue, in name order, with what is left: the
+    rater's sample chooser opens on one with work."""
+    return [{"name": name, "total": p.total, "pending": p.pending, "done": p.done,
+             "skipped": p.skipped, "flagged": p.flagged}
+            for name, p in ratings.rater_samples(project, who.name).items()]
+
+
 def next_item(project: Project, who: Identity, sample: str) -> dict[str, Any] | None:
     item = ratings.next_item(project, sample, who.name)
     return None if item is None else blind(item)

@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
 from studio.server import credentials
 from studio.settings import config_dir
 from tests.gui.team_server_fixtures import Server, make_project, tokens
@@ -55,4 +58,42 @@ def test_connect_with_a_good_and_a_bad_token(qtbot, window, postgresql_url, tmp_
         assert stored["team_server"] == "" and stored["team_token_plain"] == ""
         dialog.close()
     finally:
+        server.stop()
+
+
+def test_enter_in_the_dialog_connects_and_never_opens_the_pictures_chooser(
+    qtbot, window, postgresql_url, tmp_path: Path
+):
+    make_project(postgresql_url, tmp_path, n_pairs=2)
+    keys = tokens(postgresql_url, {"ana": "annotator"})
+    server = Server(postgresql_url).start()
+    opened: list[str] = []
+
+    def close_any_chooser() -> None:  # a folder chooser would block the test: note it, close it
+        modal = QApplication.activeModalWidget()
+        if modal is not None and modal is not window.connect_dialog:
+            opened.append(modal.windowTitle())
+            modal.close()
+
+    watch = QTimer(interval=50)
+    watch.timeout.connect(close_any_chooser)
+    watch.start()
+    try:
+        dialog = _dialog(window)
+        qtbot.waitExposed(dialog)
+        dialog.url.setText(server.base)
+        dialog.token.setFocus()
+        qtbot.keyClicks(dialog.token, keys["ana"])
+        qtbot.keyClick(dialog.token, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: window.services.team.connected, timeout=20000)
+        assert dialog.result.text() == "Connected as ana (annotator)."
+        assert opened == []
+        # Enter in the pictures field keeps the folder typed and connects; it never browses.
+        dialog.pictures.setFocus()
+        qtbot.keyClick(dialog.pictures, Qt.Key.Key_Return)
+        qtbot.wait(200)
+        assert opened == []
+        dialog.close()
+    finally:
+        watch.stop()
         server.stop()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
 
 from studio.captions.store import submit_caption
 from studio.store import Project
@@ -91,3 +93,40 @@ def test_pack_open_work_and_merge_back_through_the_window(
     table = window.panes[-1].team_progress.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "ann")
     assert table.item(row, 5).text() != "—"  # came back
+
+
+def test_ctrl_shift_m_merges_after_leaving_a_package_without_opening_the_menu(
+    window, coordinator, tmp_path, event_loop_qt, qtbot
+) -> None:
+    window.open_project(coordinator)
+    out = tmp_path / "ann.cirdb"
+    event_loop_qt.run_until_complete(window.team_menu.pack_for("ann", out, False))
+    window.workspace.settings.user_name = "zoe"
+    window.open_project(out)
+    menu = window.team_menu
+    assert not menu.merge_action.isEnabled()  # a package is not a coordinator
+    menu.menu.popup(window.mapToGlobal(window.rect().center()))  # File → Team, once
+    qtbot.waitUntil(menu.menu.isVisible)
+    menu.menu.hide()
+    menu.work_as_action.trigger()
+    assert window.workspace.user_name == "ann"
+    window.open_project(coordinator)  # back to a coordinator's project; the menu stays shut
+    assert menu.merge_action.isEnabled() and not menu.work_as_action.isEnabled()
+    titles: list[str] = []
+
+    def close_the_chooser() -> None:
+        modal = QApplication.activeModalWidget()
+        if modal is not None:
+            titles.append(modal.windowTitle())
+            modal.close()
+
+    watch = QTimer(interval=50)
+    watch.timeout.connect(close_the_chooser)
+    watch.start()
+    try:
+        window.activateWindow()
+        qtbot.keyClick(window, Qt.Key.Key_M,
+                       Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+        qtbot.waitUntil(lambda: "Merge work packages" in titles, timeout=5000)
+    finally:
+        watch.stop()

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from studio.quality.ratings import load_item
+from studio.quality.ratings import load_item, rater_progress
+from studio.quality.sampling import SampleOptions, create_sample
 from studio.store import Project
 from studio.store.transfer import copy_project
 from studio.team.rehearsal import build_project
@@ -38,7 +39,8 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
         qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
         assert pane.team_mode() and view.form.hasFocus()
         first = view.item["assignment_id"]
-        shown = " ".join(w.text() for w in (view.text, view.history, view.message, view.progress))
+        shown = " ".join(w.text() for w in (view.text, view.message, view.progress,
+                                            *(t.heading for t in view.earlier_turns)))
         assert "SecretSet" not in shown  # no dataset name, no origin
         qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
         assert view.message.text().startswith("Score every criterion first")
@@ -70,5 +72,44 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
         qtbot.waitUntil(lambda: live.figures is not None, timeout=WAIT_MS)
         assert live.isVisible() and "complete" in live.summary.text()
         assert live.figures["pairs"] == 4
+    finally:
+        server.stop()
+
+
+def test_the_rater_opens_on_the_sample_with_work_and_sees_every_turn_numbered_with_pictures(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    # "main" is ray's and rex's; rae's queue is in the sample "srv".
+    with build_project(tmp_path / "lite", ("ray", "rex"), n_images=40, n_pairs=4) as project:
+        create_sample(project, SampleOptions(raters=("rae",), name="srv", share=1.0,
+                                             per_item=1), "lead")
+        waiting = rater_progress(project, "srv", "rae").pending
+    assert waiting > 3
+    copy_project(tmp_path / "lite", postgresql_url)
+    keys = tokens(postgresql_url, {"rae": "rater"})
+    server = Server(postgresql_url).start()
+    try:
+        _connect(qtbot, window, server.base, keys["rae"], "rater")
+        window.show_pane(4)
+        view = window.panes[4].team_rating
+        qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
+        assert view.sample.currentData() == "srv"
+        names = [view.sample.itemText(i) for i in range(view.sample.count())]
+        assert names == [f"srv · {waiting} to rate"]
+        assert "Nothing left" not in view.message.text()
+        # Skip on to a third turn: the earlier two show with their pictures, numbered as
+        # the turns are (1, 2, then the turn rated, 3).
+        for _ in range(waiting):
+            qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
+            if view.item["turn"]["index"] == 3:
+                break
+            qtbot.keyClick(view.form, Qt.Key.Key_S)
+        assert view.text.text().startswith("Turn 3: ")
+        earlier = view.earlier_turns
+        assert [turn.heading.text().split(":")[0] for turn in earlier] == ["Turn 1", "Turn 2"]
+        qtbot.waitUntil(lambda: all(
+            not panel.picture.pixmap().isNull()
+            for turn in earlier for panel in (turn.pictures.reference, turn.pictures.target)
+        ), timeout=WAIT_MS)
     finally:
         server.stop()

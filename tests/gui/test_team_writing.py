@@ -247,3 +247,65 @@ def test_edits_kept_before_a_kill_are_sent_by_the_next_start(
     assert len(captions) == 1 and captions[0][:3] == (pair, "ana", "draft")
     draft = captions[0][3]
     assert typed.startswith(draft) and len(draft) >= len(typed) // 3, (draft, typed)
+
+
+def test_a_caption_sent_once_the_server_is_back_no_longer_says_it_waits(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    make_project(postgresql_url, tmp_path, n_pairs=3)
+    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
+    server = Server(postgresql_url).start()
+    try:
+        _connect(qtbot, window, server.base, key)
+        writer = window.panes[1].team_writer
+        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+        first = writer.item["pair_id"]
+        server.stop()
+        _type(qtbot, writer, "is darker")
+        _submit(qtbot, writer)
+        qtbot.waitUntil(lambda: writer.state.text().startswith(
+            f"Pair {first}: your caption waits on this computer"), timeout=WAIT_MS)
+        server.start()  # the outbox goes out: the line says the server took it
+        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
+                        timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: writer.state.text() == f"Pair {first}: caption submitted.",
+                        timeout=WAIT_MS)
+        assert window.services.team.waiting == 0
+    finally:
+        server.stop()
+    assert _server_state(postgresql_url)[1] == [(first, "ana", "submitted", "is darker")]
+
+
+def test_a_rejected_caption_comes_back_to_its_author_with_the_reason(
+    qtbot, window, postgresql_url: str, tmp_path: Path
+) -> None:
+    from studio.server.client import Client
+
+    make_project(postgresql_url, tmp_path, n_pairs=1, per_pair=1)
+    keys = tokens(postgresql_url, {"ana": "annotator", "rev": "reviewer"})
+    server = Server(postgresql_url).start()
+    try:
+        _connect(qtbot, window, server.base, keys["ana"])
+        writer = window.panes[1].team_writer
+        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+        pair = writer.item["pair_id"]
+        _type(qtbot, writer, "is red")
+        _submit(qtbot, writer)
+        qtbot.waitUntil(lambda: writer.info.text().startswith("All done"), timeout=WAIT_MS)
+        rev = Client(server.base, keys["rev"], tmp_path / "rev.sqlite")
+        try:
+            review = rev.next_review()
+            assert review is not None and review["pair_id"] == pair
+            rev.decide(review["caption_id"], "reject", "names the reference, not the target")
+            assert rev.waiting() == 0
+        finally:
+            rev.close()
+        window.show_pane(0)  # ana comes back to the Captions pane: the pair is hers again
+        window.show_pane(1)
+        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+        assert writer.item["pair_id"] == pair and writer.editor.text() == ""
+        assert writer.state.text() == (
+            "Your earlier caption “is red” was rejected by rev: names the reference, not the "
+            "target")
+    finally:
+        server.stop()

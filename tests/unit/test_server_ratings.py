@@ -37,6 +37,13 @@ def test_rating_over_the_server_is_blind_and_applied_once(
         done = {"edit_uid": "ray-status-1", "status": "done"}
         assert call(base, "POST", f"/v1/ratings/{ray_id}/status", keys["ray"], done)[0] == 200
 
+        # The rater's samples, with what is left in each (the studio opens on one with work).
+        assert call(base, "GET", "/v1/ratings/samples", keys["ann"])[0] == 403
+        total = item_count(postgresql_url, "rae")
+        assert call(base, "GET", "/v1/ratings/samples", keys["rae"]) == (200, {"samples": [
+            {"name": "main", "total": total, "pending": total, "done": 0, "skipped": 0,
+             "flagged": 0}]})
+
         # Rae walks her whole queue (which holds the turn Ray scored): never his scores.
         seen = 0
         while True:
@@ -64,6 +71,8 @@ def test_rating_over_the_server_is_blind_and_applied_once(
             assert status == 200
             seen += 1
         assert seen == item_count(postgresql_url, "rae") > 0
+        samples = call(base, "GET", "/v1/ratings/samples", keys["rae"])[1]["samples"]
+        assert [(s["pending"], s["skipped"]) for s in samples] == [(0, seen)]
     finally:
         server.stop()
     with Project.open(postgresql_url) as project:

@@ -41,6 +41,20 @@ def status_counts(project: Project, sample: str, rater: str) -> dict[str, int]:
     return {status: int(n) for status, n in rows}
 
 
+def rater_status_counts(project: Project, rater: str) -> dict[str, dict[str, int]]:
+    """Sample → status → count, for every sample in which ``rater`` has a queue."""
+    rows = project.db.execute(
+        "SELECT a.sample, a.status, count(*) FROM rating_assignments a "
+        "JOIN people p ON p.id = a.rater_id WHERE p.name = ? "
+        "GROUP BY a.sample, a.status ORDER BY a.sample, a.status",
+        [rater],
+    ).fetchall()
+    found: dict[str, dict[str, int]] = {}
+    for sample, status, n in rows:
+        found.setdefault(sample, {})[status] = int(n)
+    return found
+
+
 def first_pending(project: Project, sample: str, rater: str) -> int | None:
     """The rater's first pending assignment in their shuffled order."""
     row = project.db.execute(
