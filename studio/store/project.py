@@ -235,6 +235,12 @@ class Project:
         return self.url if self.url is not None else str(self.path)
 
     @property
+    def shown_location(self) -> str:
+        """Where the project is, for people to read: the file's path, or the PostgreSQL URL
+        without its password (``path`` of such a project is only a local anchor)."""
+        return pg_database.without_password(self.url) if self.url is not None else str(self.path)
+
+    @property
     def cache_dir(self) -> Path:
         """Embeddings and indexes live beside the database, never inside it (a PostgreSQL
         project names its cache folder in its meta: files stay on this machine)."""

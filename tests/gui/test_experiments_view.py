@@ -1,0 +1,28 @@
+"""Retrieval → Experiments: simulations, training, runs from other programs."""
+
+from __future__ import annotations
+
+import studio.store.project as project_module
+
+
+def experiments_of(window):
+    retrieval = next(pane for pane in window.panes if pane.title == "Retrieval")
+    window.show_pane(window.panes.index(retrieval))
+    retrieval.tabs.setCurrentWidget(retrieval.experiments)
+    return retrieval.experiments
+
+
+def test_a_read_only_project_offers_no_simulation_or_training_and_says_why(
+    window, demo_project_dir, monkeypatch
+) -> None:
+    assert window.open_project(demo_project_dir)
+    view = experiments_of(window)
+    assert view.run_button.isEnabled() and view.train_button.isEnabled()
+    # What the file system says of a file the user may not write (the tests run as root,
+    # whom permissions do not stop; tests/reliability chmods as an unprivileged user).
+    monkeypatch.setattr(project_module, "read_only_reason", lambda _path: "the file is read-only")
+    assert window.open_project(demo_project_dir)
+    assert window.workspace.project.read_only
+    for button in (view.run_button, view.train_button):
+        assert not button.isEnabled()
+        assert "read-only" in button.toolTip()
