@@ -481,7 +481,7 @@ class Project:
         )
         if self.url is not None or self._watcher is None:
             return None  # nobody watches: a row before the first poll is below its start
-        written = int(cursor.lastrowid)
+        written = int(cursor.lastrowid or 0)
         self._own_audit.add(written)
         return written
 

@@ -16,6 +16,7 @@ project (``Project.poll_changes``) and reach views by the same dispatcher as a j
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
@@ -89,10 +90,8 @@ class ChangeWatcher:
         with self._lock:
             self.closed = True
             if self._db is not None:
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     self._db.close()
-                except sqlite3.Error:
-                    pass
                 self._db = None
 
 
