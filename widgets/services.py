@@ -15,8 +15,8 @@ napari's and labelme's lessons in one object (ARCHITECTURE.md, "Long work"):
   were made, and a server that does not answer (a timeout of seconds) must never hold up
   thumbnails or autosaves on the IO lane.
 - **other programs' writes** (SQLite): every ``WATCH_MS`` the IO lane asks the open
-  project what other programs committed (``Project.poll_changes``: one ``PRAGMA
-  data_version`` while nothing changed) and the project emits those kinds, as
+  project what other programs committed (``Project.poll_changes``, nearly free while
+  nothing changed) and the project emits those kinds, as
   PostgreSQL's LISTEN/NOTIFY does; views follow them like any other write.
 - **ordered shutdown** (``shutdown``): cancel every token, wait for the lanes (bounded),
   flush autosaves, close the project, before any widget is destroyed.
