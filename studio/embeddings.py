@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 SHARD_ROWS = 2048
 MODEL_FILE = "model.json"
+NOT_FOUND = "file not found"  # the reason of an image skipped for want of its picture file
 
 
 def model_slug(cache_key: str) -> str:
@@ -161,6 +162,13 @@ def image_hashes(project: Project, images: Sequence[ImageRecord]) -> dict[str, s
     return out
 
 
+def _has_file(project: Project, image: ImageRecord) -> bool:
+    try:
+        return project.image_path(image).is_file()
+    except ImagePathError:
+        return True  # refused paths are reported by the decode step, with their reason
+
+
 def embed_project_images(
     project: Project,
     model: EmbeddingModel,
@@ -183,7 +191,7 @@ def embed_project_images(
     hashes = image_hashes(project, images)
     for image in images:
         if image.id not in hashes:
-            report.skipped.append((image.id, "file not found"))
+            report.skipped.append((image.id, NOT_FOUND))
     known = cache.known(hashes.values())
     skipped_before = cache.skipped()
     todo: dict[str, ImageRecord] = {}
@@ -195,6 +203,11 @@ def embed_project_images(
             report.skipped.append((image.id, skipped_before[digest]))
         elif digest in known:
             report.cached += 1
+        elif not _has_file(project, image):
+            # The stored hash is known but the picture is gone (moved, or the project file
+            # was copied alone): skipped for that reason, and not remembered as unreadable,
+            # so the next build after Set image folder embeds it.
+            report.skipped.append((image.id, NOT_FOUND))
         else:
             todo.setdefault(digest, image)
     todo_hashes: list[str] = []

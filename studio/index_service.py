@@ -64,6 +64,7 @@ class BuildReport:
     seconds: float = 0.0
     measured: int = 0  # images whose lightness and colour were measured by this build
     missing: int = 0  # images without a picture file: skipped before embedding
+    looked_in: str = ""  # the image root the pictures were looked for in
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -420,6 +421,7 @@ def build_index(
         seconds=round(time.monotonic() - started, 2),
         measured=measured.measured,
         missing=len(everything) - len(images),
+        looked_in=str(project.image_root),
     )
 
 

@@ -10,6 +10,8 @@ checks every image again.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,97 @@ class PictureCount:
             f"{self.missing:,} of {self.images:,} images have no picture file under the "
             f"image folder {self.root}"
         )
+
+
+CHECK_FILE = "picture_check.json"  # in the project's cache folder
+CHECK_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class PictureCheck:
+    """What a look at the disk found: how many images have no picture file, and where."""
+
+    images: int
+    missing: int
+    root: Path
+    from_cache: bool = False  # nothing on disk changed since the last check
+
+    def message(self) -> str:
+        """ "2,300 of 2,302 pictures are missing (looked in …)", or "" when none is."""
+        if not self.missing:
+            return ""
+        return (f"{self.missing:,} of {self.images:,} pictures are missing "
+                f"(looked in {self.root})")
+
+
+def check_picture_files(
+    project: Project,
+    *,
+    progress: ProgressCallback = no_progress,
+    cancel: CancelToken | None = None,
+    batch: int = CHECK_BATCH,
+) -> PictureCheck:
+    """Look for every image's picture file under the image root, as a job.
+
+    The stored ``missing`` flags say what the import found; a project file copied alone,
+    or pictures moved since, make them wrong, so the studio checks the disk when it opens
+    a project. The result is kept in the cache folder under a key made of the stored paths
+    and the modification times of the folders holding them (a folder's time changes when a
+    file in it comes or goes), so opening the project again costs one ``stat`` per folder,
+    not one per image. Read-only: nothing in the project is written.
+    """
+    root = project.image_root
+    stored = stored_picture_paths(project)
+    paths = [os.path.normpath(os.path.join(root, relative)) for _id, relative, _m in stored]
+    key = _check_key(root, paths)
+    cached = _read_check(project, key)
+    if cached is not None:
+        return PictureCheck(len(paths), cached, root, from_cache=True)
+    missing = 0
+    for start in range(0, len(paths), max(1, batch)):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        chunk = paths[start : start + batch]
+        missing += sum(not os.path.isfile(path) for path in chunk)
+        done = start + len(chunk)
+        progress(done, len(paths), f"Looking for picture files: {done:,} of {len(paths):,}")
+    _write_check(project, key, missing)
+    return PictureCheck(len(paths), missing, root)
+
+
+def _check_key(root: Path, paths: list[str]) -> str:
+    digest = hashlib.sha256(str(root).encode())
+    digest.update("\0".join(paths).encode("utf-8", "surrogateescape"))
+    for folder in sorted({os.path.dirname(path) for path in paths}):
+        try:
+            stamp = os.stat(folder).st_mtime_ns
+        except OSError:
+            stamp = -1  # absent: its appearing changes the key
+        digest.update(f"\0{folder}\0{stamp}".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _read_check(project: Project, key: str) -> int | None:
+    try:
+        data = json.loads((project.cache_dir / CHECK_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    missing = data.get("missing")
+    return missing if isinstance(missing, int) else None
+
+
+def _write_check(project: Project, key: str, missing: int) -> None:
+    """Keep the result for the next open (a read-only folder: checked again next time)."""
+    path = project.cache_dir / CHECK_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"key": key, "missing": missing}))
+        os.replace(temporary, path)
+    except OSError:
+        pass
 
 
 def picture_count(project: Project) -> PictureCount:

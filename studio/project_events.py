@@ -49,6 +49,7 @@ ENTITY_KINDS: dict[str, tuple[str, ...]] = {
     "rating": ("ratings",),
     "rating_assignment": ("ratings",),
     "experiment_run": ("experiments",),
+    "combiner": ("experiments",),  # a trained combiner (files in the cache, one audit row)
     "settings": ("settings",),
     "people": ("people",),
     "outfits": ("outfits",),

@@ -150,6 +150,7 @@ class CombinerTrainingDialog(QDialog):
             device=settings.model_device,
             patience=5 if self.stop_early.isChecked() else self.epochs.value(),
         )
+        actor = self.workspace.user_name
         token = self.token = CancelToken()
         self.epochs_seen = []
         self.tracker = ProgressTracker()
@@ -168,7 +169,7 @@ class CombinerTrainingDialog(QDialog):
             both = _Either(cancel, token)
             return train_project_combiner(
                 project, request, progress=report, cancel=both,
-                on_epoch=lambda row: on_ui(self._add_epoch, row),
+                on_epoch=lambda row: on_ui(self._add_epoch, row), actor=actor,
             )
 
         self._set_running(True)

@@ -58,6 +58,10 @@ def sample_dialogs_text(texts: list[list[str]]) -> str:
 
 STORED_RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_DIALOGS = 5000
+RUN_TIP = ("N dialogs × T turns with a simulated user, as a job; the same seeded dialogs for "
+           "every strategy")
+TRAIN_TIP = ("Train a composition model (Combiner) on this project's captions; it becomes the "
+             "strategy combiner:NAME")
 
 
 class ExperimentsView(QWidget):
@@ -88,8 +92,7 @@ class ExperimentsView(QWidget):
         self.turns.setRange(1, 20)
         self.turns.setValue(5)
         self.run_button = QPushButton("Run simulation")
-        self.run_button.setToolTip("N dialogs × T turns with a simulated user, as a job; the "
-                                   "same seeded dialogs for every strategy")
+        self.run_button.setToolTip(RUN_TIP)
         self.run_button.clicked.connect(self.run)
         for label, widget in (("Strategy", self.strategy), ("User", self.simulator),
                               ("Speech", self.speech), ("Dialogs", self.dialogs),
@@ -101,8 +104,7 @@ class ExperimentsView(QWidget):
         actions = QHBoxLayout()
         actions.addWidget(self.run_button)
         self.train_button = QPushButton("Train…")
-        self.train_button.setToolTip("Train a composition model (Combiner) on this project's "
-                                     "captions; it becomes the strategy combiner:NAME")
+        self.train_button.setToolTip(TRAIN_TIP)
         self.train_button.clicked.connect(self.open_training)
         actions.addWidget(self.train_button)
         actions.addStretch(1)
@@ -167,7 +169,17 @@ class ExperimentsView(QWidget):
             self.strategy.setCurrentText(current)
 
     def _project_changed(self, _project: object) -> None:
+        self._enable_writes()
         self.refresh()
+
+    def _enable_writes(self) -> None:
+        """A run and a training both save into the project: not offered when it is read-only."""
+        project = self.workspace.project
+        reason = project.read_only_reason if project is not None else None
+        for button, tip in ((self.run_button, RUN_TIP), (self.train_button, TRAIN_TIP)):
+            button.setEnabled(reason is None)
+            button.setToolTip(tip if reason is None else
+                              f"The project is read-only ({reason}): nothing can be saved in it")
 
     def refresh(self) -> None:
         self.refresh_strategies()

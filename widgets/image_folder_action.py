@@ -3,6 +3,11 @@
 A project imported without its pictures (Fashion IQ ships none) says at every step that
 they are missing; this action is how the person fixes it. The check of every image runs
 as a job; the status bar says how many pictures were found.
+
+When a project opens, its picture files are checked on the IO lane (cached in the
+project's cache folder, so a large project opens as fast as before): if some are missing
+(a project file copied alone, pictures moved), the status bar says how many and where
+they were looked for, with a *Set Image Folder…* button, until they are found.
 """
 
 from __future__ import annotations
@@ -10,12 +15,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QWidget,
+)
 from qasync import asyncSlot
 
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
-from studio.picture_files import picture_count, set_image_folder
+from studio.picture_files import PictureCheck, check_picture_files, picture_count, set_image_folder
 
 TOOLTIP = ("Point the project at the folder that holds its picture files (stored paths are "
            "relative to it) and check every image again")
@@ -32,6 +45,53 @@ class ImageFolderAction:
         file_menu.setToolTipsVisible(True)
         file_menu.aboutToShow.connect(self._enable)
         self.last_message = ""
+        self._build_banner(window)
+        self.scope = window.services.scope(window)  # type: ignore[attr-defined]
+        window.workspace.project_changed.connect(self.check)  # type: ignore[attr-defined]
+
+    def _build_banner(self, window: QMainWindow) -> None:
+        """"N of M pictures are missing (looked in …)" [Set Image Folder…] in the status bar."""
+        self.banner = QWidget()
+        self.banner.setObjectName("missing_pictures")
+        layout = QHBoxLayout(self.banner)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.banner_text = QLabel("")
+        self.banner_text.setStyleSheet("color: #b45309;")
+        self.banner_button = QPushButton("Set Image Folder…")
+        self.banner_button.setToolTip(TOOLTIP)
+        self.banner_button.clicked.connect(lambda _=False: self.choose())
+        layout.addWidget(self.banner_text)
+        layout.addWidget(self.banner_button)
+        self.banner.hide()
+        window.statusBar().addPermanentWidget(self.banner)
+
+    def check(self, project=None) -> None:
+        """Look for the open project's picture files on the IO lane; say what is missing."""
+        self.banner.hide()
+        project = self.window.workspace.project
+        if project is None:
+            return
+        services = self.window.services
+        token = self.scope.token()
+        self.scope.submit(
+            services.io, lambda: check_picture_files(project, cancel=token),
+            done=lambda check: self._show_check(project, check),
+            failed=lambda error: None if isinstance(error, JobCancelled) else
+            services.errors.report_exception(error, f"Checking the picture files failed: {error}"),
+        )
+
+    def _show_check(self, project, check: PictureCheck) -> None:
+        if project is not self.window.workspace.project:
+            return  # another project opened meanwhile
+        self.banner_text.setText(check.message())
+        self.banner.setVisible(bool(check.missing))
+        self._enable_banner(project)
+
+    def _enable_banner(self, project) -> None:
+        self.banner_button.setEnabled(not project.read_only)
+        self.banner_button.setToolTip(
+            f"The project is read-only ({project.read_only_reason})" if project.read_only
+            else TOOLTIP)
 
     def _enable(self) -> None:
         project = self.window.workspace.project
@@ -68,6 +128,8 @@ class ImageFolderAction:
             f"Image folder set to {count.root}: {count.present:,} of {count.images:,} pictures "
             "found" + (f", {count.missing:,} still missing." if count.missing else ".")
         )
+        if project is self.window.workspace.project:
+            self._show_check(project, PictureCheck(count.images, count.missing, count.root))
 
     def _say(self, message: str) -> None:
         self.last_message = message

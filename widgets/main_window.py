@@ -165,7 +165,7 @@ class MainWindow(QMainWindow):
             return
         self.setWindowTitle(f"CIR Studio — {project.name}")
         self.project_label.setText(f"{project.name}  ·  {count(project.count_images(), 'image')}  ·  "
-                                   f"{project.path}")
+                                   f"{project.shown_location}")
         if project.read_only:
             self.setWindowTitle(f"CIR Studio — {project.name} (read-only)")
         if self._told_backup:

@@ -14,6 +14,10 @@ napari's and labelme's lessons in one object (ARCHITECTURE.md, "Long work"):
   SQLite connection that must stay on one thread, edits must leave in the order they
   were made, and a server that does not answer (a timeout of seconds) must never hold up
   thumbnails or autosaves on the IO lane.
+- **other programs' writes** (SQLite): every ``WATCH_MS`` the IO lane asks the open
+  project what other programs committed (``Project.poll_changes``, nearly free while
+  nothing changed) and the project emits those kinds, as
+  PostgreSQL's LISTEN/NOTIFY does; views follow them like any other write.
 - **ordered shutdown** (``shutdown``): cancel every token, wait for the lanes (bounded),
   flush autosaves, close the project, before any widget is destroyed.
 """
@@ -28,7 +32,7 @@ from concurrent.futures import wait as wait_futures
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from shiboken6 import isValid
 
 from studio.events import Event
@@ -43,6 +47,7 @@ from widgets.ui_gc import UiThreadCollector
 
 SHUTDOWN_WAIT_S = 5.0
 IO_WORKERS = 2
+WATCH_MS = 500  # how often an SQLite project is asked for other programs' commits
 
 
 class UiRelay(QObject):
@@ -186,6 +191,26 @@ class Services(QObject):
         self.team = TeamConnection(self)
         self._scopes: list[Scope] = []
         self.shut_down = False
+        self._watching = False  # a poll for other programs' writes is on the IO lane
+        self._watch = QTimer(self)
+        self._watch.setInterval(WATCH_MS)
+        self._watch.timeout.connect(self._watch_project)
+        self._watch.start()
+
+    def _watch_project(self) -> None:
+        """Ask the open SQLite project, on the IO lane, what other programs wrote."""
+        project = self.workspace.project
+        if project is None or project.url is not None or self._watching or self.shut_down:
+            return
+        self._watching = True
+
+        def polled(future: Future) -> None:
+            self._watching = False
+            if not future.cancelled() and future.exception() is not None:
+                error = future.exception()
+                self.errors.report_exception(error, f"Watching the project failed: {error}")
+
+        self.io.submit(project.poll_changes).add_done_callback(polled)
 
     def _settle_heap(self, project: object) -> None:
         """A closed project's garbage is collected at once; an opened project's loads are
@@ -223,6 +248,7 @@ class Services(QObject):
         if self.shut_down:
             return True
         self.shut_down = True
+        self._watch.stop()
         self.runner.cancel_all()
         for scope in self._scopes:
             scope.close()

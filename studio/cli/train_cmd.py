@@ -102,7 +102,8 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"\repoch {row.epoch:>3}  {loss}  {recall}{mark}".ljust(80), file=sys.stderr)
 
     with open_project(args) as project, TerminalProgress(f"Training {args.name}") as bar:
-        summary = train_project_combiner(project, request, progress=bar, on_epoch=epoch_line)
+        summary = train_project_combiner(project, request, progress=bar, on_epoch=epoch_line,
+                                         actor=settings.user_name or "cli")
     if args.json:
         print(json.dumps(summary, sort_keys=True))
         return 0

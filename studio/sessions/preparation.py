@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from studio.embeddings import NOT_FOUND
 from studio.index_service import DEFAULT_KIND, BuildReport, build_index, index_status
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.picture_files import refuse_without_pictures
@@ -19,10 +20,19 @@ from studio.store.repos import attributes as attributes_repo
 
 
 def skipped_text(report: BuildReport) -> str:
-    """ "12 skipped (10 without a picture file)": missing pictures count as skipped."""
+    """ "12 skipped (10 pictures not found under /data/images, 2 unreadable)": missing
+    pictures (flagged at import, or gone since) count as skipped, with where they were
+    looked for."""
     total = len(report.skipped) + report.missing
-    detail = f" ({report.missing:,} without a picture file)" if report.missing else ""
-    return f"{total:,} skipped{detail}"
+    not_found = report.missing + sum(reason == NOT_FOUND for _id, reason in report.skipped)
+    parts = []
+    if not_found:
+        where = f" under {report.looked_in}" if report.looked_in else ""
+        parts.append(f"{not_found:,} {'picture' if not_found == 1 else 'pictures'} not found"
+                     + where)
+    if total - not_found:
+        parts.append(f"{total - not_found:,} unreadable")
+    return f"{total:,} skipped" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def has_attribute_labels(project: Project) -> bool:

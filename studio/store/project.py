@@ -57,6 +57,8 @@ class Project:
         self._connections: list[tuple[threading.Thread, Any]] = []  # (owner, connection)
         self._token = secrets.token_hex(8)  # tells this project's own NOTIFYs from others'
         self._listener: Any = None
+        self._watcher: Any = None  # SQLite: other programs' commits (``poll_changes``)
+        self._own_audit: set[int] = set()  # audit ids this object wrote (heard already)
         self._lock = threading.Lock()
         self.backup_path: Path | None = None
         # Why the project cannot be written (None: it can); set by ``open``.
@@ -159,6 +161,9 @@ class Project:
         if self._listener is not None:
             self._listener.stop()
             self._listener = None
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
         with self._lock:
             for owner, db in self._connections:
                 thread_connections.hand_back(owner, db)  # another thread's: it closes it
@@ -233,6 +238,12 @@ class Project:
     def location(self) -> str:
         """What opens this project again: the file's path, or the PostgreSQL URL."""
         return self.url if self.url is not None else str(self.path)
+
+    @property
+    def shown_location(self) -> str:
+        """Where the project is, for people to read: the file's path, or the PostgreSQL URL
+        without its password (``path`` of such a project is only a local anchor)."""
+        return pg_database.without_password(self.url) if self.url is not None else str(self.path)
 
     @property
     def cache_dir(self) -> Path:
@@ -374,6 +385,26 @@ class Project:
         self._listener = EventListener(self.url, self._token, self._remote_kinds)
         self._listener.start()
 
+    def poll_changes(self) -> list[str]:
+        """SQLite: emit, and return, the kinds other programs committed since the last call.
+
+        Cheap while nothing changed (one ``PRAGMA data_version`` on a connection of its
+        own); the first call only takes the starting point. The studio calls it about twice
+        a second from its IO lane (PostgreSQL projects hear others by ``listen``).
+        """
+        if self.url is not None:
+            return []
+        with self._lock:
+            if self._watcher is None:
+                from studio.store.sqlite_events import watcher_for
+
+                self._watcher = watcher_for(
+                    self.path, self.read_only_reason, self._journal, self._own_audit)
+            watcher = self._watcher
+        kinds: list[str] = watcher.poll()
+        self._remote_kinds(kinds)
+        return kinds
+
     def _remote_kinds(self, kinds: list[str]) -> None:
         for kind in KINDS:
             if kind in kinds:
@@ -417,24 +448,42 @@ class Project:
             if kind not in KINDS:
                 raise ValueError(f"Unknown project event kind {kind!r}.")
         record: dict[str, Any] = {"entity_id": entity_id, "after": None}
-        with self.writing():
-            yield record
-            if record.get("nothing_changed"):
-                return
-            self._pending_kinds().update(announced)
-            self.db.execute(
-                "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    utc_now(),
-                    actor,
-                    action,
-                    entity,
-                    None if record["entity_id"] is None else str(record["entity_id"]),
-                    _to_json(before),
-                    _to_json(record["after"]),
-                ],
-            )
+        written: int | None = None
+        try:
+            with self.writing():
+                yield record
+                if record.get("nothing_changed"):
+                    return
+                self._pending_kinds().update(announced)
+                written = self._audit(actor, action, entity, record, before)
+        except BaseException:
+            if written is not None:
+                self._own_audit.discard(written)  # rolled back: the id may be used again
+            raise
+
+    def _audit(
+        self, actor: str, action: str, entity: str, record: dict[str, Any], before: Any
+    ) -> int | None:
+        """Write the audit row; on SQLite remember its id (this object's change watcher
+        skips it: its events were emitted when it committed)."""
+        cursor = self.db.execute(
+            "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                utc_now(),
+                actor,
+                action,
+                entity,
+                None if record["entity_id"] is None else str(record["entity_id"]),
+                _to_json(before),
+                _to_json(record["after"]),
+            ],
+        )
+        if self.url is not None or self._watcher is None:
+            return None  # nobody watches: a row before the first poll is below its start
+        written = int(cursor.lastrowid or 0)
+        self._own_audit.add(written)
+        return written
 
     def audit_trail(self, entity: str, entity_id: object) -> list[dict[str, Any]]:
         rows = self.db.query(

@@ -82,8 +82,13 @@ def train_project_combiner(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     on_epoch: Callable[[EpochReport], None] | None = None,
+    actor: str = "cir-studio",
 ) -> dict[str, Any]:
-    """Collect, featurise, train, save; returns the summary stored with the combiner."""
+    """Collect, featurise, train, save; returns the summary stored with the combiner.
+
+    The combiner lives in the cache folder; one audit row in the project records it, so
+    every studio open on the project hears of it (its strategy list follows).
+    """
     from backends.combiner.model import CombinerConfig, CombinerError
     from backends.combiner.storage import check_name, save_combiner
     from backends.combiner.train import TrainOptions, train_combiner
@@ -192,6 +197,9 @@ def train_project_combiner(
     summary["warning"] = too_little_data(sum(origins.values()), len(val))
     combiner.config.training = summary
     path = save_combiner(combiner, combiner_folder(project, model))
+    if not project.read_only:
+        with project.change(actor, "train combiner", "combiner", request.name) as record:
+            record["after"] = {"embedding_model": request.model, "path": str(path)}
     return {**summary, "path": str(path)}
 
 

@@ -129,3 +129,20 @@ def test_smoke_test_writes_one_png_per_pane_at_both_sizes(demo_project_dir, tmp_
     for size in ("1600x1000", "1024x700"):
         assert len([p for p in pngs if p.stem.endswith(size)]) == len(EXPECTED_PANES)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+
+
+def test_a_postgresql_project_shows_its_url_without_the_password(
+    window, postgresql_url, tmp_path
+) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(postgresql_url)
+    # The test server trusts its socket, so any password connects; the window must not show it.
+    with_password = parts._replace(netloc=f"{parts.username or 'postgres'}:s3cret@{parts.hostname or ''}"
+                                   + (f":{parts.port}" if parts.port else "")).geturl()
+    Project.create(with_password, "Team", local_path=tmp_path / "project.pg").close()
+    assert window.open_project(with_password)
+    dashboard = window.panes[-1]
+    for shown in (dashboard.heading.text(), window.project_label.text()):
+        assert "postgresql://" in shown and parts.path.lstrip("/") in shown
+        assert "s3cret" not in shown and "project.pg" not in shown

@@ -357,3 +357,16 @@ def test_drafts_pair_each_target_as_the_miner_would(indexed_demo_dir: Path) -> N
     found = sum(pair in drafted for pair in mined)
     # a mined reference identical in attributes to its target is no draft; nearly all are
     assert found >= 0.9 * len(mined), (found, len(mined))
+
+
+@pytest.mark.sqlite_only  # PostgreSQL: the same audit row reaches others by NOTIFY
+def test_a_combiner_trained_in_a_terminal_is_heard_by_an_open_window(captioned: Path, capsys) -> None:
+    """The strategy list of an open window follows ``train combiner`` run elsewhere."""
+    with Project.open(captioned) as window:
+        assert window.poll_changes() == []
+        assert main(["train", "combiner", "--project", str(captioned), "--name", "new",
+                     "--epochs", "1"]) == 0
+        capsys.readouterr()
+        assert window.poll_changes() == ["experiments"]
+        trail = window.audit_trail("combiner", "new")
+        assert [row["action"] for row in trail] == ["train combiner"]

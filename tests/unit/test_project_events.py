@@ -151,3 +151,32 @@ def test_a_read_only_project_is_a_studio_error(tmp_path: Path) -> None:
         with pytest.raises(ProjectReadOnlyError, match="read-only"):
             project.set_meta("name", "renamed")
         assert project.name == "kept"
+
+
+@pytest.mark.sqlite_only  # PostgreSQL hears other programs by LISTEN/NOTIFY (test_pg_engine)
+def test_an_sqlite_project_hears_what_another_program_wrote_and_not_its_own(
+    demo_project_dir: Path,
+) -> None:
+    """Two project objects on one file (a window, and the CLI in a terminal): each one's
+    change watcher reports the kinds the other committed, once, and never its own."""
+    import time
+
+    from studio.simulation.outputs import store_run
+
+    with Project.open(demo_project_dir) as window, Project.open(demo_project_dir) as terminal:
+        heard = Heard(window)
+        assert window.poll_changes() == []  # nothing yet: only the starting point
+        assert terminal.poll_changes() == []
+        store_run(terminal, "simulate", {"label": "sum"}, [], "cli")
+        started = time.monotonic()
+        assert window.poll_changes() == ["experiments"]
+        assert time.monotonic() - started < 1.0
+        assert heard.kinds == ["experiments"]
+        assert window.poll_changes() == []  # once
+        store_run(window, "simulate", {"label": "own"}, [], "ann")  # heard locally already
+        assert heard.kinds == ["experiments", "experiments"]
+        assert window.poll_changes() == []
+        mine_pairs(terminal, "tfidf", 3, actor="cli")
+        assert window.poll_changes() == ["pairs"]
+        assert terminal.poll_changes() == ["experiments"]  # the window's run, not its own
+

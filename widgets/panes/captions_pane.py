@@ -84,6 +84,8 @@ class CaptionsPane(Pane):
         follow_closing(self, workspace, self._on_closing)
         follow(self, workspace, ("settings",), self._on_settings)
         follow(self, workspace, ("pairs", "captions", "people"), self._on_work_changed)
+        self._shown_pair: int | None = None
+        follow(self, workspace, ("images",), self._show_pictures_again)
 
     def _build(self) -> QWidget:
         content = QWidget()
@@ -388,12 +390,20 @@ class CaptionsPane(Pane):
         if self.panels.currentWidget() is not panel:
             return
         images = pair_images(self.project, pair_id) if self.project and pair_id else None
+        self._shown_pair = pair_id if images is not None else None
         if images is None:
             self.view.clear()
         else:
             self.view.show_pair(self.project, *images)
             self._warm_rank(pair_id)
         self._progress_timer.start()
+
+    def _show_pictures_again(self) -> None:
+        """The pictures moved (Set Image Folder…): the pair on screen redraws in place."""
+        pair_id = self._shown_pair
+        images = pair_images(self.project, pair_id) if self.project and pair_id else None
+        if images is not None:
+            self.view.show_pair(self.project, *images)
 
     def _warm_rank(self, pair_id: int | None) -> None:
         """The pair on screen will be ranked as soon as the person types: build its

@@ -144,7 +144,7 @@ class DashboardPane(Pane):
         self._stack.setCurrentIndex(1)
 
     def refresh(self, project: Project, chart: bool = True) -> None:
-        self.heading.setText(f"{project.name} — {project.path}")
+        self.heading.setText(f"{project.name} — {project.shown_location}")
         for key, value in project.table_counts().items():
             if key in self.count_labels:
                 self.count_labels[key].setText(f"{value:,}")
