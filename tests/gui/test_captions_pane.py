@@ -111,9 +111,9 @@ def test_a_new_window_resumes_on_the_draft_and_ranks_it_at_once(
 ) -> None:
     """After a crash the pane opens on the pair with the draft (not the queue's first),
     and the restored text's rank shows without a key typed."""
+    from studio.workspace import Workspace
     from widgets.main_window import MainWindow
     from widgets.services import Services
-    from studio.workspace import Workspace
 
     with Project.open(indexed_demo_dir) as project:
         mine_pairs(project, "tfidf", 6)
