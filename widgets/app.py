@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from studio import __version__
 from studio.workspace import Workspace
+from widgets.quit_notice import trace
 
 HEAVY_MODULES = ("torch", "open_clip", "transformers", "faiss")
 
@@ -75,31 +77,70 @@ def run_gui(options: GuiOptions) -> int:
         window.open_project(options.project)
     elif options.open_demo:
         window.open_demo()  # a job: progress and Cancel in the status bar
+    quit_on_terminate(window)
+    trace("ready")
     return run_until_closed(app, loop, window)
 
 
+def quit_on_terminate(window) -> None:
+    """SIGTERM (a desktop session logging out, ``kill``) quits as File → Quit does: what
+    was typed is saved and the project closed, instead of the process simply dying.
+
+    Python runs a signal handler only when the interpreter gets control; the wake-up
+    socket makes Qt's event loop wake for it at once.
+    """
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier, QTimer
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    signal.set_wakeup_fd(writer.fileno())
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    def drain_wakeups() -> None:
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+
+    notifier.activated.connect(drain_wakeups)
+    window._terminate_wakeup = (reader, writer, notifier)  # kept as long as the window
+    signal.signal(signal.SIGTERM, lambda *_: QTimer.singleShot(0, window.close))
+
+
 def run_until_closed(app, loop, window) -> int:
-    """Run until the window closes, then let the coroutines still waiting finish.
+    """Run until the window closes, let the coroutines still waiting finish, then end.
 
     The window's close shut the services down (cancelled jobs, waited for the workers,
     flushed autosaves, closed the project); their coroutines resume here, while every
-    widget still exists, instead of being destroyed pending.
+    widget still exists, instead of being destroyed pending. Then the process ends with
+    ``os._exit``: everything people made is committed and the project closed, the
+    settings are saved and the error log is written as it goes (nothing of ours is
+    registered with ``atexit``), so what is left is tearing down the interpreter: every
+    Qt widget, torch, and half a million Python objects, freed one by one. That took
+    3.5-4.7 s after the window had gone (issue 33); the operating system does it at once.
+    A worker that cannot be interrupted (a model still loading) is not waited for either.
     """
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
     with loop:
         loop.run_until_complete(closed.wait())
         loop.run_until_complete(drain(loop))
-    services = window.services
-    services.shutdown()
-    if services.gpu.busy() or services.io.busy():
-        # A worker that cannot be interrupted (a model still loading) did not stop within
-        # the bound. Everything was flushed and the project closed: end now rather than
-        # keep the person waiting for a thread whose result nobody will see.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
-    return 0
+    window.services.shutdown()
+    end_process(0)
+    return 0  # not reached
+
+
+def end_process(code: int) -> None:
+    """Flush what is buffered (stdio, logging) and end now, skipping the teardown."""
+    import logging
+
+    logging.shutdown()
+    trace("exit")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 async def drain(loop, timeout: float = 5.0) -> None:

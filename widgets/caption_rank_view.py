@@ -55,6 +55,9 @@ def previous_rank_text(result: RankResult) -> str:
 class CaptionRankView(QWidget):
     fired = Signal(int)  # a query was sent (generation); for the benchmark
     shown = Signal(object)  # a RankResult is on screen
+    # Build index… was clicked, or its job ended: the keyboard belongs to the caption
+    # again (a disabled button drops the focus on the next widget, the list of panes).
+    keyboard_back = Signal()
 
     def __init__(
         self,
@@ -240,6 +243,7 @@ class CaptionRankView(QWidget):
             self.workspace.user_name,
             self.workspace.settings.model_device,
         )
+        self.keyboard_back.emit()  # before the button is disabled and drops the focus
         self.build_button.setEnabled(False)
         self._quiet(f"Building the index for {model_name} …")
         try:
@@ -253,6 +257,8 @@ class CaptionRankView(QWidget):
             self._quiet(str(error))
             self._offer_build()
             return
+        finally:
+            self.keyboard_back.emit()
         self.build_button.setEnabled(True)
         self.refresh()
 

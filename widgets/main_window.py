@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -36,6 +37,7 @@ from widgets.panes.pane import Pane
 from widgets.panes.quality_pane import QualityPane
 from widgets.panes.retrieval_pane import RetrievalPane
 from widgets.project_signals import follow, follow_closing
+from widgets.quit_notice import QuitNotice, trace
 from widgets.services import Services
 from widgets.settings_dialog import SettingsDialog
 from widgets.team_menu import TeamMenu
@@ -298,14 +300,25 @@ class MainWindow(QMainWindow):
         settings.save()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Ask before stopping a job; then shut the services down before any widget goes."""
+        """Ask before stopping a job; then the windows go at once and the services shut
+        down (cancel, wait, flush, close) before any widget is destroyed. A quit that
+        takes longer than half a second says what it is finishing."""
         if not self.services.shut_down:
+            trace("quit-requested")
             running = self.services.running_labels()
             if running and not self.confirm_stop(running):
                 event.ignore()
                 return
             self._remember_place()
-            self.services.shutdown()
+            for widget in QApplication.topLevelWidgets():
+                if widget.isVisible():
+                    widget.hide()  # the captions pane saves what is typed as it hides
+            trace("windows-hidden")
+            notice = QuitNotice()
+            try:
+                self.services.shutdown(notice=notice)
+            finally:
+                notice.close()
         super().closeEvent(event)
 
     def confirm_stop(self, running: list[str]) -> bool:

@@ -31,6 +31,13 @@ def next_to_write(
     )
 
 
+def resume_at(project: Project, author: str, policy: CaptionPolicy) -> int | None:
+    """Where an annotator picks up: the pair of their latest draft (what they were typing
+    when the studio closed or crashed), else the first pair that needs them."""
+    draft = queue_repo.latest_draft(project, author)
+    return draft if draft is not None else next_to_write(project, author, policy)
+
+
 def step_writing(
     project: Project, author: str, policy: CaptionPolicy, current: int, forward: bool
 ) -> int | None:

@@ -40,8 +40,8 @@ class WritingSession:
         self.changed = Event()  # payload: the new current pair id (or None)
 
     def start(self) -> int | None:
-        """Resume at the first pair that needs this person (their draft, or a new pair)."""
-        return self.go_to(queue.next_to_write(self.project, self.author, self.policy))
+        """Resume on this person's latest draft, else at the first pair that needs them."""
+        return self.go_to(queue.resume_at(self.project, self.author, self.policy))
 
     def go_to(self, pair_id: int | None) -> int | None:
         if self.current is not None:

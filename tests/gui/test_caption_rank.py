@@ -125,6 +125,25 @@ def test_without_an_index_one_quiet_line_offers_to_build_it(
     run_until(event_loop_qt, lambda: rank_shown_for(view, "is red"))
 
 
+def test_build_index_hands_the_keyboard_back_to_the_caption(
+    window, demo_project_dir, qtbot, event_loop_qt
+) -> None:
+    """Build index… clicked with the mouse: once the index is built the next keys go on
+    the caption, not into the list of panes."""
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 4)
+    pane = open_as(window, demo_project_dir, "ana")
+    window.activateWindow()
+    view, editor = pane.rank_view, pane.writer.editor
+    type_caption(qtbot, editor, "is red")
+    qtbot.waitUntil(lambda: view.build_button.isVisible(), timeout=30000)
+    qtbot.mouseClick(view.build_button, Qt.MouseButton.LeftButton)  # takes the focus
+    run_until(event_loop_qt, lambda: rank_shown_for(view, "is red"))
+    assert window.focusWidget() is editor
+    qtbot.keyClicks(window.focusWidget(), " and long")
+    assert editor.text() == "is red and long"
+
+
 def run_until(loop, predicate, timeout: float = 120.0) -> None:
     async def wait() -> None:
         while not predicate():

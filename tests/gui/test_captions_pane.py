@@ -106,6 +106,40 @@ def test_drafts_are_saved_while_typing_and_found_after_reopening(window, pairs_d
     assert pane.writer.editor.text() == "is blue"
 
 
+def test_a_new_window_resumes_on_the_draft_and_ranks_it_at_once(
+    window, indexed_demo_dir, qtbot
+) -> None:
+    """After a crash the pane opens on the pair with the draft (not the queue's first),
+    and the restored text's rank shows without a key typed."""
+    from studio.workspace import Workspace
+    from widgets.main_window import MainWindow
+    from widgets.services import Services
+
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 6)
+    ids = pair_ids(indexed_demo_dir)
+    pane = open_as(window, indexed_demo_dir, "ana")
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Right, ALT)
+    qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Right, ALT)
+    assert pane.writer.session.current == ids[2]
+    type_caption(qtbot, pane.writer.editor, "is red with a round collar")
+    qtbot.waitUntil(lambda: pane.writer.state.text().startswith("Draft saved"), timeout=10000)
+    window.workspace.close_project()
+    services = Services(Workspace(window.workspace.settings))
+    again = MainWindow(services)
+    qtbot.addWidget(again, before_close_func=lambda _w: services.shutdown())
+    again.show()
+    pane = open_as(again, indexed_demo_dir, "ana")
+    assert pane.writer.session.current == ids[2]
+    assert pane.writer.editor.text() == "is red with a round collar"
+    view = pane.rank_view
+    qtbot.waitUntil(
+        lambda: view.result is not None and view.result.text == "is red with a round collar"
+        and view.line.text().startswith("Target rank with this caption:"),
+        timeout=30000,
+    )
+
+
 def test_skip_and_flag_move_on_and_are_remembered(window, pairs_demo, qtbot) -> None:
     ids = pair_ids(pairs_demo)
     pane = open_as(window, pairs_demo, "ana")

@@ -128,3 +128,49 @@ def test_text_typed_without_a_pause_survives_a_kill(demo_project_dir: Path) -> N
     # Saved at least once a second while typing: what is lost is the last second or so,
     # never the whole 2.5 s of typing (about 50 keys).
     assert len(draft.text) >= len(typed) // 3, (draft.text, typed)
+
+
+def test_quit_hides_the_window_at_once_and_the_process_ends_within_two_seconds(
+    demo_project_dir: Path, tmp_path: Path
+) -> None:
+    """The studio as `cir-studio --project` starts it; SIGTERM (a session logging out) is
+    a quit like Ctrl+Q. The window goes at once, the process ends within 2 s."""
+    import time
+
+    log = tmp_path / "quit.log"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", CIR_STUDIO_QUIT_LOG=str(log),
+               CIR_STUDIO_HOME=str(tmp_path / "home"))
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "studio", "--project", str(demo_project_dir), "--device", "cpu"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+    )
+
+    def marks() -> list[tuple[str, float]]:
+        lines = log.read_text().splitlines() if log.exists() else []
+        return [(line.rsplit(" ", 1)[0], float(line.rsplit(" ", 1)[1])) for line in lines]
+
+    deadline = time.monotonic() + 120
+    while not any(name == "ready" for name, _ in marks()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the studio did not come up: {process.communicate()[1][-3000:]}")
+        time.sleep(0.1)
+    time.sleep(1.0)  # the panes settle (thumbnails, the ranker's preload)
+    asked = time.time()
+    process.send_signal(signal.SIGTERM)
+    try:
+        _out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail("the studio did not end after the quit")
+    ended = time.time()
+    assert process.returncode == 0, err[-3000:]
+    names = [name for name, _ in marks()]
+    assert "windows-hidden" in names and "project-closed" in names, names
+    assert names.index("windows-hidden") < names.index("project-closed"), names
+    hidden_at = dict(marks())["windows-hidden"]
+    assert hidden_at - asked < 0.5, f"the window stayed {hidden_at - asked:.2f} s"
+    assert ended - asked < 2.0, f"the process ended {ended - asked:.2f} s after the quit"
+    printed = [line for line in err.splitlines() if any(word in line for word in NOISE)]
+    assert printed == [], err[-3000:]

@@ -176,6 +176,21 @@ def test_a_draft_survives_closing_the_project(tmp_path) -> None:
         assert again.text() == "is longer and has a bow"
 
 
+def test_a_session_resumes_on_the_latest_draft_not_the_first_pair(project) -> None:
+    """After a crash the annotator is put back where they were typing."""
+    pairs = first_pairs(project, 3)
+    session = WritingSession(project, "ana")
+    session.go_to(pairs[2])
+    session.autosave("has a belt")
+    session.go_to(pairs[1])
+    session.autosave("is shorter")
+    again = WritingSession(project, "ana")
+    assert again.start() == pairs[1] and again.text() == "is shorter"
+    again.save_and_next("is shorter")
+    assert WritingSession(project, "ana").start() == pairs[2]  # the draft still waiting
+    assert WritingSession(project, "ben").start() == pairs[0]  # no draft: the queue's first
+
+
 def test_review_session_goes_through_submitted_captions(project) -> None:
     pairs = first_pairs(project, 2)
     first, _ = store.submit_caption(project, pairs[0], "ana", "is red")

@@ -12,16 +12,20 @@ from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QButtonGroup,
     QCheckBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QStackedLayout,
     QStackedWidget,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -194,6 +198,7 @@ class CaptionsPane(Pane):
             self.workspace, self.thumbnails, self.rank_worker, self.runner
         )
         self.writer.details.addWidget(self.rank_view)
+        self.rank_view.keyboard_back.connect(self._caption_takes_keyboard)
         self.writer.editor.textChanged.connect(self.rank_view.set_text)
         self.writer.pair_changed.connect(self.rank_view.set_pair)
         self.writer.saved.connect(self._store_rank)
@@ -208,6 +213,17 @@ class CaptionsPane(Pane):
         self.rank_line.order_changed.connect(self._review_order)
         self.rank_line.threshold_changed.connect(self._rank_threshold)
         self.rank_line.rank_all_requested.connect(self.rank_all_captions)
+
+    def _caption_takes_keyboard(self) -> None:
+        """After Build index… the next keys go on the caption, unless the person has
+        meanwhile chosen another field to type in (or left the pane)."""
+        if not self.writer.isVisible() or not self.writer.editor.isEnabled():
+            return
+        focus = self.window().focusWidget()
+        if focus is None or focus is self.rank_view.build_button or not isinstance(
+            focus, (QLineEdit, QAbstractSpinBox, QPlainTextEdit, QTextEdit)
+        ):
+            self.writer.editor.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _store_rank(self) -> None:
         """Keep the rank with the caption just submitted (on the rank worker)."""
@@ -310,6 +326,8 @@ class CaptionsPane(Pane):
         self._preloaded = None
         if self.isVisible():
             self._preload_ranker()
+        if self.writer.editor.text().strip():
+            self.rank_view.fire()  # a restored draft: its rank now, not after a keystroke
 
     def _preload_ranker(self) -> None:
         """Once the pane shows a project, open its ranker (model, index) on the model lane,

@@ -59,6 +59,18 @@ def next_to_write(
     return None
 
 
+def latest_draft(project: Project, author: str) -> int | None:
+    """The visible pair of this author's most recently saved draft (None: no draft)."""
+    row = project.db.execute(
+        "SELECT p.id FROM pairs p JOIN captions c ON c.pair_id = p.id "
+        "JOIN people a ON a.id = c.author_id "
+        f"WHERE a.name = :me AND c.status = 'draft' AND {_VISIBLE} "
+        "ORDER BY c.updated_at DESC, c.id DESC LIMIT 1",
+        {"me": author},
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def step_writing(
     project: Project,
     author: str,
