@@ -53,18 +53,67 @@ def simulated_captions(facets: dict, style: str, n: int, seed: int,
     for image_id, (category, _) in facets.items():
         by_category.setdefault(category, []).append(image_id)
     categories = sorted(c for c, ids in by_category.items() if len(ids) > 1)
+    values: dict[str, set[str]] = {}  # the world's values per facet, as ``simulate`` gives
+    for _, found in facets.values():
+        for facet, value in found.items():
+            values.setdefault(facet, set()).add(value)
+    all_values = {facet: sorted(found) for facet, found in values.items()}
+    from studio.captions.captioner_training import shipped_captioner
+
+    weights = people_weights(facets, shipped_captioner())
     out: list[str] = []
     while len(out) < n:
         category = rng.choice(categories)
         ids = by_category[category]
-        target, reference = rng.sample(ids, 2)
+        target, reference = _two(ids, [weights[i] for i in ids], rng)
         user.category = category  # learned users choose what to say as its people did
-        text = user.describe(facets[target][1], facets[reference][1], {}, opener=True)
+        text = user.describe(facets[target][1], facets[reference][1], all_values, opener=True)
         if text.strip():
             out.append(text)
             if meant is not None:
                 meant.append(list(user.last_requests))
     return out
+
+
+#: The facets whose values the simulated world draws as often as people name them.
+PEOPLE_FACETS = ("color", "pattern", "graphic")
+
+
+def people_weights(facets: dict, captioner) -> dict[str, float]:
+    """A weight per image that resamples the demo world so its colours, patterns and
+    graphics come as often as Fashion IQ's annotators name them (the shipped captioner's
+    ``value_counts``, counted by ``studio.captions.ship_captioner`` from the Fashion IQ
+    caption files): an item's weight is, per facet, people's share of its value over the
+    world's share. The demo catalog itself draws them evenly (changing it would change
+    the world every test and the shipped demo model were made on)."""
+    counts = captioner.value_counts
+    world: dict[str, dict[str, int]] = {}
+    for _, found in facets.values():
+        for facet in PEOPLE_FACETS:
+            if facet in found:
+                seen = world.setdefault(facet, {})
+                seen[found[facet]] = seen.get(found[facet], 0) + 1
+    share: dict[tuple[str, str], float] = {}
+    for facet, seen in world.items():
+        people = {v: counts.get((facet, v), 0) + 1 for v in seen}
+        for value, n in seen.items():
+            share[(facet, value)] = (people[value] / sum(people.values())) / (
+                n / sum(seen.values()))
+    weights = {}
+    for image_id, (_, found) in facets.items():
+        weight = 1.0
+        for facet in PEOPLE_FACETS:
+            if facet in found:
+                weight *= share[(facet, found[facet])]
+        weights[image_id] = weight
+    return weights
+
+
+def _two(ids: list[str], weights: list[float], rng: random.Random) -> tuple[str, str]:
+    first = rng.choices(range(len(ids)), weights)[0]
+    rest = [i for i in range(len(ids)) if i != first]
+    second = rng.choices(rest, [weights[i] for i in rest])[0]
+    return ids[first], ids[second]
 
 
 def faithfulness(texts: list[str], meant: list) -> dict[str, float]:
