@@ -78,6 +78,9 @@ def simulated_captions(facets: dict, style: str, n: int, seed: int,
 
 #: The facets whose values the simulated world draws as often as people name them.
 PEOPLE_FACETS = ("color", "pattern", "graphic")
+#: The value of a facet that says nothing is there (a plain garment): drawn as often as the
+#: demo world has it, the others in people's proportions.
+UNMARKED = {"pattern": "solid", "graphic": "plain front"}
 
 
 def people_weights(facets: dict, captioner) -> dict[str, float]:
@@ -96,10 +99,16 @@ def people_weights(facets: dict, captioner) -> dict[str, float]:
                 seen[found[facet]] = seen.get(found[facet], 0) + 1
     share: dict[tuple[str, str], float] = {}
     for facet, seen in world.items():
-        people = {v: counts.get((facet, v), 0) + 1 for v in seen}
+        plain = UNMARKED.get(facet)
+        total = sum(seen.values())
+        # the unmarked value keeps the world's share: people rarely say "solid" or "plain
+        # front" because most garments are, not because few are
+        rest = 1.0 - (seen.get(plain, 0) / total if plain is not None else 0.0)
+        people = {v: counts.get((facet, v), 0) + 1 for v in seen if v != plain}
         for value, n in seen.items():
-            share[(facet, value)] = (people[value] / sum(people.values())) / (
-                n / sum(seen.values()))
+            wanted = n / total if value == plain else rest * people[value] / sum(
+                people.values())
+            share[(facet, value)] = wanted / (n / total)
     weights = {}
     for image_id, (_, found) in facets.items():
         weight = 1.0

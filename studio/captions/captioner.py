@@ -248,6 +248,13 @@ class PhraseCaptioner:
         text = parts[0].rstrip(" .")
         for part in parts[1:]:
             part = part[:1].lower() + part[1:]
+            # "is black with long sleeves": people join a "has" part with "with" as often
+            # as with "and has"; the caption is read back before it is kept
+            plain = part.removeprefix("has ")
+            if plain != part and rng.random() < 0.5 and _reads_back(
+                    self.reader, f"{text} with {plain}",
+                    [*self.reader.read(text), *self.reader.read(part)]):
+                part = plain
             verb = part.split(" ", 1)[0] in _VERBS
             first = _words(part)[:1]
             # "with long sleeves" as people write it, but not "with sleeveless"
@@ -290,6 +297,13 @@ class PhraseCaptioner:
             del candidates[pick], weights[pick]
             tries += 1
         return unchecked
+
+    def can_say(self, request: Request) -> bool:
+        """Whether ``request`` can be said so the reader reads it back: people wrote it
+        (a learned value word) or its plain words read as it ("regular length" does not)."""
+        if request.value is not None and (request.facet, request.value) in self.surfaces:
+            return True
+        return _reads_back(self.reader, _plain([request]), [request])
 
     def _says_only(self, text: str) -> bool:
         """Whether ``text`` holds no more unread content words than ``max_extra`` (checked

@@ -59,6 +59,11 @@ DIRECT = {
 PARAPHRASE_OPENERS = ("", "I want one that ", "make it so it ", "something that ")
 
 
+def _sayable(captioner: Any, request: Request) -> bool:
+    can_say = getattr(captioner, "can_say", None)
+    return can_say is None or bool(can_say(request))
+
+
 def differences(target: Facets, current: Facets) -> list[str]:
     """Facets on which the target differs from the current item (known on both sides)."""
     return sorted(f for f in target if f in current and current[f] != target[f])
@@ -308,12 +313,20 @@ class AttributeDifferenceUser:
                 share = compared / both if both else 0.0
                 said, negated = said * share, negated * share
             pick = rng.choices(("is", "cmp", "not"), (said + 1, compared, negated))[0]
+            request: Request
             if pick == "cmp" and way is not None:
-                out.append(Request(way[0], way[1]))  # type: ignore[arg-type]
+                request = Request(way[0], way[1])  # type: ignore[arg-type]
             elif pick == "not":
-                out.append(Request(facet, "not", current[facet]))
+                request = Request(facet, "not", current[facet])
             else:
-                out.append(Request(facet, "is", value))
+                request = Request(facet, "is", value)
+            # a value nobody wrote and the reader cannot read ("regular length") would be
+            # words said for nothing: compare instead where the pair goes one way, else
+            # leave the facet unsaid
+            if not _sayable(model, request) and way is not None:
+                request = Request(way[0], way[1])  # type: ignore[arg-type]
+            if _sayable(model, request):
+                out.append(request)
         return list(dict.fromkeys(out))
 
     def _facet_weight(self, facet: str, value: str, current: str) -> float:

@@ -107,3 +107,18 @@ def test_the_walks_examples_count_as_unrequested_content() -> None:
                              [Request("color", "is", "brown")])
     assert unrequested_words("has a zipper and floral", [Request("pattern", "is", "floral")])
     assert not unrequested_words("is a brown t shirt", [Request("color", "is", "brown")])
+
+
+def test_learned_users_never_ask_for_what_no_reader_could_read() -> None:
+    # the demo world's tops have a "regular length", which no caption of Fashion IQ names
+    # and the reader cannot read: said in plain words ("is regular length") it would be
+    # two words the reader takes for nothing, so a learned user asks for something else
+    user = AttributeDifferenceUser(seed=0, style="learned", max_facets=3, **preset("learned"))
+    user.category = "shirt"
+    target = {"length": "regular length", "color": "red"}
+    current = {"length": "cropped", "color": "red"}
+    for _ in range(200):
+        text = user.describe(target, current, {})
+        asked = list(user.last_requests)  # none: how it feels ("is more formal") only
+        extra = [w for w in unrequested_words(text, asked) if asked or w not in STYLE]
+        assert not extra, (text, asked)
