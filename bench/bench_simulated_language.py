@@ -88,7 +88,7 @@ def people_weights(facets: dict, captioner) -> dict[str, float]:
     graphics come as often as Fashion IQ's annotators name them (the shipped captioner's
     ``value_counts``, counted by ``studio.captions.ship_captioner`` from the Fashion IQ
     caption files): an item's weight is, per facet, people's share of its value over the
-    world's share. The demo catalog itself draws them evenly (changing it would change
+    world's share; the unmarked value (solid, plain front) keeps the world's share. The demo catalog itself draws them evenly (changing it would change
     the world every test and the shipped demo model were made on)."""
     counts = captioner.value_counts
     world: dict[str, dict[str, int]] = {}
