@@ -93,15 +93,22 @@ class PhraseCaptioner:
     # caption (0-4, 4 = four or more) and (facet, op) of each request.
     request_counts: Counter[int] = field(default_factory=Counter)
     request_ops: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # How often people asked for each value ("black" far more than "beige"): ``is``
+    # requests by (facet, value).
+    value_counts: Counter[tuple[str, str]] = field(default_factory=Counter)
     # The same per category ("dress", "shirt" …): people describing dresses name lengths,
     # people describing shirts name graphics. Used when asked for a category with at least
     # MIN_CATEGORY_CAPTIONS captions, the counts above otherwise.
     category_counts: dict[str, Counter[int]] = field(default_factory=dict)
     category_ops: dict[str, Counter[tuple[str, str]]] = field(default_factory=dict)
-    # Templates with more unread content words than this are used only when no other
-    # template says the requests: a simulated person should not claim what the reader
-    # cannot check ("… and reveals more chest"). None: any template, as people write.
-    max_extra: int | None = 2
+    # Content words a caption may hold beyond what it was asked (words the reader reads as
+    # nothing and that are not ``lexicon.FUNCTION_WORDS``): 0, a simulated person says
+    # what it was asked and nothing else, never "is brown with a Mexican on it" for a
+    # colour or "has a zipper and floral" for a pattern, whose extra words a careful
+    # reader takes as requests or a checker cannot check. Templates with more are not
+    # used (a request list none covers is said in parts or in plain words). None: any
+    # template, as people write.
+    max_extra: int | None = 0
     # Adjacent word pairs of the training captions ("is beige"): where an edit joins a
     # value word to the template, the pair must be one people wrote. Empty: no check.
     bigrams: set[str] = field(default_factory=set)
@@ -111,6 +118,7 @@ class PhraseCaptioner:
     # captioner); users then choose facets by the counts alone.
     salience: SalienceModel | None = None
     reader: CaptionReader = field(default_factory=default_reader, repr=False)
+    _vague_ok: list[str] | None = field(default=None, init=False, repr=False)
 
     # -- training ----------------------------------------------------------------------
 
@@ -148,6 +156,8 @@ class PhraseCaptioner:
         requests = self.reader.read(text)
         self.request_counts[min(len(requests), 4)] += 1
         self.request_ops.update((r.facet, r.op) for r in requests)
+        self.value_counts.update((r.facet, r.value) for r in requests
+                                 if r.op == "is" and r.value is not None)
         if category:
             self.category_counts.setdefault(category, Counter())[min(len(requests), 4)] += 1
             self.category_ops.setdefault(category, Counter()).update(
@@ -210,9 +220,9 @@ class PhraseCaptioner:
         if not slots and any(r.value is not None for r in requests):
             return None
         pieces.append(_escape(text[cursor:]))
-        covered = {i for m in self.reader._matches(tokens) for i in range(m.start, m.end)}
+        covered = self.reader.read_positions(tokens)
         extra = sum(
-            1 for i, t in enumerate(tokens) if i not in covered and t not in _NEUTRAL_WORDS
+            1 for i, t in enumerate(tokens) if i not in covered and t not in lexicon.FUNCTION_WORDS
         )
         return Template("".join(pieces), slots, extra=extra), slotted, values, words
 
@@ -227,7 +237,8 @@ class PhraseCaptioner:
         """A caption asking for ``requests`` (an empty list gives a vague caption)."""
         requests = list(dict.fromkeys(requests))
         if not requests:
-            return rng.choice(self.vague) if self.vague else "is a little different"
+            vague = self._vague_choices()
+            return rng.choice(vague) if vague else "is a little different"
         text = self._say_whole(requests, rng)
         if text is not None:
             return text
@@ -237,6 +248,13 @@ class PhraseCaptioner:
         text = parts[0].rstrip(" .")
         for part in parts[1:]:
             part = part[:1].lower() + part[1:]
+            # "is black with long sleeves": people join a "has" part with "with" as often
+            # as with "and has"; the caption is read back before it is kept
+            plain = part.removeprefix("has ")
+            if plain != part and rng.random() < 0.5 and _reads_back(
+                    self.reader, f"{text} with {plain}",
+                    [*self.reader.read(text), *self.reader.read(part)]):
+                part = plain
             verb = part.split(" ", 1)[0] in _VERBS
             first = _words(part)[:1]
             # "with long sleeves" as people write it, but not "with sleeveless"
@@ -249,8 +267,7 @@ class PhraseCaptioner:
         candidates = list(self.templates.get(_star_key(requests), ()))
         candidates += self.templates.get(request_key(requests), [])
         if self.max_extra is not None:
-            plain = [t for t in candidates if t.extra <= self.max_extra]
-            candidates = plain or candidates
+            candidates = [t for t in candidates if t.extra <= self.max_extra]
         if not candidates:
             return None
         # Templates first written about these very values read most like people ("is
@@ -270,7 +287,7 @@ class PhraseCaptioner:
             if words is None:
                 continue
             text = template.fill(words)
-            if not _reads_back(self.reader, text, requests):
+            if not _reads_back(self.reader, text, requests) or not self._says_only(text):
                 continue
             if self._fluent(template, words):
                 return text
@@ -280,6 +297,33 @@ class PhraseCaptioner:
             del candidates[pick], weights[pick]
             tries += 1
         return unchecked
+
+    def can_say(self, request: Request) -> bool:
+        """Whether ``request`` can be said so the reader reads it back: people wrote it
+        (a learned value word) or its plain words read as it ("regular length" does not)."""
+        if request.value is not None and (request.facet, request.value) in self.surfaces:
+            return True
+        return _reads_back(self.reader, _plain([request]), [request])
+
+    def _says_only(self, text: str) -> bool:
+        """Whether ``text`` holds no more unread content words than ``max_extra`` (checked
+        on the filled text too: a file saved before the count was strict may hold more)."""
+        return self.max_extra is None or len(self.reader.unread_words(text)) <= self.max_extra
+
+    def _vague_choices(self) -> list[str]:
+        """People's captions that ask for nothing, said with style words only ("is more
+        formal", "is sexier and less revealing"): none names a value or a detail that a
+        reader could take as a request ("has different prints of roses", "less of a
+        V-neck"). With ``max_extra`` None: all of them."""
+        if self.max_extra is None:
+            return self.vague
+        if self._vague_ok is None:
+            allowed = lexicon.FUNCTION_WORDS | lexicon.STYLE_WORDS | _MARKER_WORDS
+            self._vague_ok = [
+                text for text in self.vague
+                if not self.reader.read(text)
+                and all(word in allowed for word, _ in self.reader.words(text))]
+        return self._vague_ok
 
     def _fluent(self, template: Template, words: Sequence[str]) -> bool:
         """Whether each seam of the edit (the template's word next to a filled value word)
@@ -376,6 +420,7 @@ class PhraseCaptioner:
             "vague": self.vague,
             "request_counts": {str(k): v for k, v in sorted(self.request_counts.items())},
             "request_ops": [[f, o, n] for (f, o), n in sorted(self.request_ops.items())],
+            "value_counts": [[f, v, n] for (f, v), n in sorted(self.value_counts.items())],
             "bigrams": sorted(self.bigrams),
             "category_counts": {c: {str(k): v for k, v in sorted(n.items())}
                                 for c, n in sorted(self.category_counts.items())},
@@ -401,6 +446,8 @@ class PhraseCaptioner:
         model.vague = list(data["vague"])
         model.request_counts = Counter({int(k): int(v) for k, v in data["request_counts"].items()})
         model.request_ops = Counter({(str(f), str(o)): int(n) for f, o, n in data["request_ops"]})
+        model.value_counts = Counter({(str(f), str(v)): int(n)  # older files: none
+                                      for f, v, n in data.get("value_counts", ())})
         model.bigrams = {str(b) for b in data.get("bigrams", ())}  # older files: no check
         model.category_counts = {
             str(c): Counter({int(k): int(v) for k, v in n.items()})
@@ -528,9 +575,7 @@ def _replace_values(
     return [swap.get(r, r) for r in requests]
 
 
-_NEUTRAL_WORDS = frozenset(
-    ["a", "an", "the", "and", "or", "with", "is", "are", "has", "have", "it", "its", "it's", "i", "want", "one", "that", "this", "more", "less", "but", "in", "of", "to", "be", "very", "bit", "little", "much", "same", "similar", "also", "color", "colour", "colored", "shirt", "shirts", "dress", "dresses", "top", "tee", "t", "tshirt", "blouse", "style", "looks", "look", "like"]
-)
+_MARKER_WORDS = frozenset(["not", "no", "isn't"])  # "is not as shiny"
 _VERBS = frozenset(
     ["is", "are", "has", "have", "had", "does", "doesn't", "not", "no", "isn't", "without", "it's", "its"]
 )

@@ -246,6 +246,14 @@ DETAIL_NOUNS = (
     "picture", "pictures", "emblem", "art", "pattern", "stripes", "dots", "font", "accents",
     "trim", "detail", "details", "buttons", "belt", "straps",
 )
+# Words that say nothing about the wanted item on their own (articles, "is", "and", "color",
+# the garment's name). A simulated person's caption holds these and phrases the reader
+# reads as what it was asked, nothing else (``CaptionReader.unread_words``).
+FUNCTION_WORDS = frozenset(["a", "an", "the", "and", "or", "but", "with", "is", "are", "it", "its", "it's", "i", "want", "one", "that", "this", "be", "to", "of", "in", "on", "than", "also", "has", "have", "very", "bit", "little", "much", "more", "less", "same", "color", "colour", "colored", "coloured", "dress", "dresses", "shirt", "shirts", "top", "tee", "t", "tshirt", "blouse", "as", "so", "too", "just", "slightly", "somewhat", "quite", "front"])
+# Style words: how the item feels, which CAPTION_READING.md reads as no request ("sexier",
+# "more elegant", "more revealing"). A simulated person with nothing to ask may say only
+# these ("is more formal"), as people do in about one caption in ten.
+STYLE_WORDS = frozenset(["revealing", "formal", "casual", "sexy", "sexier", "feminine", "shiny", "shinier", "whimsical", "simple", "simpler", "sporty", "sportier", "humorous", "modest", "masculine", "elegant", "conservative", "chic", "fashionable", "fancy", "fancier", "girly", "sleek", "bold", "bolder", "modern", "cute", "trendy", "classy", "dressy", "professional", "youthful", "playful", "flirty", "edgy", "classic", "different", "similar", "identical", "exactly", "like", "looks", "looking", "style", "stylish"])
 # "X and Y" said as a pair gives the single value "black and white" (convention 4).
 PAIRS = {("black", "white"): "black and white", ("white", "black"): "black and white"}
 

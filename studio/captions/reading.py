@@ -142,6 +142,29 @@ class CaptionReader:
         dropped = {i for span in negated for i in span}
         return " ".join(t for i, t in enumerate(tokens) if i not in dropped)
 
+    def words(self, text: str) -> list[tuple[str, bool]]:
+        """Each word of ``text`` (as the reader splits and corrects it) and whether it is
+        part of a phrase the reader knows (a value, a comparative, a negation, "more")."""
+        tokens = [self._correct(t) for t in _tokens(text)]
+        covered = self.read_positions(tokens)
+        return [(token, i in covered) for i, token in enumerate(tokens)]
+
+    def read_positions(self, tokens: Sequence[str]) -> set[int]:
+        """The positions of ``tokens`` (split and corrected) inside phrases the reader knows."""
+        covered: set[int] = set()
+        for m in self._matches(tokens):
+            covered.update(range(m.start, m.end))
+            if m.kind == "is" and m.start > 0 and tokens[m.start - 1] in _VALUE_LEADS:
+                covered.add(m.start - 1)  # "a different graphic" is a graphic
+            if m.kind == "is" and m.end < len(tokens) and tokens[m.end] in _VALUE_HEADS:
+                covered.add(m.end)  # "a floral pattern", "graphic design": the value's noun
+        return covered
+
+    def unread_words(self, text: str) -> list[str]:
+        """The content words of ``text`` the reader reads as nothing ("zipper", "revealing",
+        "mexican"): not part of a known phrase and not in ``lexicon.FUNCTION_WORDS``."""
+        return [w for w, read in self.words(text) if not read and w not in lexicon.FUNCTION_WORDS]
+
     def facets(self, text: str) -> dict[str, str]:
         """The first ``is`` value per facet: the old one-value-per-facet reading."""
         out: dict[str, str] = {}
@@ -201,6 +224,11 @@ def _tokens(text: str) -> list[str]:
     return [t.strip("'") for t in _TOKEN.findall(folded) if t.strip("'")]
 
 
+# Nouns that name what a value is about, read with the value just before them ("a floral
+# pattern", "a plaid print", "a graphic design"; alone, "has a pattern", they ask nothing),
+# and "different" before a value ("a different graphic").
+_VALUE_HEADS = frozenset(["pattern", "patterns", "print", "prints", "design", "designs"])
+_VALUE_LEADS = frozenset(["different"])
 _ALONE_MODIFIERS = {"dark"}  # "dark purple" is purple; "dark" alone is a darker colour
 
 

@@ -1,0 +1,124 @@
+"""Learned simulated users say what they were asked, and nothing else.
+
+A learned user's caption is a real person's caption edited at its value words. Whatever
+else that person wrote ("with a Mexican on it", "has a zipper", "is more revealing") is
+something the simulated person was never asked to say: a careful reader reads a depicted
+figure as a graphic, and a checker of faithfulness cannot tell a detail that happens to be
+true from one that is made up. So every word of a learned caption must be part of a phrase
+the caption reader reads as one of the requests given, or a word that carries no content
+(articles, "is", "and", "color", the garment's name).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from studio.captions.reading import Request, default_reader
+from studio.simulation.users import AttributeDifferenceUser, preset
+
+# Words that say nothing about the wanted item on their own: what "every word is a request"
+# allows around the phrases the reader reads (chosen here, independently of the studio's
+# own list, so the test judges the captions by its own reading).
+NO_CONTENT = frozenset(["a", "an", "the", "and", "or", "but", "with", "is", "are", "it", "its", "it's", "i", "want", "one", "that", "this", "be", "to", "of", "in", "on", "than", "also", "has", "have", "very", "bit", "little", "much", "more", "less", "same", "color", "colour", "colored", "coloured", "dress", "dresses", "shirt", "shirts", "top", "tee", "t", "tshirt", "blouse", "as", "so", "too", "just", "slightly", "somewhat", "quite", "front"])
+
+
+def unrequested_words(text: str, asked: list[Request]) -> list[str]:
+    """The words of ``text`` that are neither read as one of ``asked`` nor content-free."""
+    reader = default_reader()
+    read = set(reader.read(text))
+    extra = [f"<{r.describe()}>" for r in read - set(asked)]
+    extra += [word for word, is_read in reader.words(text)
+              if not is_read and word not in NO_CONTENT]
+    return extra
+
+
+@pytest.fixture(scope="module")
+def demo_world(tmp_path_factory: pytest.TempPathFactory, demo_template: Path
+               ) -> dict[str, tuple[str, dict[str, str]]]:
+    """image id -> (category, facets) of the small demo project, as simulations see it."""
+    import shutil
+
+    from studio.attributes.extract import extract_from_text
+    from studio.attributes.vocabulary import load_vocabulary
+    from studio.sessions.facets import FacetMap, project_facets
+    from studio.store import Project
+
+    folder = tmp_path_factory.mktemp("faithful") / "demo"
+    shutil.copytree(demo_template, folder)
+    with Project.open(folder) as project:
+        extract_from_text(project, "test")
+        facets = project_facets(project, FacetMap.for_vocabulary(load_vocabulary(project)))
+        categories = {image.id: image.category for image in project.iter_images()}
+    return {i: (categories[i], f) for i, f in facets.items() if f and i in categories}
+
+
+def learned_captions(world: dict, n: int, seed: int) -> list[tuple[str, list[Request]]]:
+    """``n`` captions of learned users describing random same-category pairs."""
+    user = AttributeDifferenceUser(seed=seed, style="learned", max_facets=3,
+                                   **preset("learned"))
+    rng = random.Random(seed)
+    by_category: dict[str, list[str]] = {}
+    for image_id, (category, _) in sorted(world.items()):
+        by_category.setdefault(category, []).append(image_id)
+    out = []
+    while len(out) < n:
+        category = rng.choice(sorted(by_category))
+        target, reference = rng.sample(by_category[category], 2)
+        user.category = category
+        text = user.describe(world[target][1], world[reference][1], {})
+        if user.last_requests:
+            out.append((text, list(user.last_requests)))
+    return out
+
+
+def test_every_word_of_a_learned_users_caption_is_a_request_it_was_given(demo_world) -> None:
+    said = learned_captions(demo_world, 600, seed=0)
+    unfaithful = [(text, [r.describe() for r in asked], extra)
+                  for text, asked in said
+                  if (extra := unrequested_words(text, asked))]
+    assert not unfaithful, "\n".join(map(str, unfaithful[:15])) + f"\n({len(unfaithful)} of 600)"
+
+
+# How an item feels, which CAPTION_READING.md reads as no request ("sexier", "more
+# elegant", "more revealing"), and the words that turn such a word round ("not as shiny").
+STYLE = frozenset(["revealing", "formal", "casual", "sexy", "sexier", "feminine", "shiny", "shinier", "whimsical", "simple", "simpler", "sporty", "sportier", "humorous", "modest", "masculine", "elegant", "conservative", "chic", "fashionable", "fancy", "fancier", "girly", "sleek", "bold", "bolder", "modern", "cute", "trendy", "classy", "dressy", "professional", "youthful", "playful", "flirty", "edgy", "classic", "different", "similar", "identical", "exactly", "like", "looks", "looking", "style", "stylish", "not", "no", "isn't"])
+
+
+def test_learned_users_with_nothing_to_ask_say_only_how_it_feels() -> None:
+    # people write "is more formal" now and then; a simulated person with nothing to ask
+    # may too, but never "has different prints of roses" (floral) or "less of a V-neck"
+    from studio.captions.captioner_training import shipped_captioner
+
+    model, rng = shipped_captioner(), random.Random(0)
+    said = {model.say([], rng) for _ in range(300)}
+    wrong = [text for text in sorted(said)
+             if default_reader().read(text)
+             or any(word not in NO_CONTENT | STYLE for word, _ in default_reader().words(text))]
+    assert len(said) > 20 and not wrong, wrong[:20]
+
+
+def test_the_walks_examples_count_as_unrequested_content() -> None:
+    # "a Mexican on it" is a figure on the shirt, a graphic print (CAPTION_READING.md, 6),
+    # whether or not the reader knows the word; "a zipper" is a detail nobody asked for
+    assert unrequested_words("is a brown t shirt with a Mexican on it",
+                             [Request("color", "is", "brown")])
+    assert unrequested_words("has a zipper and floral", [Request("pattern", "is", "floral")])
+    assert not unrequested_words("is a brown t shirt", [Request("color", "is", "brown")])
+
+
+def test_learned_users_never_ask_for_what_no_reader_could_read() -> None:
+    # the demo world's tops have a "regular length", which no caption of Fashion IQ names
+    # and the reader cannot read: said in plain words ("is regular length") it would be
+    # two words the reader takes for nothing, so a learned user asks for something else
+    user = AttributeDifferenceUser(seed=0, style="learned", max_facets=3, **preset("learned"))
+    user.category = "shirt"
+    target = {"length": "regular length", "color": "red"}
+    current = {"length": "cropped", "color": "red"}
+    for _ in range(200):
+        text = user.describe(target, current, {})
+        asked = list(user.last_requests)  # none: how it feels ("is more formal") only
+        extra = [w for w in unrequested_words(text, asked) if asked or w not in STYLE]
+        assert not extra, (text, asked)
