@@ -23,6 +23,7 @@ from studio.outfits.ontology import Ontology, load_ontology, store_fashionpedia_
 from studio.outfits.records import (
     GARMENT_TYPES,
     OUTFIT_FIELDS,
+    PICTURE_CATEGORY,
     OntologyEntry,
     OntologyKind,
     Outfit,
@@ -218,7 +219,8 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
                 problems.add(file, f"image {image_id!r} is not in the project and "
                              f"{images_dir / name} does not exist", index, f"picture {image_id}")
                 continue
-            new_images.append(image_record(project, image_id, images_dir / name, facts, SOURCE))
+            new_images.append(image_record(project, image_id, images_dir / name, facts, SOURCE,
+                                           category=PICTURE_CATEGORY))
         elif repo.picture_row(project, image_id) is not None:
             current = load_outfit(project, image_id)
             if current is not None and _same(project, current, entry, ontology):
