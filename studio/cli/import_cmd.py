@@ -163,6 +163,11 @@ def run_import(args: argparse.Namespace) -> int:
         shown = ", ".join(report.missing_images[:LISTED])
         more = " …" if len(report.missing_images) > LISTED else ""
         print(f"{len(report.missing_images)} image files are missing: {shown}{more}")
+    if report.unreadable_images:
+        unreadable = report.unreadable_images
+        shown = ", ".join(unreadable[:LISTED]) + (" …" if len(unreadable) > LISTED else "")
+        print(f"{len(unreadable)} pictures could not be read (broken, or too large to "
+              f"decode); they are in the project without colours or vectors: {shown}")
     if report.skipped_files:
         print(f"Skipped {len(report.skipped_files)} files (not read):")
         for problem in report.skipped_files[:LISTED]:

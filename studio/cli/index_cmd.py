@@ -107,6 +107,9 @@ def run_build(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(prepared.to_dict(), sort_keys=True))
         return 0
+    if nothing := prepared.nothing_readable():
+        print(nothing)
+        return 1
     if prepared.extracted is not None:
         print(
             f"The project had no attribute labels: read {prepared.extracted.get('labels', 0)} "

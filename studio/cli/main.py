@@ -9,6 +9,7 @@ store's ``DATABASE_ERRORS``, whatever the engine) becomes one line on stderr and
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from studio.cli import (
 )
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
+from studio.store.busy import waiting_for_writers
 from studio.store.errors import DATABASE_ERRORS
 
 PROCESS_START = time.perf_counter()
@@ -91,6 +93,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say_waiting(project: str) -> None:
+    print(
+        f"waiting: another program is writing to {project} … (Ctrl+C to give up)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _busy_wait_limit() -> float | None:
+    """``CIR_STUDIO_BUSY_WAIT``: how many seconds a command waits for another program's
+    write lock after the busy timeout (unset: as long as it is held)."""
+    text = os.environ.get("CIR_STUDIO_BUSY_WAIT", "").strip()
+    if not text:
+        return None
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        raise StudioError(
+            f"CIR_STUDIO_BUSY_WAIT must be a number of seconds, not {text!r}."
+        ) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -101,7 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from studio.cli.gui_launch import launch_gui
 
             return launch_gui(args)
-        return int(args.func(args) or 0)
+        if args.command == "server":  # the server answers "busy" to its clients itself
+            return int(args.func(args) or 0)
+        with waiting_for_writers(_say_waiting, _busy_wait_limit()):
+            return int(args.func(args) or 0)
     except StudioError as error:
         print(f"cir-studio: error: {error}", file=sys.stderr)
         return 2

@@ -37,7 +37,8 @@ def register_imports(kinds: argparse._SubParsersAction) -> None:
                              "root, when the path does not exist)")
         parser.add_argument("--ontology", type=Path, metavar="FILE",
                             help="first add a Fashionpedia-style ontology file (categories and "
-                            "attributes, e.g. category_attributes_descriptions.json)")
+                            "attributes): the one the file's names come from (an export's "
+                            "NAME.ontology.json beside it is read without this)")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
         parser.set_defaults(func=run_import)
 

@@ -133,7 +133,7 @@ def run_assign(args: argparse.Namespace) -> int:
 
 def run_pack(args: argparse.Namespace) -> int:
     from studio.cli.progress import TerminalProgress
-    from studio.team.pack import pack
+    from studio.team.pack import handed_out_text, pack
 
     with open_project(args) as project, TerminalProgress("Packing") as progress:
         result = pack(
@@ -145,7 +145,7 @@ def run_pack(args: argparse.Namespace) -> int:
             progress=progress,
             image_root=args.image_root,
         )
-    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(result.handed_out.items()))
+    counts = handed_out_text(result.handed_out)
     images = f"; {result.images_copied} images copied" if args.with_images else ""
     print(f"Wrote {result.path} for {result.person}: {counts}{images}.")
     return 0

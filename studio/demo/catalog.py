@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from studio.demo.garments import COLOR_RGB, draw_garment
+from studio.exporters.common import temporary_beside
 from studio.jobs import CancelToken, JobCancelled, ProgressCallback, no_progress
 
 CATEGORIES = ("dress", "shirt", "toptee")
@@ -455,7 +456,7 @@ def _render_parallel(
 
 
 def _write_atomic(path: Path, items: list[CatalogItem]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = temporary_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             for item in items:

@@ -17,7 +17,7 @@ from pathlib import Path
 from studio.hashing import file_digest
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.ontology import load_ontology, seed_studio_ontology
-from studio.outfits.records import dumps
+from studio.outfits.records import PICTURE_CATEGORY, dumps
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.records import ImageRecord
@@ -165,7 +165,7 @@ def add_demo_outfits(
         drawn.append((name, garments, values))
         progress(index + 1, count, "drawing outfits")
     images = [
-        ImageRecord(id=name, path=f"{FOLDER}/{name}.jpg", category="outfit", width=WIDTH,
+        ImageRecord(id=name, path=f"{FOLDER}/{name}.jpg", category=PICTURE_CATEGORY, width=WIDTH,
                     height=HEIGHT, title=f"Outfit {index}", source="demo",
                     content_hash=file_digest(target / f"{name}.jpg"))
         for index, (name, _, _) in enumerate(drawn)

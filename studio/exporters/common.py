@@ -78,6 +78,21 @@ def prepare_folder(out: Path) -> Path:
     return out
 
 
+def temporary_beside(path: Path) -> tuple[int, str]:
+    """A new, uniquely named file beside ``path`` to write and then rename over it, open
+    for writing (fd, name). Unlike ``tempfile.mkstemp`` (always 0600), it is created with
+    the permissions every other file gets (0666 less the umask), so the renamed file is
+    as readable as the pictures beside it."""
+    import secrets
+
+    while True:
+        name = str(path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp"))
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), name
+        except FileExistsError:
+            continue
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write beside the target, then rename: a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)

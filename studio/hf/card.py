@@ -55,7 +55,7 @@ def card_text(counts: dict[str, dict[str, int]], sources: list[str], with_images
               'triplets = load_dataset("path/to/this/folder", "triplets")', "```", ""]
     lines += ["## Sources and licences", ""]
     for source in sources:
-        name, terms = LICENCES.get(source.lower(), (f"{source}: {FALLBACK[0]}", FALLBACK[1]))
+        name, terms = LICENCES.get(source.lower(), FALLBACK)
         lines.append(f"- **{source}**: {name}. Terms: {terms}.")
     lines += ["", "Respect each source's terms: this export does not change them.", "",
               "## Contents", "", "| config | split | rows |", "|---|---|---|"]

@@ -106,7 +106,14 @@ class ImportReport:
             "problems": [p.to_dict() for p in self.problems],
             "skipped": self.skipped,
             "skipped_files": [p.to_dict() for p in self.skipped_files],
+            "unreadable_images": self.unreadable_images,
         }
+
+    @property
+    def unreadable_images(self) -> list[str]:
+        """Imported files that could not be read (broken, or too large to decode): they
+        stay in the project, unmeasured, and the index leaves them out with the reason."""
+        return list(self.measures.unreadable_files) if self.measures is not None else []
 
 
 def relative_image_path(project: Project, file: Path) -> str:

@@ -26,7 +26,7 @@ from studio.outfits.fashionpedia_read import (
 )
 from studio.outfits.geometry import containment
 from studio.outfits.ontology import load_ontology, store_fashionpedia_ontology
-from studio.outfits.records import PART_SUPERCATEGORIES, dumps
+from studio.outfits.records import PART_SUPERCATEGORIES, PICTURE_CATEGORY, dumps
 from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
@@ -80,7 +80,8 @@ def import_fashionpedia(
         if facts is None:
             report.missing_images.append(entry["file_name"])
         images.append(image_record(project, Path(entry["file_name"]).stem,
-                                   images_dir / entry["file_name"], facts, SOURCE))
+                                   images_dir / entry["file_name"], facts, SOURCE,
+                                   category=PICTURE_CATEGORY))
     cancel.raise_if_cancelled()
     progress(2, 3, "writing")
     with project.change(actor or SOURCE, "outfits.import_fashionpedia", "outfit_import",

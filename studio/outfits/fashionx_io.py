@@ -17,10 +17,20 @@ from studio.importers.plan import image_record
 from studio.importers.validation import Problems
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.editing import ensure_ontology
-from studio.outfits.fashionpedia_read import OutfitImportError
+from studio.outfits.fashionpedia_read import OutfitImportError, read_ontology_file
 from studio.outfits.fashionx import check_pictures, load_strict, pictures_of
-from studio.outfits.ontology import Ontology, load_ontology
-from studio.outfits.records import GARMENT_TYPES, OUTFIT_FIELDS, Outfit, Region, dumps, effective
+from studio.outfits.ontology import Ontology, load_ontology, store_fashionpedia_ontology
+from studio.outfits.records import (
+    GARMENT_TYPES,
+    OUTFIT_FIELDS,
+    PICTURE_CATEGORY,
+    OntologyEntry,
+    OntologyKind,
+    Outfit,
+    Region,
+    dumps,
+    effective,
+)
 from studio.outfits.store import load_outfit, load_outfits
 from studio.sessions.measures import measure_imported
 from studio.store import Project
@@ -117,13 +127,69 @@ def export_fashionx(project: Project, out: Path, *,
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(documents, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    beside = ontology_beside(out)
+    beside.write_text(json.dumps(ontology_document(project, ontology), indent=2,
+                                 ensure_ascii=False) + "\n", encoding="utf-8")
     return {
         "out": str(out),
+        "ontology": str(beside),
         "pictures": len(documents),
         "garments": sum(len(d["garments"]) for d in documents),
         "parts": sum(len(g["parts"]) for d in documents for g in d["garments"])
         + sum(len(d.get("unattached_parts", [])) for d in documents),
     }
+
+
+def ontology_beside(file: Path) -> Path:
+    """``outfits.json`` → ``outfits.ontology.json``: the ontology an export was made with."""
+    return file.with_name(f"{file.stem}.ontology.json")
+
+
+def ontology_document(project: Project, ontology: Ontology) -> dict[str, Any]:
+    """The project's Fashionpedia categories and attributes as a Fashionpedia ontology file
+    (each entry as its file wrote it). FashionX names values by name, and Fashionpedia's
+    own files do not share one ontology (the sample's attributes are not those of
+    ``category_attributes_descriptions.json``), so an export carries the one it used; the
+    studio's own entries need no file (every project has them)."""
+    raws = {row["id"]: row["raw"] for row in repo.ontology_rows(project)}
+
+    def entries(kind: str) -> list[dict[str, Any]]:
+        out = []
+        for entry in ontology.of_kind(kind):
+            if entry.external_id is None:
+                continue
+            raw = json.loads(raws[entry.id]) if raws.get(entry.id) else None
+            out.append(raw if isinstance(raw, dict) else {
+                "id": entry.external_id, "name": entry.name,
+                "supercategory": entry.supercategory,
+                "level": entry.level if entry.level is not None else 2,
+                "taxonomy_id": entry.taxonomy_id,
+            })
+        return out
+
+    return {"categories": entries("category"), "attributes": entries("attribute")}
+
+
+def _with_file_ontology(ontology: Ontology, categories: list[dict[str, Any]],
+                        attributes: list[dict[str, Any]]) -> Ontology:
+    """``ontology`` plus the entries of an ontology file not in it yet (ids to come), so
+    the pictures are checked against what the project will hold."""
+    added = list(ontology.entries)
+    fresh = -1
+    kinds: tuple[tuple[OntologyKind, list[dict[str, Any]]], ...] = (
+        ("category", categories), ("attribute", attributes))
+    for kind, items in kinds:
+        for item in items:
+            name, supercategory = item["name"], str(item.get("supercategory") or "")
+            if ontology.external(kind, item["id"]) or ontology.find(kind, name, supercategory):
+                continue
+            added.append(OntologyEntry(id=fresh, kind=kind, name=name,
+                                       supercategory=supercategory, level=item.get("level"),
+                                       taxonomy_id=str(item.get("taxonomy_id") or ""),
+                                       description="", external_id=item["id"],
+                                       origin="fashionpedia"))
+            fresh -= 1
+    return Ontology(added)
 
 
 def import_fashionx(project: Project, file: Path, images_dir: Path | None = None, *,
@@ -135,6 +201,11 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
     problems = Problems(file.parent)
     ensure_ontology(project)  # the studio's values must be known to check the file
     ontology = load_ontology(project)
+    categories: list[dict[str, Any]] = []
+    attributes: list[dict[str, Any]] = []
+    if ontology_beside(file).is_file():  # the ontology the export was made with
+        categories, attributes = read_ontology_file(ontology_beside(file), ontology, problems)
+        ontology = _with_file_ontology(ontology, categories, attributes)
     pictures = pictures_of(load_strict(file, problems), file, problems)
     check_pictures(file, pictures, ontology, problems)
     new_images = []
@@ -148,7 +219,8 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
                 problems.add(file, f"image {image_id!r} is not in the project and "
                              f"{images_dir / name} does not exist", index, f"picture {image_id}")
                 continue
-            new_images.append(image_record(project, image_id, images_dir / name, facts, SOURCE))
+            new_images.append(image_record(project, image_id, images_dir / name, facts, SOURCE,
+                                           category=PICTURE_CATEGORY))
         elif repo.picture_row(project, image_id) is not None:
             current = load_outfit(project, image_id)
             if current is not None and _same(project, current, entry, ontology):
@@ -169,6 +241,9 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
         if new_images:
             project.add_image_folder(images_dir)
             project.add_images(new_images)
+        if categories or attributes:
+            store_fashionpedia_ontology(project, categories, attributes)
+            ontology = load_ontology(project)
         for entry in pictures:
             if entry["image"]["id"] not in skipped:
                 _write_picture(project, entry, ontology, actor or SOURCE, report)

@@ -46,8 +46,8 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "style_part": ("What are the design details of the {r}?",
                    "Describe the {r} in this picture.",
                    "Look at the {r}. What details stand out?"),
-    "style_part_a": ("The {r} is {x}.", "It has these details: {x}.",
-                     "The {r} shows {x}."),
+    "style_part_a": ("The {r} {p}.", "It has these details: {x}.",
+                     "Details of the {r}: {x}."),
     "scene": ("Where was this photo taken?", "What kind of place is this outfit shown in?",
               "Describe the scene of this picture."),
     "scene_a": ("The scene is {x}.", "It looks like {x}.", "This is shown in a {x} setting."),
@@ -64,27 +64,101 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "attribute_material": ("What material is the {r} made of?",
                            "Which fabric or material is the {r}?",
                            "Describe the material of the {r}."),
-    "attribute_a": ("The {r} is {x}.", "It is {x}.", "{X}."),
-    "yes_garment": ("Is there a {x} in this outfit?", "Does this person wear a {x}?",
-                    "Can you see a {x} in the picture?"),
+    "attribute_a": ("The {r} {p}.", "It {p}.", "{X}."),
+    "yes_garment": ("Is there {x} in this outfit?", "Does this person wear {x}?",
+                    "Can you see {x} in the picture?"),
     "yes_value": ("Is this outfit {field} {x}?", "Would you call the {field} of this look "
                   "{x}?", "Does this outfit fit the {field} '{x}'?"),
-    "yes_part": ("Does the {r} have a {x}?", "Is there a {x} on the {r}?",
-                 "Can you see a {x} on the {r}?"),
+    "yes_part": ("Does the {r} have {x}?", "Is there {x} on the {r}?",
+                 "Can you see {x} on the {r}?"),
     "yes_attribute": ("Is the {r} {x}?", "Would you describe the {r} as {x}?",
                       "Is it true that the {r} is {x}?"),
-    "retrieval": ("Which picture shows a {x}?", "Find the outfit with a {x}. Which picture is "
-                  "it?", "I am looking for a {x}. Which of these pictures has one?"),
+    "retrieval": ("Which picture shows {x}?", "Find the outfit with {x}. Which picture is "
+                  "it?", "I am looking for {x}. Which of these pictures has one?"),
     "comparison": ("Compare the outfits in these two pictures.",
                    "What is different between the two outfits?",
                    "How do these two looks differ?"),
 }
 
 
+# Garments English names in the plural only: one is "a pair of pants".
+PLURAL_ONLY = {"pants", "shorts", "tights", "stockings", "glasses", "sunglasses", "jeans",
+               "leggings", "trousers", "earmuffs", "overalls"}
+# Fashionpedia's pattern nouns as the adjective a sentence needs ("It is striped").
+PATTERN_ADJECTIVES = {"stripe": "striped", "check": "checked", "dot": "dotted",
+                      "plain pattern": "plain", "floral": "floral", "geometric": "geometric",
+                      "abstract": "abstract", "camouflage": "camouflage"}
+# Finishing attributes that are things a garment has ("It has an appliqué").
+HAD_THINGS = {"applique", "bead", "rivet", "sequin", "pleat", "cutout", "slit", "lining",
+              "gathering", "smocking"}
+_CONSONANT_SOUND = ("uni", "use", "usu", "eu", "one", "once")
+
+
 def natural(name: str) -> str:
-    """Ontology names read in a sentence: the first of 'shirt, blouse', no brackets."""
-    first = name.split(",")[0].strip()
+    """Ontology names read in a sentence: the first of 'shirt, blouse', no brackets, and
+    no "(a)" (Fashionpedia's mark of the attribute named like a category: 'applique(a)')."""
+    first = name.replace("(a)", " ").split(",")[0].strip()
     return " ".join(first.replace("(", " ").replace(")", " ").split())
+
+
+def a(noun: str) -> str:
+    """The noun with its indefinite article: 'an applique', 'a shoe', 'a pair of pants'."""
+    if noun.split(" ")[0] in PLURAL_ONLY:
+        return f"a pair of {noun}"
+    word = noun.lower()
+    vowel = word[:1] in "aeiou" and not word.startswith(_CONSONANT_SOUND)
+    return f"{'an' if vowel or word.startswith('hour') else 'a'} {noun}"
+
+
+def plural(name: str) -> bool:
+    """A region named 'pants' (or 'pants at [...]') takes a plural verb; 'sleeve of the
+    pants' does not."""
+    return name.split(" ")[0] in PLURAL_ONLY
+
+
+def agree(phrase: str, many: bool) -> str:
+    """'is striped and has an applique' for one, 'are striped and have …' for several."""
+    if not many:
+        return phrase
+    words = phrase.split(" ")
+    swap = {"is": "are", "has": "have"}
+    return " ".join(swap.get(w, w) if i == 0 or words[i - 1] == "and" else w
+                    for i, w in enumerate(words))
+
+
+# A template's words about its region ``{r}`` when that region is plural ('the pants').
+PLURAL_TEMPLATE = (("is the {r}", "are the {r}"), ("Is the {r}", "Are the {r}"),
+                   ("does the {r}", "do the {r}"), ("Does the {r}", "Do the {r}"),
+                   ("the {r} is", "the {r} are"), ("The {r} is", "The {r} are"),
+                   ("The {r} shows", "The {r} show"), ("It {p}", "They {p}"),
+                   ("It has", "They have"))
+
+
+def predicate(supercategory: str, word: str) -> str:
+    """An attribute as what follows its region: 'is striped', 'has an applique',
+    'is in a paisley pattern', 'is wrist-length'."""
+    if word in HAD_THINGS:
+        return f"has {a(word)}"
+    if supercategory == "textile pattern":
+        if word in PATTERN_ADJECTIVES:
+            return f"is {PATTERN_ADJECTIVES[word]}"
+        return f"is in {a(word if word.endswith(' pattern') else word + ' pattern')}"
+    return f"is {word}"
+
+
+def predicates(found: Sequence[tuple[str, str]]) -> str:
+    """Several attributes of one region: 'is striped and tight and has an applique'."""
+    phrases = [predicate(s, w) for s, w in found]
+    being = [p.removeprefix("is ") for p in phrases if p.startswith("is ")]
+    having = [p.removeprefix("has ") for p in phrases if p.startswith("has ")]
+    said = ([f"is {join(being)}"] if being else []) + ([f"has {join(having)}"] if having else [])
+    return " and ".join(said)
+
+
+def bare(supercategory: str, word: str) -> str:
+    """An attribute named on its own: 'striped', 'an applique', 'wrist-length'."""
+    phrase = predicate(supercategory, word)
+    return phrase.removeprefix("is ").removeprefix("has ")
 
 
 def join(words: Sequence[str]) -> str:
@@ -119,6 +193,15 @@ class _Writer:
 
     def pick(self, key: str, **values: str) -> str:
         text = self.rng.choice(TEMPLATES[key])
+        if key == "yes_attribute" and values["x"].startswith("has "):  # "Does it have …?"
+            text = self.rng.choice(TEMPLATES["yes_part"])
+        if key == "yes_attribute":
+            values["x"] = values["x"].removeprefix("is ").removeprefix("has ")
+        if plural(values.get("r", "")):
+            for one, several in PLURAL_TEMPLATE:
+                text = text.replace(one, several)
+            if "p" in values:
+                values["p"] = agree(values["p"], True)
         if "x" in values:
             values["X"] = values["x"][:1].upper() + values["x"][1:]
         return text.format(**values)
@@ -197,15 +280,17 @@ class _Writer:
         for region in held:
             name = self.name_of(outfit, region, held)
             found = self.attributes(outfit, region)
-            design = [n for s, n, _ in found if family(s) == "design"]
+            design = [(s, n) for s, n, _ in found if family(s) == "design"]
             if region.role == "part" and design:
                 self.add("style_part", image, self.pick("style_part", r=name),
-                         self.pick("style_part_a", r=name, x=join(design)))
+                         self.pick("style_part_a", r=name, p=predicates(design),
+                                   x=join([bare(s, n) for s, n in design])))
             for kind in ("color", "design", "material"):
-                words = [n for s, n, _ in found if family(s) == kind]
+                words = [(s, n) for s, n, _ in found if family(s) == kind]
                 if words and not (kind == "design" and region.role == "part"):
                     self.add(f"attribute_{kind}", image, self.pick(f"attribute_{kind}", r=name),
-                             self.pick("attribute_a", r=name, x=join(words)))
+                             self.pick("attribute_a", r=name, p=predicates(words),
+                                       x=join([bare(s, n) for s, n in words])))
         self.yes_no(outfit, image, held)
 
     def yes_no(self, outfit: Outfit, image: list[str], held: list[Region]) -> None:
@@ -214,11 +299,11 @@ class _Writer:
                     if not e.is_part and e.id not in present]
         if present:
             entry = self.ontology.by_id[self.rng.choice(sorted(present))]
-            self.add("yes_no_global", image, self.pick("yes_garment", x=natural(entry.name)),
-                     f"Yes, there is a {natural(entry.name)}.")
+            self.add("yes_no_global", image, self.pick("yes_garment", x=a(natural(entry.name))),
+                     f"Yes, there is {a(natural(entry.name))}.")
         if garments and present:
             entry = self.rng.choice(garments)
-            self.add("yes_no_global", image, self.pick("yes_garment", x=natural(entry.name)),
+            self.add("yes_no_global", image, self.pick("yes_garment", x=a(natural(entry.name))),
                      f"No, there is no {natural(entry.name)}.")
         for field_name in ("style", "occasion", "season", "scene"):
             have = self.values(outfit, field_name)
@@ -238,15 +323,16 @@ class _Writer:
                 if parts:
                     entry = self.ontology.by_id[self.rng.choice(sorted(parts))]
                     self.add("yes_no_local", image,
-                             self.pick("yes_part", r=name, x=natural(entry.name)),
-                             f"Yes, the {name} has a {natural(entry.name)}.")
+                             self.pick("yes_part", r=name, x=a(natural(entry.name))),
+                             f"Yes, the {name} {agree('has', plural(name))} "
+                             f"{a(natural(entry.name))}.")
                     absent = [e for e in self.ontology.of_kind("category")
                               if e.is_part and e.id not in parts]
                     if absent:
                         missing = natural(self.rng.choice(absent).name)
                         self.add("yes_no_local", image,
-                                 self.pick("yes_part", r=name, x=missing),
-                                 f"No, the {name} has no {missing}.")
+                                 self.pick("yes_part", r=name, x=a(missing)),
+                                 f"No, the {name} {agree('has', plural(name))} no {missing}.")
             found = self.attributes(outfit, region)
             if not found:
                 continue
@@ -258,27 +344,37 @@ class _Writer:
                           and supercategory != "nickname"]
             if candidates and self.rng.random() < 0.5:
                 other = natural(self.rng.choice(candidates).name)
-                self.add("yes_no_local", image, self.pick("yes_attribute", r=name, x=other),
-                         f"No, the {name} is {word}, not {other}.")
+                self.add("yes_no_local", image,
+                         self.pick("yes_attribute", r=name, x=predicate(supercategory, other)),
+                         f"No, the {name} {agree(predicate(supercategory, word), plural(name))}, not "
+                         f"{bare(supercategory, other)}.")
             else:
-                self.add("yes_no_local", image, self.pick("yes_attribute", r=name, x=word),
+                self.add("yes_no_local", image,
+                         self.pick("yes_attribute", r=name, x=predicate(supercategory, word)),
                          "Yes.")
 
     # -- several pictures --------------------------------------------------------------
 
     def garment_words(self, outfit: Outfit) -> set[str]:
-        return {natural(self.ontology.by_id[r.category_id].name) for r in outfit.regions
+        """'a shirt', 'a pair of pants': each garment the picture shows."""
+        return {a(natural(self.ontology.by_id[r.category_id].name)) for r in outfit.regions
                 if r.status == "accepted" and r.role == "garment"}
 
     def described(self, outfit: Outfit) -> set[str]:
-        """'striped shirt' style phrases: an attribute word before its garment."""
+        """'a shirt that is striped' style phrases: a garment and one of its attributes."""
         out = set()
         for region in outfit.regions:
             if region.status != "accepted" or region.role != "garment":
                 continue
             garment = natural(self.ontology.by_id[region.category_id].name)
-            for _, word, _ in self.attributes(outfit, region):
-                out.add(f"{garment} that is {word}")
+            verb = "are" if garment.split(" ")[0] in PLURAL_ONLY else "is"
+            for supercategory, word, _ in self.attributes(outfit, region):
+                said = predicate(supercategory, word)
+                if verb == "are":
+                    said = "are " + said[3:] if said.startswith("is ") else "have " + said[4:]
+                    out.add(f"{garment} that {said}")
+                else:
+                    out.add(f"{a(garment)} that {said}")
         return out
 
     def several(self, outfits: list[Outfit], rounds: int) -> None:
@@ -298,14 +394,14 @@ class _Writer:
                 self.add("retrieval", images, self.pick("retrieval", x=phrase),
                          f"Picture {index + 1}.")
             first, second = group[0], group[1]
-            a, b = self.garment_words(first), self.garment_words(second)
+            mine, theirs = self.garment_words(first), self.garment_words(second)
             sentences = []
-            if a & b:
-                sentences.append(f"Both outfits include a {join(sorted(a & b))}.")
-            if a - b:
-                sentences.append(f"Only the first has a {join(sorted(a - b))}.")
-            if b - a:
-                sentences.append(f"Only the second has a {join(sorted(b - a))}.")
+            if mine & theirs:
+                sentences.append(f"Both outfits include {join(sorted(mine & theirs))}.")
+            if mine - theirs:
+                sentences.append(f"Only the first has {join(sorted(mine - theirs))}.")
+            if theirs - mine:
+                sentences.append(f"Only the second has {join(sorted(theirs - mine))}.")
             sa, sb = self.values(first, "style"), self.values(second, "style")
             if sa and sb and sa != sb:
                 sentences.append(f"The first looks {join(sa)}, the second {join(sb)}.")

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 OntologyKind = Literal["category", "attribute", "outfit"]
+# The image category of an outfit picture (a person wearing several garments has no one
+# product category): the Dashboard and ``stats`` count such pictures under it.
+PICTURE_CATEGORY = "outfit"
 ONTOLOGY_KINDS: tuple[str, ...] = get_args(OntologyKind)
 Role = Literal["garment", "part"]
 ROLES: tuple[str, ...] = get_args(Role)

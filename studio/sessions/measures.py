@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -65,15 +65,26 @@ def measure_pixels(rgb: np.ndarray) -> tuple[float, float]:
 
 
 def measure_file(path: Path) -> tuple[float, float] | None:
+    """The measures of one picture, or None when it cannot be read: like a broken file, a
+    picture with more pixels than ``PIL.Image.MAX_IMAGE_PIXELS`` (a decompression bomb, or
+    a 20,000 × 10,000 poster) is refused from its header, before any pixel is decoded."""
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(path) as image:
-            image.draft("RGB", (SIDE * 2, SIDE * 2))
-            small = image.convert("RGB")
-            small.thumbnail((SIDE, SIDE))
-            return measure_pixels(np.asarray(small))
-    except (OSError, UnidentifiedImageError, ValueError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as image:
+                width, height = image.size
+                if Image.MAX_IMAGE_PIXELS is not None and width * height > Image.MAX_IMAGE_PIXELS:
+                    return None
+                image.draft("RGB", (SIDE * 2, SIDE * 2))
+                small = image.convert("RGB")
+                small.thumbnail((SIDE, SIDE))
+                return measure_pixels(np.asarray(small))
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError):
         return None
 
 
@@ -147,6 +158,9 @@ class MeasureReport:
     measured: int = 0  # newly measured now
     known: int = 0  # measured (or recorded unreadable) before
     unreadable: int = 0  # missing or unreadable files recorded now
+    # Stored paths of the files that are there but could not be read (broken, or too
+    # large to decode), so an import can name them.
+    unreadable_files: list[str] = field(default_factory=list)
     seconds: float = 0.0
     stopped: bool = False  # cancelled part-way (``measure_imported``): the rest is pending
 
@@ -209,6 +223,7 @@ def _measure(
     pending: list[str] = []
     todo: list[str] = []
     paths: dict[str, Path] = {}
+    names: dict[str, str] = {}
     for image in images:
         key = cache_key(image)
         if key in cache and not found_since(image, cache):
@@ -225,6 +240,7 @@ def _measure(
         else:
             todo.append(key)
             paths[key] = path
+            names[key] = image.path
     try:
         for done, key in enumerate(todo, start=1):
             if cancel is not None:
@@ -233,6 +249,7 @@ def _measure(
             cache[key] = measured
             if measured is None:
                 report.unreadable += 1
+                report.unreadable_files.append(names[key])
                 pending.append(f"{key}\t\t\n")
             else:
                 report.measured += 1

@@ -46,8 +46,30 @@ class PreparedRetrieval:
     index: BuildReport
     extracted: dict[str, int] | None = field(default=None)
 
+    def nothing_readable(self) -> str:
+        """One line when pictures were there but none could be read (broken, or too large
+        to decode), so nothing was indexed; else ''."""
+        from backends.images import TOO_LARGE
+
+        report = self.index
+        if report.indexed or not report.skipped:
+            return ""
+        reasons: dict[str, int] = {}
+        for _, reason in report.skipped:
+            kind = reason.split(" (")[0]
+            kind = "too large to decode" if kind == TOO_LARGE else kind
+            reasons[kind] = reasons.get(kind, 0) + 1
+        why = ", ".join(f"{n:,} {kind}" for kind, n in sorted(reasons.items()))
+        missing = f" ({report.missing:,} more without a picture file)" if report.missing else ""
+        return (
+            f"Nothing to index: none of the {len(report.skipped):,} pictures can be read "
+            f"({why}){missing}; replace or remove them and build again."
+        )
+
     def summary(self) -> str:
         """One line for a status bar or a terminal."""
+        if line := self.nothing_readable():
+            return line
         report = self.index
         line = (
             f"Index ready: {report.indexed:,} images with '{report.model}' ({report.kind}); "

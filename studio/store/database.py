@@ -14,6 +14,7 @@ from typing import Any
 import sqlite_utils
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
+from studio.store import busy
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 5000
@@ -85,7 +86,7 @@ class StudioDatabase(sqlite_utils.Database):
         if self.read_only_reason is not None:
             raise ProjectReadOnlyError(read_only_message(self.path, self.read_only_reason))
         started = time.perf_counter()
-        self.execute("BEGIN IMMEDIATE")
+        busy.begin_write(self._begin_immediate, str(self.path))
         if time.perf_counter() - started > BUSY_WAIT_S:
             self.busy_waits += 1
         try:
@@ -98,6 +99,19 @@ class StudioDatabase(sqlite_utils.Database):
         except BaseException:
             self.rollback()
             raise
+
+
+    def _begin_immediate(self, timeout_ms: int | None) -> None:
+        """One try at ``BEGIN IMMEDIATE``: the connection's busy timeout, or ``timeout_ms``."""
+        if timeout_ms is None:
+            self.execute("BEGIN IMMEDIATE")
+            return
+        usual = int(self.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
+        try:
+            self.execute("BEGIN IMMEDIATE")
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {usual}")
 
 
 def check_header(path: Path) -> None:

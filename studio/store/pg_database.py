@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
+from studio.store import busy
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 from studio.store.pg_schema import pg_script
 from studio.store.pg_sql import insert_target, translate
@@ -296,7 +297,11 @@ class PgDatabase:
             raise self._mapped(error, "COMMIT") from error
 
     def begin_write(self) -> None:
-        """BEGIN, then wait for this project's write lock (the ``BEGIN IMMEDIATE`` of PG)."""
+        """BEGIN, then wait for this project's write lock (the ``BEGIN IMMEDIATE`` of PG);
+        on the command line, for as long as another program holds it (``studio.store.busy``)."""
+        busy.begin_write(self._begin_write_once, display(self.url))
+
+    def _begin_write_once(self, timeout_ms: int | None) -> None:
         try:  # one round trip: BEGIN and the first try at the lock
             got = self.raw.execute(f"BEGIN; SELECT pg_try_advisory_xact_lock({WRITE_LOCK_KEY})")
             while got.description is None and got.nextset():
@@ -304,6 +309,8 @@ class PgDatabase:
             row = got.fetchone()
             if not (row and row[0]):
                 self.busy_waits += 1
+                if timeout_ms is not None:
+                    self.raw.execute(f"SET LOCAL lock_timeout = {int(timeout_ms)}")
                 self.raw.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK_KEY])
         except Exception as error:
             self.rollback()

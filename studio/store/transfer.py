@@ -3,7 +3,8 @@
 A copy carries every table row for row: ids, uids, the audit log, identities (the
 project and origin ids stay: it is the same project in another store), caption ranks,
 runs. The destination schema is made by the same migrations as any project; rows are
-inserted parents first (the foreign keys say the order); rows the schema's triggers
+inserted parents first (the foreign keys say the order of the tables, and within a table
+that references itself a row follows the row it names); rows the schema's triggers
 made while the copy inserted (gallery membership) are replaced by the source's own.
 
 Nothing half done survives: an SQLite destination is built under a temporary name and
@@ -170,6 +171,9 @@ def _copy_rows(
         rows = read_rows(src.db, table, columns)
         if table == "meta":
             rows = _rewrite_meta(rows, local_meta)
+        references = [(c, p) for c, p in self_references(dst, table) if c in columns and p in columns]
+        if references:
+            rows = parent_rows_first(rows, columns, references)
         for start in range(0, len(rows), BATCH):
             cancel.raise_if_cancelled()
             batch = rows[start : start + BATCH]
@@ -326,6 +330,63 @@ def parents_first(db: Any, tables: Iterable[str]) -> list[str]:
         if not ready:  # a cycle: take the rest as they come (constraints are deferred)
             ready = [t for t in wanted if t not in ordered]
         ordered.extend(ready)
+    return ordered
+
+
+def self_references(db: Any, table: str) -> list[tuple[str, str]]:
+    """(column, referenced column) of each foreign key of ``table`` into ``table`` itself
+    (a garment part names its garment in the same table)."""
+    if _is_pg(db):
+        rows = db.execute(
+            "SELECT k.column_name, u.column_name FROM information_schema.table_constraints c "
+            "JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name "
+            "AND k.table_schema = c.table_schema "
+            "JOIN information_schema.constraint_column_usage u "
+            "ON u.constraint_name = c.constraint_name AND u.table_schema = c.table_schema "
+            "WHERE c.table_name = ? AND u.table_name = ? AND c.constraint_type = 'FOREIGN KEY' "
+            "AND c.table_schema = current_schema()",
+            [table, table],
+        ).fetchall()
+        return sorted((row[0], row[1]) for row in rows)
+    rows = db.execute(f"PRAGMA foreign_key_list({table})").fetchall()  # dialect: sqlite
+    return sorted((row[3], row[4] or "id") for row in rows if row[2] == table)
+
+
+def parent_rows_first(
+    rows: list[tuple[Any, ...]], columns: list[str], references: list[tuple[str, str]]
+) -> list[tuple[Any, ...]]:
+    """``rows`` of one table reordered so that a row comes after the rows it references in
+    that table (PostgreSQL checks a foreign key at each insert, and ids need not follow
+    the hierarchy: Fashionpedia numbers a sleeve before its dress). Otherwise the order
+    stays; a reference to no row, or a cycle, is left for the constraint to report."""
+    links = [(columns.index(child), columns.index(parent)) for child, parent in references]
+    by_key = {
+        (parent, row[parent]): number
+        for number, row in enumerate(rows)
+        for _, parent in links
+        if row[parent] is not None
+    }
+    placed: list[bool] = [False] * len(rows)
+    ordered: list[tuple[Any, ...]] = []
+    for start in range(len(rows)):
+        stack, seen = [start], {start}
+        while stack:
+            number = stack[-1]
+            if placed[number]:
+                stack.pop()
+                continue
+            waiting = [
+                up for child, parent in links
+                if (up := by_key.get((parent, rows[number][child]))) is not None
+                and not placed[up] and up not in seen
+            ]
+            if waiting:
+                stack.extend(waiting)
+                seen.update(waiting)
+                continue
+            placed[number] = True
+            ordered.append(rows[number])
+            stack.pop()
     return ordered
 
 

@@ -29,6 +29,7 @@ from studio.store.database import utc_now
 from studio.store.project import PROJECT_SUFFIX
 from studio.store.repos import people as people_repo
 from studio.store.repos import team as team_repo
+from studio.wording import count
 
 
 @dataclass
@@ -53,6 +54,25 @@ def default_package_path(project: Project, person: str, out: Path) -> Path:
 def handed_out(project: Project, person_id: int) -> dict[str, int]:
     """kind -> items handed to the person (``rating``: their rating queue)."""
     return team_repo.handed_out(project, person_id)
+
+
+# What one assignment of each kind is, as the pack's summary names it.
+HANDED_OUT_NOUNS = {
+    "caption": ("pair", "to caption"),
+    "review": ("caption", "to review"),
+    "attributes": ("image", "to label"),
+    "rating": ("transaction", "to rate"),
+}
+
+
+def handed_out_text(counts: dict[str, int]) -> str:
+    """"14 pairs to caption, 1 caption to review, 6 images to label, 12 transactions to rate"."""
+    parts = []
+    for kind, (noun, task) in HANDED_OUT_NOUNS.items():
+        if counts.get(kind):
+            parts.append(f"{count(counts[kind], noun)} {task}")
+    parts += [count(n, kind) for kind, n in sorted(counts.items()) if kind not in HANDED_OUT_NOUNS]
+    return ", ".join(parts)
 
 
 def pack(

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from studio.errors import ValidationError
-from studio.exporters.common import write_text_atomic
+from studio.exporters.common import temporary_beside, write_text_atomic
 from studio.importers.image_files import IMAGE_SUFFIXES
 from studio.importers.json_format import dump, file_format
 from studio.importers.validation import SKIP_HINT
@@ -270,7 +269,7 @@ def _source_style(project: Project, dataset: str | None) -> dict[str, Any] | Non
 
 def _write_json_atomic(path: Path, data: Sequence[Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    fd, tmp = temporary_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(list(data), fh, ensure_ascii=False, indent=1)

@@ -241,3 +241,43 @@ def test_broken_image_files_are_registered_without_a_size_and_never_crash(tmp_pa
     assert sizes["im000"] == (8, 6)
     assert sizes["empty"] == sizes["text"] == (None, None)
     assert len(sizes) == 5 and hashed  # listed (and hashed) so they can be found and fixed
+
+
+def _declared_size_png(path: Path, width: int, height: int) -> Path:
+    """A valid PNG header (checksum right) that declares ``width`` × ``height`` pixels: a
+    decompression bomb to PIL, a few bytes on disk."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + body)
+    return path
+
+
+def test_pictures_too_large_to_decode_are_reported_by_import_and_index(tmp_path) -> None:
+    photos = make_images(tmp_path / "photos", 2)
+    _declared_size_png(photos / "bomb.png", 100_000, 100_000)
+    _declared_size_png(photos / "poster.png", 20_000, 10_000)
+    result = cli("import", "folder", photos, "--project", tmp_path / "p")
+    assert result.returncode == 0, result.stderr
+    assert not has_traceback(result.stderr)
+    report = result.stdout + result.stderr
+    assert "bomb.png" in report and "poster.png" in report
+    with Project.open(tmp_path / "p") as project:
+        assert len(list(project.iter_images())) == 4
+    # A folder of nothing but such pictures: the index says so in one line.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    _declared_size_png(bad / "bomb.png", 100_000, 100_000)
+    _declared_size_png(bad / "poster.png", 20_000, 10_000)
+    assert cli("import", "folder", bad, "--project", tmp_path / "q").returncode == 0
+    built = cli("index", "build", "--project", tmp_path / "q", "--model", "demo")
+    assert built.returncode == 1 and not has_traceback(built.stderr)
+    assert built.stdout.splitlines() == [
+        "Nothing to index: none of the 2 pictures can be read (2 too large to decode); "
+        "replace or remove them and build again."
+    ]

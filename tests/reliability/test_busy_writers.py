@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from reliability_helpers import cli, cli_process, has_traceback, make_images, worker
 
 from studio.store import Project
@@ -81,10 +82,36 @@ def test_import_folder_and_attributes_import_wait_too(tmp_path: Path) -> None:
         assert project.table_counts()["image_attributes"] == 4
 
 
-def test_a_lock_held_past_the_busy_timeout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_a_writer_waits_as_long_as_another_program_holds_the_lock_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """Past the 5 s busy timeout (a long ``import fashioniq``): the command line says once
+    that it is waiting, and writes when the other program is done."""
     path, ids = folder_project(tmp_path)
     data = fashionmt_file(tmp_path / "turns.json", ids)
-    holder = worker("hold-lock", path, 9)
+    holder = worker("hold-lock", path, 10)
+    assert holder.stdout.readline().strip() == "held"
+    result = cli("transactions", "import", data, "--project", path)
+    holder.wait(timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert not has_traceback(result.stderr)
+    waiting = [line for line in result.stderr.splitlines() if line.startswith("waiting:")]
+    assert len(waiting) == 1, result.stderr
+    named = path if "postgresql://" not in waiting[0] else "postgresql://"  # the test engine
+    assert f"another program is writing to {named}" in waiting[0]
+    assert "Ctrl+C" in waiting[0]
+    with Project.open(path) as project:
+        assert project.table_counts()["transactions"] == 3
+        assert project.get_meta("holder") == "x"
+
+
+def test_a_wait_past_its_limit_is_one_error_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, ids = folder_project(tmp_path)
+    data = fashionmt_file(tmp_path / "turns.json", ids)
+    monkeypatch.setenv("CIR_STUDIO_BUSY_WAIT", "1")  # seconds, after the busy timeout
+    holder = worker("hold-lock", path, 12)
     assert holder.stdout.readline().strip() == "held"
     result = cli("transactions", "import", data, "--project", path)
     holder.kill()
@@ -92,7 +119,7 @@ def test_a_lock_held_past_the_busy_timeout_is_one_line_and_exit_2(tmp_path: Path
     assert result.returncode == 2
     assert not has_traceback(result.stderr)
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1
-    assert "the project is busy: another program is writing to it; try again" in lines[0]
+    assert len(lines) == 2 and lines[0].startswith("waiting:")
+    assert "the project is busy: another program is writing to it; try again" in lines[1]
     with Project.open(path) as project:
         assert project.table_counts()["transactions"] == 0  # nothing half-written

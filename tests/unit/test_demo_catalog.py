@@ -160,3 +160,16 @@ def test_read_catalog_names_file_and_line_of_a_bad_entry(tmp_path: Path):
     (tmp_path / "catalog.jsonl").write_text(f"{good}\n\n{json.dumps(bad)}\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"line 3: .*chartreuse"):
         read_catalog(tmp_path)
+
+
+def test_the_catalog_file_follows_the_umask_like_the_pictures(tmp_path: Path) -> None:
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        generate_catalog(tmp_path / "demo", 30, seed=1, image_size=224, workers=1)
+    finally:
+        os.umask(previous)
+    catalog = tmp_path / "demo" / "catalog.jsonl"
+    picture = next((tmp_path / "demo" / "images").iterdir())
+    assert oct(catalog.stat().st_mode & 0o777) == oct(picture.stat().st_mode & 0o777) == "0o644"

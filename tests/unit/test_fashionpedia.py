@@ -161,3 +161,19 @@ def test_cli_import_and_export(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     bad_path = write_sample(tmp_path / "bad", bad)
     assert main(["import", "fashionpedia", str(bad_path), "--project", project]) == 2
     assert "unknown category id 42" in capsys.readouterr().err
+
+
+def test_imported_pictures_count_as_outfits_on_the_dashboard(tmp_path: Path) -> None:
+    """A photograph of a person wearing several garments has no one product category: it
+    counts under "outfit", as the demo's outfit pictures do, never under "(none)"."""
+    from studio.outfits.fashionx_io import export_fashionx, import_fashionx
+    from studio.project_stats import image_counts_by_category_split
+
+    path = write_sample(tmp_path / "data")
+    with Project.create(tmp_path / "p", image_root=tmp_path / "data" / "images") as project:
+        import_fashionpedia(project, path, tmp_path / "data" / "images")
+        assert image_counts_by_category_split(project) == {"outfit": {"(none)": 2}}
+        export_fashionx(project, tmp_path / "x.json")
+    with Project.create(tmp_path / "q", image_root=tmp_path / "data" / "images") as project:
+        import_fashionx(project, tmp_path / "x.json", tmp_path / "data" / "images")
+        assert image_counts_by_category_split(project) == {"outfit": {"(none)": 2}}

@@ -148,3 +148,30 @@ def test_the_documented_example_passes_the_checks(tmp_path: Path) -> None:
         check_pictures(example, [json.loads(example.read_text())], load_ontology(project),
                        problems)
     assert problems.items == []
+
+
+def test_an_export_of_the_real_fashionpedia_sample_reimports_as_the_readme_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The sample's attributes are not those of category_attributes_descriptions.json
+    ('gauze' of 'woven'): the export carries the ontology it was made with."""
+    from studio.cli.main import main
+    from tests.conftest import SHARED_FIXTURES
+
+    fixtures = SHARED_FIXTURES / "fashionpedia"
+    if not (fixtures / "sample.json").is_file():
+        pytest.skip(f"shared Fashionpedia fixtures not found at {fixtures}")
+    images = str(fixtures / "images")
+    assert main(["import", "fashionpedia", str(fixtures / "sample.json"), "--images", images,
+                 "--project", str(tmp_path / "a")]) == 0
+    out = tmp_path / "out" / "outfits.json"
+    assert main(["export", "fashionx", "--project", str(tmp_path / "a"), str(out)]) == 0
+    assert "outfits.ontology.json" in capsys.readouterr().out
+    # README: `import fashionx FILE --images DIR --project P` into a new project.
+    assert main(["import", "fashionx", str(out), "--images", images,
+                 "--project", str(tmp_path / "b")]) == 0, capsys.readouterr().err
+    again = tmp_path / "again.json"
+    assert main(["export", "fashionx", "--project", str(tmp_path / "b"), str(again)]) == 0
+    assert json.loads(again.read_text()) == json.loads(out.read_text())
+    with Project.open(tmp_path / "a") as first, Project.open(tmp_path / "b") as second:
+        assert repo.count_rows(first) == repo.count_rows(second)

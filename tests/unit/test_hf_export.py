@@ -107,3 +107,12 @@ def test_hidden_test_ground_truth_is_refused(tmp_path: Path, capsys) -> None:
     assert main(["export", "hf", "--project", project, str(tmp_path / "hf")]) == 2
     assert "Refusing to export hidden test ground truth" in capsys.readouterr().err
     assert not (tmp_path / "hf" / "triplets").exists()
+
+
+def test_the_card_names_each_source_once() -> None:
+    from studio.hf.card import card_text
+
+    card = card_text({"triplets": {"val": 3}}, ["fashioniq", "mined"], with_images=False)
+    assert "- **mined**: a dataset made in CIR Studio. Terms: as its owner decides." in card
+    assert "mined: mined" not in card
+    assert "- **fashioniq**: Fashion IQ (Wu et al., CVPR 2021). Terms: Community" in card

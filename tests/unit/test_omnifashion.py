@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from studio.cli.main import main
@@ -77,3 +78,36 @@ def test_cli_prints_counts_per_task(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     for task in TASKS:
         assert f"  {task}: " in out
+
+
+def test_the_sentences_use_articles_numbers_and_adjectives_as_english_does(
+    tmp_path: Path,
+) -> None:
+    """Pants are "a pair of pants", a stripe pattern is "striped", an appliqué is "an"."""
+    from tests.outfit_samples import ATTRIBUTES, CATEGORIES, rect, small_document
+
+    document = small_document()
+    document["categories"] = [*CATEGORIES, {"id": 5, "name": "applique", "supercategory":
+                                            "decorations", "level": 2, "taxonomy_id": "c5"}]
+    document["attributes"] = [*ATTRIBUTES, {"id": 3, "name": "applique(a)", "supercategory":
+                                            "textile finishing, manufacturing techniques",
+                                            "level": 1, "taxonomy_id": "a3"}]
+    document["annotations"][0]["attribute_ids"] = [0, 3]  # a striped shirt with an appliqué
+    document["annotations"][2]["attribute_ids"] = [0]  # striped pants
+    document["annotations"].append(
+        {"id": 6, "image_id": 7, "category_id": 5, "attribute_ids": [],
+         "segmentation": [rect(40, 30, 10, 10)], "area": 100.0, "bbox": [40, 30, 10, 10],
+         "iscrowd": 0})
+    path = write_sample(tmp_path / "data", document)
+    texts: list[str] = []
+    with Project.create(tmp_path / "p", image_root=tmp_path / "data" / "images") as project:
+        import_fashionpedia(project, path, tmp_path / "data" / "images")
+        for seed in range(12):
+            export_omnifashion(project, tmp_path / f"s{seed}.jsonl", seed=seed)
+            for line in (tmp_path / f"s{seed}.jsonl").read_text().splitlines():
+                texts += [turn["value"] for turn in json.loads(line)["conversations"]]
+    every = "\n".join(texts)
+    for wrong in (r"\ba pants", r"\bis stripe\b", r"\ba applique", r"applique a\b",
+                  r"\bthe pants (is|has|does)\b", r"\b(is|does) the pants\b"):
+        assert not re.search(wrong, every, re.IGNORECASE), wrong
+    assert "a pair of pants" in every and "an applique" in every and "striped" in every

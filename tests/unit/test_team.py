@@ -340,7 +340,9 @@ def test_packages_of_another_project_or_a_newer_schema_are_refused(
             pack(package, "ann", tmp_path / "again.cirdb", "ann")
 
 
-def test_the_cli_assigns_packs_merges_and_reports(round_copy: Path, tmp_path: Path) -> None:
+def test_the_cli_assigns_packs_merges_and_reports(
+    round_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     from studio.cli.main import main
 
     project = str(round_copy / "project")
@@ -367,6 +369,16 @@ def test_the_cli_assigns_packs_merges_and_reports(round_copy: Path, tmp_path: Pa
         )
         == 0
     )
+    said = capsys.readouterr().out.splitlines()[-1]
+    with Project.open(round_copy / "project") as opened:
+        from studio.team.pack import handed_out, handed_out_text
+
+        cy = handed_out(opened, opened.ensure_person("cy").id)
+    assert said.endswith(
+        f"for cy: {cy['caption']} pairs to caption, {cy['review']} captions to review, "
+        f"{cy['attributes']} images to label, {cy['rating']} transactions to rate."
+    )
+    assert handed_out_text({"caption": 1, "rating": 1}) == "1 pair to caption, 1 transaction to rate"
     with Project.open(out) as package:
         assert package.get_meta("image_root") == "D:/shared/images"
     with Project.open(round_copy / "project") as opened:
