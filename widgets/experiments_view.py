@@ -36,6 +36,7 @@ from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
+from widgets.elided_label import WrappedLabel
 from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
@@ -111,10 +112,10 @@ class ExperimentsView(QWidget):
         actions.addWidget(self.export_button)
         layout.addLayout(form)
         layout.addLayout(actions)
-        self.message = QLabel("")
+        self.message = WrappedLabel("")
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
-        self.sample_dialogs = QLabel("")
+        self.sample_dialogs = WrappedLabel("")
         self.sample_dialogs.setWordWrap(True)
         self.sample_dialogs.setStyleSheet("color: #4b5563;")
         self.sample_dialogs.setToolTip("What the simulated people typed in the last run")

@@ -42,6 +42,7 @@ from studio.outfits.editing import OUTFIT_LABELS, REGION_LABELS
 from studio.outfits.records import Label
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.elided_label import ElidedLabel
 from widgets.outfit_canvas import DISPLAY_SIZE, OutfitCanvas, RegionShape
 from widgets.outfit_chips import OutfitChips
 from widgets.project_signals import follow, follow_closing
@@ -109,7 +110,7 @@ class OutfitView(QWidget):
         self.next_button = QPushButton("▶")
         self.next_button.setToolTip("Next picture (J)")
         self.next_button.clicked.connect(lambda: self.go(1))
-        self.position = QLabel()
+        self.position = ElidedLabel()
         self.all_images = QCheckBox("All images")
         self.all_images.setToolTip("Show every image of the project, not only outfit pictures")
         self.all_images.toggled.connect(lambda _=False: self.reload())

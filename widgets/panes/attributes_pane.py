@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMessageBox,
     QPushButton,
     QStackedLayout,
@@ -32,6 +31,7 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store import Project
 from widgets.bulk_review import BulkReview
+from widgets.elided_label import ElidedLabel
 from widgets.image_review import SingleImageReview
 from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
@@ -68,7 +68,7 @@ class AttributesPane(Pane):
         vocabulary_button.clicked.connect(self.edit_vocabulary)
         self.category = QComboBox()
         self.category.currentIndexChanged.connect(lambda _=0: self._load_images())
-        self.summary = QLabel()
+        self.summary = ElidedLabel()
         self.summary.setStyleSheet("color: #6b7280;")
         for widget in (self.extract_button, self.suggest_button, vocabulary_button):
             bar.addWidget(widget)

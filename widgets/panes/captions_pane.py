@@ -42,6 +42,7 @@ from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
 from widgets.caption_writer import CaptionWriter
+from widgets.elided_label import WrappedLabel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
@@ -147,7 +148,7 @@ class CaptionsPane(Pane):
         captions; pictures come from the server or a local copy."""
         page = QWidget()
         team = self.services.team
-        self.team_label = QLabel()
+        self.team_label = WrappedLabel()
         self.team_pictures = TeamPictures(team)
         self.team_writer = TeamWriter(team)
         self.team_reviewer = TeamReviewer(team)
