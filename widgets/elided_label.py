@@ -8,7 +8,8 @@ wrap does not help with a path: it has no spaces, so the label still asks for al
   path keeps its file name) and the tooltip holds the whole text. ``text()`` is the whole
   text.
 - ``WrappedLabel``: wraps at spaces and, inside a word too long for a line, anywhere; it
-  asks for the height the wrapped text needs at the width it gets.
+  asks for the height the wrapped text needs at the width it gets. Plain text unless
+  ``setTextFormat(Qt.TextFormat.RichText)``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QTextDocument, 
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 SHORTEST_CHARS = 12  # the least a wrapped label asks for, in average characters
+HINT_CHARS = 40  # an elided label asks for no more than this (it takes more when given)
 
 
 class ElidedLabel(QLabel):
@@ -46,6 +48,15 @@ class ElidedLabel(QLabel):
 
     def is_elided(self) -> bool:
         return self.shown_text() != self.text()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        """The whole text up to HINT_CHARS characters: a long one does not squeeze the
+        buttons and boxes beside it below their own size hints."""
+        hint = super().sizeHint()
+        margins = self.contentsMargins()
+        most = (self.fontMetrics().averageCharWidth() * HINT_CHARS + margins.left()
+                + margins.right() + 2 * self.margin())
+        return QSize(min(hint.width(), most), hint.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         hint = super().minimumSizeHint()
@@ -85,15 +96,20 @@ class WrappedLabel(QLabel):
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
 
-    def _document(self, width: float) -> QTextDocument:
+    def _document(self, width: float | None) -> QTextDocument:
+        """The text laid out at ``width`` (None: on as few lines as it has)."""
         document = QTextDocument()
         document.setDefaultFont(self.font())
         document.setDocumentMargin(0)
         option = QTextOption(self.alignment())
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         document.setDefaultTextOption(option)
-        document.setPlainText(self.text())
-        document.setTextWidth(max(1.0, width))
+        if self.textFormat() == Qt.TextFormat.RichText:
+            document.setHtml(self.text())
+        else:
+            document.setPlainText(self.text())
+        if width is not None:
+            document.setTextWidth(max(1.0, width))
         return document
 
     def _extra(self) -> tuple[int, int]:
@@ -109,18 +125,18 @@ class WrappedLabel(QLabel):
 
     def sizeHint(self) -> QSize:  # noqa: N802
         extra_w, _ = self._extra()
-        natural = super().sizeHint().width()
+        natural = math.ceil(self._document(None).size().width()) + extra_w
         width = min(natural, self.fontMetrics().averageCharWidth() * 80 + extra_w)
         return QSize(width, self.heightForWidth(width))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
-        """Narrow (a dozen characters); as high as the text is at its natural width
-        (layouts give it the height its real width needs: ``heightForWidth``)."""
-        extra_w, _ = self._extra()
+        """Narrow (a dozen characters) and one line high: layouts give it the height its
+        real width needs (``heightForWidth``)."""
+        extra_w, extra_h = self._extra()
         hint = self.sizeHint()
         width = min(hint.width(), self.fontMetrics().averageCharWidth() * SHORTEST_CHARS
                     + extra_w)
-        return QSize(width, hint.height())
+        return QSize(width, min(hint.height(), self.fontMetrics().lineSpacing() + extra_h))
 
     def paintEvent(self, _event) -> None:  # noqa: N802, ANN001
         painter = QPainter(self)

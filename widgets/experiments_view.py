@@ -71,6 +71,8 @@ class ExperimentsView(QWidget):
         form = QHBoxLayout()
         self.strategy = QComboBox()
         self.strategy.addItems(list(STRATEGIES))
+        # Trained combiners arrive later (history+combiner:NAME): the box follows them.
+        self.strategy.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.simulator = QComboBox()
         self.simulator.addItems(list(SIMULATORS))
         self.speech = QComboBox()

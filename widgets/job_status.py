@@ -7,7 +7,14 @@ job's message (a path, often) is elided with the whole of it in the tooltip.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from studio.jobs import ProgressTracker, format_eta
 from widgets.elided_label import ElidedLabel
@@ -25,7 +32,8 @@ class JobStatus(QWidget):
         self.bar.setFixedWidth(180)
         self.bar.setTextVisible(True)
         self.bar.setFormat("%p%")
-        self.eta = QLabel("")
+        self.eta = QLabel("")  # "00:01 left": never squeezed by the status bar
+        self.eta.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Preferred)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running job after its current batch (Esc)")
         self.cancel_button.clicked.connect(self._cancel)

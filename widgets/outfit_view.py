@@ -382,14 +382,20 @@ class OutfitView(QWidget):
     def _select(self, region_id: int | None) -> None:
         if self.controller is not None:
             self.controller.select(region_id)
-            self.category.clear()
+            self._clear_entries()
             self.show_current(load_picture=False)
 
     def step_region(self, step: int) -> None:
         if self.controller is not None:
             self.controller.step_region(step)
-            self.category.clear()
+            self._clear_entries()
             self.show_current(load_picture=False)
+
+    def _clear_entries(self) -> None:
+        """Another region: what was typed for the last one goes."""
+        self.category.clear()
+        self.region_chips.clear_entry()
+        self.outfit_chips.clear_entry()
 
     def set_mode(self, mode: str) -> None:
         self.canvas.set_mode(mode)
@@ -461,19 +467,23 @@ class OutfitView(QWidget):
         controller = self.controller
         entry = controller.lookup("attribute", text) if controller else None
         if entry is None or controller is None:
-            self.message.setText(f"{text!r} is not an attribute of the ontology.")
+            if controller is not None:
+                self.message.setText(controller.explain_unknown("attribute", text))
+                self.region_chips.show_choices()
             return
         if self._run(controller.set_attribute, entry, True):
-            self.region_chips.entry.clear()
+            self.region_chips.clear_entry()
 
     def _outfit_typed(self, text: str) -> None:
         controller = self.controller
         entry = controller.lookup("outfit", text) if controller else None
         if entry is None or controller is None:
-            self.message.setText(f"{text!r} is not a style, occasion, season or scene value.")
+            if controller is not None:
+                self.message.setText(controller.explain_unknown("outfit", text))
+                self.outfit_chips.show_choices()
             return
-        if self._run(controller.set_outfit_value, entry, True):
-            self.outfit_chips.entry.clear()
+        if self._run(controller.set_outfit_value, entry, True):  # one-valued fields replace
+            self.outfit_chips.clear_entry()
 
     def _edit(self, what: str, value_id: int, present: bool) -> None:
         controller = self.controller

@@ -37,7 +37,7 @@ from studio.quality.report_export import (
 )
 from studio.store import Project
 from studio.workspace import Workspace
-from widgets.elided_label import WrappedLabel
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 
@@ -72,7 +72,7 @@ class QualityReportView(QWidget):
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
         buttons.addWidget(refresh)
-        self.status = WrappedLabel()
+        self.status = ElidedLabel()
         self.status.setObjectName("rubric")
         buttons.addWidget(self.status)
         buttons.addStretch(1)

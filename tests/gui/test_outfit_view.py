@@ -258,6 +258,7 @@ def test_the_entry_empties_after_a_completion_is_added_and_on_another_region(
     qtbot.waitUntil(popup.isVisible)
     qtbot.keyClick(popup, Qt.Key.Key_Down)  # choose "stripe — textile pattern" …
     qtbot.keyClick(popup, Qt.Key.Key_Return)  # … and add it
+    qtbot.waitUntil(lambda: len(view.region_chips.chips) == 1)
     assert [c.findChild(QPushButton).text() for c in view.region_chips.chips.values()] \
         == ["✓ stripe"]
     assert entry.text() == ""

@@ -132,12 +132,12 @@ TEAM_LINE = ("The team server does not answer: your edits wait on this computer,
 
 # The labels each pane shows messages, paths and server lines in: (pane, tab, attributes).
 MESSAGE_LABELS = [
-    ("Pairs", None, ["count_label", "message", "no_match", "view.notice",
+    ("Pairs", None, ["message", "no_match", "view.notice",
                      "view.reference.image_id", "view.target.image_id"]),
     ("Captions", None, ["view.reference.image_id", "view.target.image_id", "view.notice",
                         "writer.info", "writer.state", "reviewer.info", "reviewer.state",
-                        "progress.summary", "user_label", "team_label"]),
-    ("Attributes", 0, ["summary", "single.position", "single.title", "single.message"]),
+                        "progress.summary", "team_label"]),
+    ("Attributes", 0, ["summary", "single.position", "single.message"]),
     ("Attributes", 1, ["summary", "bulk.count", "bulk.message", "bulk.empty"]),
     ("Attributes", 2, ["summary", "outfits.position", "outfits.message"]),
     ("Retrieval", 1, ["experiments.message", "experiments.sample_dialogs"]),
