@@ -38,6 +38,7 @@ from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
 from widgets.elided_label import WrappedLabel
 from widgets.file_dialogs import save_file
+from widgets.flow_layout import FlowLayout
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
@@ -68,7 +69,7 @@ class ExperimentsView(QWidget):
         self.runner = runner
         self.canvas = None
         layout = QVBoxLayout(self)
-        form = QHBoxLayout()
+        form = FlowLayout()
         self.strategy = QComboBox()
         self.strategy.addItems(list(STRATEGIES))
         # Trained combiners arrive later (history+combiner:NAME): the box follows them.
@@ -97,9 +98,12 @@ class ExperimentsView(QWidget):
         for label, widget in (("Strategy", self.strategy), ("User", self.simulator),
                               ("Speech", self.speech), ("Dialogs", self.dialogs),
                               ("Turns", self.turns)):
-            form.addWidget(QLabel(label))
-            form.addWidget(widget)
-        form.addStretch(1)
+            group = QWidget()  # a label with its box; the row wraps when the names are long
+            group_layout = QHBoxLayout(group)
+            group_layout.setContentsMargins(0, 0, 0, 0)
+            group_layout.addWidget(QLabel(label))
+            group_layout.addWidget(widget)
+            form.addWidget(group)
         # The actions go on a row of their own so the view fits a 1024-pixel window.
         actions = QHBoxLayout()
         actions.addWidget(self.run_button)

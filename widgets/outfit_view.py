@@ -43,6 +43,7 @@ from studio.outfits.records import Label
 from studio.store import Project
 from studio.workspace import Workspace
 from widgets.elided_label import ElidedLabel
+from widgets.flow_layout import FlowLayout
 from widgets.outfit_canvas import DISPLAY_SIZE, OutfitCanvas, RegionShape
 from widgets.outfit_chips import OutfitChips
 from widgets.project_signals import follow, follow_closing
@@ -103,7 +104,9 @@ class OutfitView(QWidget):
 
         side = QWidget()
         panel = QVBoxLayout(side)
-        nav = QHBoxLayout()
+        # Rows that wrap (FlowLayout) rather than widen the panel beyond what it is given:
+        # at 1024 × 700 the panel is under 300 px and nothing in it may be cut.
+        nav = FlowLayout()
         self.previous_button = QPushButton("◀")
         self.previous_button.setToolTip("Previous picture (K)")
         self.previous_button.clicked.connect(lambda: self.go(-1))
@@ -117,7 +120,6 @@ class OutfitView(QWidget):
         for widget in (self.previous_button, self.next_button, self.all_images):
             widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             nav.addWidget(widget)
-        nav.addStretch(1)
         for text, choices, signal in (("Import", IMPORTS, self.import_requested),
                                       ("Export", EXPORTS, self.export_requested)):
             button = QToolButton()
@@ -130,7 +132,7 @@ class OutfitView(QWidget):
             nav.addWidget(button)
         panel.addLayout(nav)
         panel.addWidget(self.position)
-        modes = QHBoxLayout()
+        modes = FlowLayout()
         self.mode_group = QButtonGroup(self)
         for mode, text, tip in (("select", "Select", "S: select and move"),
                                 ("box", "Box", "B: drag a box"),
@@ -211,9 +213,11 @@ class OutfitView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(300)
+        self.side_scroll = scroll
         splitter = QSplitter()
         splitter.addWidget(self.canvas)
         splitter.addWidget(scroll)
+        splitter.setCollapsible(1, False)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([900, 460])
