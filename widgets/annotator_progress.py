@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from studio.wording import count, plural
+from widgets.elided_label import ElidedLabel
 
 COLUMNS = ("Annotator", "Written", "Accepted", "Rejected", "Drafts", "Per hour")
 
@@ -12,7 +13,7 @@ COLUMNS = ("Annotator", "Written", "Accepted", "Rejected", "Drafts", "Per hour")
 class AnnotatorProgress(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.summary = QLabel()
+        self.summary = ElidedLabel()
         self.summary.setObjectName("progressSummary")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)

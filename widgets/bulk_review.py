@@ -39,6 +39,7 @@ from studio.store.attribute_counts import images_per_attribute
 from studio.wording import count
 from studio.workspace import Workspace
 from widgets.attribute_chips import STATUS_MARK
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.thumbnail_cache import ThumbnailCache
 
 THUMB = 128
@@ -123,13 +124,13 @@ class BulkReview(QWidget):
         self.status_filter = QComboBox()
         self.status_filter.addItems(list(STATUS_FILTERS))
         self.status_filter.currentIndexChanged.connect(lambda _=0: self.load())
-        self.count = QLabel()
-        self.message = QLabel()
+        self.count = ElidedLabel()
+        self.message = WrappedLabel()
         self.message.setStyleSheet("color: #b91c1c;")
         hint = QLabel("A accept · R reject · U undo the selected · Ctrl+A select all")
         hint.setStyleSheet("color: #6b7280;")
         self.grid = ThumbnailGrid()
-        self.empty = QLabel()
+        self.empty = WrappedLabel()
         self.empty.setObjectName("emptyStateDetail")
         self.empty.setWordWrap(True)
         self.empty.hide()

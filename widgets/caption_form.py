@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from studio.captions.records import PROMPT
 from studio.captions.writing_and_review import ReviewSession, WritingSession
+from widgets.elided_label import ElidedLabel
 from widgets.shortcuts import KeyPassthrough, add_shortcuts
 
 Keys = dict[str, tuple[str, ...]]
@@ -38,7 +39,7 @@ class CaptionForm(QWidget):
         """``buttons`` are (action name, label) in order; ``keys`` and ``actions`` by name."""
         super().__init__(parent)
         self.session: WritingSession | ReviewSession | None = None
-        self.info = QLabel()
+        self.info = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
         self.prompt = QLabel(f"{PROMPT} …")
         self.prompt.setStyleSheet("font-size: 15px; color: #374151;")
         self.editor = QLineEdit()
@@ -48,7 +49,7 @@ class CaptionForm(QWidget):
         self.reason = QLineEdit()
         self.reason.setPlaceholderText(reason_prompt)
         self.reason.hide()
-        self.state = QLabel()
+        self.state = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
         self.state.setStyleSheet("color: #6b7280;")
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()

@@ -36,7 +36,9 @@ from studio.simulation.runner import SIMULATORS, RunConfig
 from studio.training.combiner import combiner_strategies
 from studio.workspace import Workspace
 from widgets.combiner_training_dialog import CombinerTrainingDialog
+from widgets.elided_label import WrappedLabel
 from widgets.file_dialogs import save_file
+from widgets.flow_layout import FlowLayout
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
@@ -71,9 +73,11 @@ class ExperimentsView(QWidget):
         self.runner = runner
         self.canvas = None
         layout = QVBoxLayout(self)
-        form = QHBoxLayout()
+        form = FlowLayout()
         self.strategy = QComboBox()
         self.strategy.addItems(list(STRATEGIES))
+        # Trained combiners arrive later (history+combiner:NAME): the box follows them.
+        self.strategy.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.simulator = QComboBox()
         self.simulator.addItems(list(SIMULATORS))
         self.speech = QComboBox()
@@ -97,9 +101,12 @@ class ExperimentsView(QWidget):
         for label, widget in (("Strategy", self.strategy), ("User", self.simulator),
                               ("Speech", self.speech), ("Dialogs", self.dialogs),
                               ("Turns", self.turns)):
-            form.addWidget(QLabel(label))
-            form.addWidget(widget)
-        form.addStretch(1)
+            group = QWidget()  # a label with its box; the row wraps when the names are long
+            group_layout = QHBoxLayout(group)
+            group_layout.setContentsMargins(0, 0, 0, 0)
+            group_layout.addWidget(QLabel(label))
+            group_layout.addWidget(widget)
+            form.addWidget(group)
         # The actions go on a row of their own so the view fits a 1024-pixel window.
         actions = QHBoxLayout()
         actions.addWidget(self.run_button)
@@ -113,10 +120,10 @@ class ExperimentsView(QWidget):
         actions.addWidget(self.export_button)
         layout.addLayout(form)
         layout.addLayout(actions)
-        self.message = QLabel("")
+        self.message = WrappedLabel("")
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
-        self.sample_dialogs = QLabel("")
+        self.sample_dialogs = WrappedLabel("")
         self.sample_dialogs.setWordWrap(True)
         self.sample_dialogs.setStyleSheet("color: #4b5563;")
         self.sample_dialogs.setToolTip("What the simulated people typed in the last run")

@@ -28,6 +28,7 @@ from studio.attributes.vocabulary import load_vocabulary
 from studio.errors import StudioError
 from studio.workspace import Workspace
 from widgets.attribute_chips import AttributeChips
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.thumbnail_cache import ThumbnailCache
 
 IMAGE_SIZE = 360
@@ -57,8 +58,8 @@ class SingleImageReview(QWidget):
         self.picture.setFixedSize(IMAGE_SIZE, IMAGE_SIZE)
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.picture.setStyleSheet("background: #f3f4f6;")
-        self.position = QLabel()
-        self.title = QLabel()
+        self.position = ElidedLabel()
+        self.title = WrappedLabel()
         self.title.setObjectName("paneHeading")
         self.title.setWordWrap(True)
         self.description = QLabel()
@@ -75,7 +76,7 @@ class SingleImageReview(QWidget):
         self.add_box.setPlaceholderText("Add an attribute (N): type to search the vocabulary")
         self.add_box.returnPressed.connect(self._add_typed)
         self.add_box.installEventFilter(self)
-        self.message = QLabel()
+        self.message = WrappedLabel()
         self.message.setStyleSheet("color: #b91c1c;")
         hint = QLabel(HINT)
         hint.setStyleSheet("color: #6b7280;")

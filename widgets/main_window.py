@@ -9,7 +9,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -26,6 +25,7 @@ from studio.store import Project
 from studio.wording import count
 from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
+from widgets.elided_label import ElidedLabel
 from widgets.file_dialogs import choose_folder, open_file, open_files
 from widgets.image_folder_action import ImageFolderAction
 from widgets.job_status import JobStatus
@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_status_bar(self) -> None:
-        self.project_label = QLabel("No project")
+        self.project_label = ElidedLabel("No project")
         self.statusBar().addWidget(self.project_label, 1)
         self.job_status = JobStatus(self.runner)
         self.statusBar().addPermanentWidget(self.job_status)

@@ -7,7 +7,7 @@ Typing in the box completes from the ontology; Enter adds.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCompleter,
     QHBoxLayout,
@@ -44,6 +44,11 @@ class OutfitChips(QWidget):
         self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
         self.entry.setCompleter(self.completer)
         self.entry.returnPressed.connect(self._add)
+        # Enter on a highlighted completion: the completer writes it into the box after
+        # returnPressed and after its activated signal; add it once that is done (next
+        # turn of the event loop), so the box emptied after adding stays empty.
+        self.completer.activated[str].connect(self._chosen)
+        self._adding_choice = False
         layout.addWidget(self.entry)
         self.chips: dict[int, QWidget] = {}
         self._choices: list[str] = []
@@ -84,6 +89,24 @@ class OutfitChips(QWidget):
             self.chips[value_id] = chip
 
     def _add(self) -> None:
+        popup = self.completer.popup()
+        if popup.isVisible() and popup.currentIndex().isValid():
+            self._adding_choice = True  # _chosen adds the completion the completer writes
+            return
         text = self.entry.text().strip()
         if text:
             self.added.emit(text)
+
+    def _chosen(self, text: str) -> None:
+        if self._adding_choice:
+            self._adding_choice = False
+            QTimer.singleShot(0, self, lambda: self.added.emit(text))
+
+    def clear_entry(self) -> None:
+        self.completer.popup().hide()
+        self.entry.clear()
+
+    def show_choices(self) -> None:
+        """List the ontology's values under the box (after a word it does not know)."""
+        self.completer.setCompletionPrefix("")
+        self.completer.complete()

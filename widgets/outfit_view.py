@@ -42,6 +42,8 @@ from studio.outfits.editing import OUTFIT_LABELS, REGION_LABELS
 from studio.outfits.records import Label
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.elided_label import ElidedLabel
+from widgets.flow_layout import FlowLayout
 from widgets.outfit_canvas import DISPLAY_SIZE, OutfitCanvas, RegionShape
 from widgets.outfit_chips import OutfitChips
 from widgets.project_signals import follow, follow_closing
@@ -102,21 +104,22 @@ class OutfitView(QWidget):
 
         side = QWidget()
         panel = QVBoxLayout(side)
-        nav = QHBoxLayout()
+        # Rows that wrap (FlowLayout) rather than widen the panel beyond what it is given:
+        # at 1024 × 700 the panel is under 300 px and nothing in it may be cut.
+        nav = FlowLayout()
         self.previous_button = QPushButton("◀")
         self.previous_button.setToolTip("Previous picture (K)")
         self.previous_button.clicked.connect(lambda: self.go(-1))
         self.next_button = QPushButton("▶")
         self.next_button.setToolTip("Next picture (J)")
         self.next_button.clicked.connect(lambda: self.go(1))
-        self.position = QLabel()
+        self.position = ElidedLabel()
         self.all_images = QCheckBox("All images")
         self.all_images.setToolTip("Show every image of the project, not only outfit pictures")
         self.all_images.toggled.connect(lambda _=False: self.reload())
         for widget in (self.previous_button, self.next_button, self.all_images):
             widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             nav.addWidget(widget)
-        nav.addStretch(1)
         for text, choices, signal in (("Import", IMPORTS, self.import_requested),
                                       ("Export", EXPORTS, self.export_requested)):
             button = QToolButton()
@@ -129,7 +132,7 @@ class OutfitView(QWidget):
             nav.addWidget(button)
         panel.addLayout(nav)
         panel.addWidget(self.position)
-        modes = QHBoxLayout()
+        modes = FlowLayout()
         self.mode_group = QButtonGroup(self)
         for mode, text, tip in (("select", "Select", "S: select and move"),
                                 ("box", "Box", "B: drag a box"),
@@ -210,9 +213,11 @@ class OutfitView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(300)
+        self.side_scroll = scroll
         splitter = QSplitter()
         splitter.addWidget(self.canvas)
         splitter.addWidget(scroll)
+        splitter.setCollapsible(1, False)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([900, 460])
@@ -381,14 +386,20 @@ class OutfitView(QWidget):
     def _select(self, region_id: int | None) -> None:
         if self.controller is not None:
             self.controller.select(region_id)
-            self.category.clear()
+            self._clear_entries()
             self.show_current(load_picture=False)
 
     def step_region(self, step: int) -> None:
         if self.controller is not None:
             self.controller.step_region(step)
-            self.category.clear()
+            self._clear_entries()
             self.show_current(load_picture=False)
+
+    def _clear_entries(self) -> None:
+        """Another region: what was typed for the last one goes."""
+        self.category.clear()
+        self.region_chips.clear_entry()
+        self.outfit_chips.clear_entry()
 
     def set_mode(self, mode: str) -> None:
         self.canvas.set_mode(mode)
@@ -460,19 +471,23 @@ class OutfitView(QWidget):
         controller = self.controller
         entry = controller.lookup("attribute", text) if controller else None
         if entry is None or controller is None:
-            self.message.setText(f"{text!r} is not an attribute of the ontology.")
+            if controller is not None:
+                self.message.setText(controller.explain_unknown("attribute", text))
+                self.region_chips.show_choices()
             return
         if self._run(controller.set_attribute, entry, True):
-            self.region_chips.entry.clear()
+            self.region_chips.clear_entry()
 
     def _outfit_typed(self, text: str) -> None:
         controller = self.controller
         entry = controller.lookup("outfit", text) if controller else None
         if entry is None or controller is None:
-            self.message.setText(f"{text!r} is not a style, occasion, season or scene value.")
+            if controller is not None:
+                self.message.setText(controller.explain_unknown("outfit", text))
+                self.outfit_chips.show_choices()
             return
-        if self._run(controller.set_outfit_value, entry, True):
-            self.outfit_chips.entry.clear()
+        if self._run(controller.set_outfit_value, entry, True):  # one-valued fields replace
+            self.outfit_chips.clear_entry()
 
     def _edit(self, what: str, value_id: int, present: bool) -> None:
         controller = self.controller

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from studio.store import Project
 from studio.store.records import ImageRecord
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.thumbnail_cache import ThumbnailCache
 
 BASE_SIZE = 300  # the fitted size before the panel is laid out
@@ -55,7 +56,7 @@ class ImagePanel(QWidget):
         self.scroll.installEventFilter(self)
         for bar in (self.scroll.horizontalScrollBar(), self.scroll.verticalScrollBar()):
             bar.rangeChanged.connect(lambda low, high, b=bar: _centre(b, low, high))
-        self.image_id = QLabel()
+        self.image_id = ElidedLabel()
         self.image_id.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.title = QLabel()
         self.title.setWordWrap(True)
@@ -148,7 +149,7 @@ class PairView(QWidget):
         sides.addWidget(self.target, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.notice = QLabel()
+        self.notice = WrappedLabel()
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #b45309;")
         self.notice.hide()

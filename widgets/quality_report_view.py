@@ -37,6 +37,7 @@ from studio.quality.report_export import (
 )
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 
@@ -71,7 +72,7 @@ class QualityReportView(QWidget):
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
         buttons.addWidget(refresh)
-        self.status = QLabel()
+        self.status = ElidedLabel()
         self.status.setObjectName("rubric")
         buttons.addWidget(self.status)
         buttons.addStretch(1)
@@ -95,7 +96,7 @@ class QualityReportView(QWidget):
         self.indicators = QTableWidget()
         self.indicators.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout.addWidget(self.indicators, 1)
-        self.notes = QLabel()
+        self.notes = WrappedLabel()
         self.notes.setWordWrap(True)
         self.notes.setObjectName("rubric")
         layout.addWidget(self.notes)

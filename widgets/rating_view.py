@@ -25,6 +25,7 @@ from studio.quality import ratings
 from studio.quality.sampling import rater_names, sample_names
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.rating_form import RatingForm
 from widgets.turn_strip import TurnStrip
 
@@ -60,10 +61,10 @@ class RatingView(QWidget):
         self.start_button = QPushButton("Start")
         self.start_button.clicked.connect(self.load_next)
         top.addWidget(self.start_button)
-        self.progress = QLabel()
+        self.progress = ElidedLabel()
         top.addWidget(self.progress, 1)
         layout.addLayout(top)
-        self.message = QLabel()
+        self.message = WrappedLabel()
         self.message.setWordWrap(True)
         layout.addWidget(self.message)
         # Earlier turns scroll in a short strip; the turn being rated sits below it, always

@@ -40,6 +40,8 @@ class SessionControls:
             self.strategy.setItemData(self.strategy.count() - 1, cls.description,
                                       Qt.ItemDataRole.ToolTipRole)
         self.strategy.setCurrentIndex(list(STRATEGIES).index(DEFAULT_STRATEGY))
+        # Trained combiners arrive later (history+combiner:NAME): the box follows them.
+        self.strategy.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.top_k = QSpinBox()
         self.top_k.setRange(1, 50)
         self.top_k.setValue(10)

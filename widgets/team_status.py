@@ -4,14 +4,15 @@ edits waiting"; hidden while the studio is not connected. It follows the connect
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
+from widgets.elided_label import ElidedLabel
 from widgets.team_connection import TeamConnection
 
 
-class TeamStatus(QLabel):
+class TeamStatus(ElidedLabel):  # elided when long, whole in the tooltip
     def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__("", parent)
         self.setObjectName("team_status")
         self.connection = connection
         connection.changed.connect(self.refresh)

@@ -25,14 +25,43 @@ def completion_text(entry: OntologyEntry) -> str:
     return f"{entry.name} — {entry.supercategory}" if entry.supercategory else entry.name
 
 
+def _split_field(text: str) -> tuple[str, str]:
+    """'style: formal' (as a chip reads) -> ('style', 'formal'); 'formal' -> ('', 'formal')."""
+    field_name, sep, name = text.partition(":")
+    return (field_name.strip().lower(), name.strip()) if sep else ("", text.strip())
+
+
 def lookup(ontology: Ontology, kind: str, text: str) -> OntologyEntry | None:
-    """An entry from its completion text, or from a name alone when that is unique."""
+    """An entry from its completion text, from 'field: name' (as a chip reads), or from a
+    name alone when that is unique."""
     text = text.strip()
     for entry in ontology.of_kind(kind):
         if completion_text(entry) == text:
             return entry
-    matches = [e for e in ontology.of_kind(kind) if e.name.lower() == text.lower()]
+    field_name, name = _split_field(text)
+    matches = [e for e in ontology.of_kind(kind) if e.name.lower() == name.lower()
+               and (not field_name or e.supercategory.lower() == field_name)]
     return matches[0] if len(matches) == 1 else None
+
+
+def explain_unknown(ontology: Ontology, kind: str, text: str, what: str) -> str:
+    """Why ``text`` was not taken, naming the field and the nearest allowed values."""
+    import difflib
+
+    field_name, name = _split_field(text)
+    entries = [e for e in ontology.of_kind(kind)
+               if not field_name or e.supercategory.lower() == field_name]
+    if field_name and entries:
+        what = f"{field_name} value"
+    names = sorted({e.name for e in entries})
+    lowered = {n.lower(): n for n in names}
+    nearest = [lowered[n] for n in difflib.get_close_matches(name.lower(), list(lowered),
+                                                             n=4, cutoff=0.4)]
+    nearest += [n for n in names if name.lower()[:3] in n.lower() and n not in nearest]
+    said = f"{name!r} is not a {what} of the ontology."
+    if nearest[:4]:
+        return f"{said} Nearest allowed: {', '.join(nearest[:4])}."
+    return f"{said} Allowed: {', '.join(names[:8])}{' …' if len(names) > 8 else ''}."
 
 
 @dataclass
@@ -115,6 +144,11 @@ class OutfitController:
 
     def lookup(self, kind: str, text: str) -> OntologyEntry | None:
         return lookup(self.ontology, kind, text)
+
+    def explain_unknown(self, kind: str, text: str) -> str:
+        what = {"attribute": "region attribute", "outfit": "style, occasion, season or scene"
+                " value"}.get(kind, kind)
+        return explain_unknown(self.ontology, kind, text, what)
 
     def name(self, entry_id: int) -> str:
         entry = self.ontology.by_id.get(entry_id)

@@ -193,9 +193,16 @@ def _set_label(project: Project, actor: str, table: str, owner: Any, image_id: s
     before = {r["source"]: r["status"] for r in rows}
     now = utc_now()
     action = "outfits.add_label" if present else "outfits.remove_label"
+    replaced = _replaced_by(project, table, owner, value_id) if present else []
     with project.change(actor, action, ENTITY, image_id,
                         before={"table": table, "owner": owner, "value": value_id,
-                                "rows": before}) as record:
+                                "rows": before, "replaced": replaced}) as record:
+        for other in replaced:  # a field that takes one value: the new one replaces it
+            other_rows = [r for r in repo.label_rows(project, table, [owner])
+                          if r[repo.LABEL_TABLES[table][1]] == other]
+            repo.delete_label(project, table, owner, other, source="person")
+            if any(r["source"] != "person" for r in other_rows):
+                repo.decide_label(project, table, owner, other, "rejected", actor, now)
         if present:
             position = max((r["position"] for r in repo.label_rows(project, table, [owner])),
                            default=-1) + 1
@@ -215,6 +222,19 @@ def _set_label(project: Project, actor: str, table: str, owner: Any, image_id: s
                 repo.decide_label(project, table, owner, value_id, "rejected", actor, now)
         record["after"] = {"table": table, "owner": owner, "value": value_id,
                            "present": present}
+
+
+def _replaced_by(project: Project, table: str, owner: Any, value_id: int) -> list[int]:
+    """The values held now in the field of ``value_id`` when that field takes one value."""
+    ontology = load_ontology(project)
+    entry = ontology.by_id.get(value_id)
+    if entry is None or not ontology.takes_one(entry):
+        return []
+    column = repo.LABEL_TABLES[table][1]
+    held = {r[column] for r in repo.label_rows(project, table, [owner])
+            if r["status"] != "rejected"}
+    return sorted(v for v in held if v != value_id and (other := ontology.by_id.get(v))
+                  is not None and other.supercategory == entry.supercategory)
 
 
 def set_region_attribute(project: Project, actor: str, region_id: int, attribute_id: int,

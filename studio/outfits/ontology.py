@@ -52,6 +52,10 @@ class Ontology:
     def external(self, kind: str, external_id: int) -> OntologyEntry | None:
         return self._external.get((kind, external_id))
 
+    def takes_one(self, entry: OntologyEntry) -> bool:
+        """Does the entry's field take one value (a second one replaces it)?"""
+        return entry.supercategory in single_valued_fields().get(entry.kind, ())
+
     def outfit_values(self, field_name: str) -> list[OntologyEntry]:
         return [e for e in self.entries if e.kind == "outfit" and e.supercategory == field_name]
 
@@ -72,6 +76,21 @@ def entry_from_row(row: dict) -> OntologyEntry:
 
 def load_ontology(project: Project) -> Ontology:
     return Ontology([entry_from_row(row) for row in repo.ontology_rows(project)])
+
+
+def single_valued_fields() -> dict[str, tuple[str, ...]]:
+    """Fields (attribute supercategories, outfit fields) that take one value per region
+    or picture, from the shipped ontology: an outfit has one style, a garment one
+    neckline. Seasons, occasions, colours and materials take several."""
+    global _SINGLE_VALUED
+    if _SINGLE_VALUED is None:
+        data = json.loads(STUDIO_ONTOLOGY.read_text(encoding="utf-8")).get("single_valued", {})
+        _SINGLE_VALUED = {kind: tuple(names) for kind, names in data.items()
+                          if isinstance(names, list)}
+    return _SINGLE_VALUED
+
+
+_SINGLE_VALUED: dict[str, tuple[str, ...]] | None = None
 
 
 def studio_entries() -> list[dict]:

@@ -3,7 +3,8 @@
 Qt squeezes a layout below its minimum size when the window is too small: labels are cut
 mid-word, buttons lose their text and widgets slide over each other. These checks read
 the geometry Qt computed and name every widget that suffers, so a failing test says
-what is cut and where.
+what is cut and where. A label that elides (``ElidedLabel``) is whole when its tooltip
+holds the whole text; a wrapped label is whole when it has the height its text needs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QWidget,
 )
+
+from widgets.elided_label import ElidedLabel
 
 
 def _describe(widget: QWidget) -> str:
@@ -61,6 +64,15 @@ def cut_widgets(root: QWidget) -> list[str]:
                     f"{name} is squeezed: {widget.width()}x{widget.height()} < "
                     f"{needed.width()}x{needed.height()}"
                 )
+        if isinstance(widget, ElidedLabel):
+            if widget.is_elided() and widget.text() not in widget.toolTip():
+                problems.append(f"{name} is elided without its whole text in the tooltip")
+            continue
+        if isinstance(widget, QLabel) and widget.wordWrap() and widget.text():
+            wanted_height = widget.heightForWidth(widget.width())
+            if widget.height() < wanted_height:
+                problems.append(f"{name} wrapped text is cut: {widget.height()} < "
+                                f"{wanted_height} px high")
         plain_label = isinstance(widget, QLabel) and not widget.wordWrap() and widget.text()
         if plain_label and (widget.pixmap() is None or widget.pixmap().isNull()):
             wanted = widget.sizeHint().width()

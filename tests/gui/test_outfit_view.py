@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea, QWidget
 
 from studio.outfits.fashionpedia import import_fashionpedia
 from studio.outfits.fashionpedia_write import export_fashionpedia
@@ -233,3 +234,137 @@ def test_the_pane_imports_and_exports_outfits_as_jobs(window, event_loop_qt,
     assert pane.outfits.region_list.count() == 4  # shirt, its sleeve, pants, its pocket
     event_loop_qt.run_until_complete(pane.outfit_export("fashionpedia", tmp_path / "o.json"))
     assert json.loads((tmp_path / "o.json").read_text()) == small_document()
+
+
+# -- typing values: the box empties, one-valued fields replace, unknown words are explained --
+
+
+def draw_shirt(view: OutfitView, qtbot) -> None:
+    view.category.setText("shirt, blouse")
+    view.set_mode("box")
+    drag(view, (50, 40), (350, 300))
+    view.category.setText("pants")
+    drag(view, (80, 310), (320, 590))
+
+
+def test_the_entry_empties_after_a_completion_is_added_and_on_another_region(
+    view: OutfitView, qtbot
+) -> None:
+    draw_shirt(view, qtbot)
+    entry = view.region_chips.entry
+    entry.setFocus()
+    qtbot.keyClicks(entry, "stri")
+    popup = view.region_chips.completer.popup()
+    qtbot.waitUntil(popup.isVisible)
+    qtbot.keyClick(popup, Qt.Key.Key_Down)  # choose "stripe — textile pattern" …
+    qtbot.keyClick(popup, Qt.Key.Key_Return)  # … and add it
+    qtbot.waitUntil(lambda: len(view.region_chips.chips) == 1)
+    assert [c.findChild(QPushButton).text() for c in view.region_chips.chips.values()] \
+        == ["✓ stripe"]
+    assert entry.text() == ""
+    qtbot.keyClicks(entry, "blu")  # typed, not added, then another region
+    view.step_region(1)
+    assert entry.text() == ""
+    view.outfit_chips.entry.setText("casu")
+    view.step_region(1)
+    assert view.outfit_chips.entry.text() == ""
+
+
+def outfit_values(view: OutfitView) -> set[str]:
+    outfit = load_outfit(view.workspace.project, "look")
+    return {view.controller.name(label.value_id) for label in effective(outfit.outfit_labels)}
+
+
+def test_a_one_valued_field_replaces_its_value_and_undo_brings_it_back(
+    view: OutfitView, qtbot
+) -> None:
+    type_into(qtbot, view.outfit_chips.entry, "casual")
+    type_into(qtbot, view.outfit_chips.entry, "summer")
+    type_into(qtbot, view.outfit_chips.entry, "style: formal")  # as the chips read
+    assert outfit_values(view) == {"formal", "summer"}
+    assert view.outfit_chips.entry.text() == ""
+    type_into(qtbot, view.outfit_chips.entry, "winter")  # seasons: several at once
+    assert outfit_values(view) == {"formal", "summer", "winter"}
+    view.undo()
+    view.undo()
+    assert outfit_values(view) == {"casual", "summer"}
+
+
+def test_a_word_outside_the_ontology_is_explained_and_the_choices_are_listed(
+    view: OutfitView, qtbot
+) -> None:
+    draw_shirt(view, qtbot)
+    type_into(qtbot, view.region_chips.entry, "puff")
+    text = view.message.text()
+    assert "'puff'" in text and "attribute" in text
+    assert "nearest" in text.lower()
+    assert view.region_chips.entry.text() == "puff"  # kept, to be corrected
+    popup = view.region_chips.completer.popup()
+    assert popup.isVisible() and popup.model().rowCount() > 0  # the ontology's values
+    type_into(qtbot, view.outfit_chips.entry, "style: formall")
+    text = view.message.text()
+    assert "'formall'" in text and "style" in text and "formal" in text
+
+
+def test_outfit_import_and_export_dialogs_open_in_the_last_folder(
+    window, tmp_path: Path, monkeypatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    Project.create(tmp_path / "p", image_root=tmp_path).close()
+    assert window.open_project(tmp_path / "p")
+    last = tmp_path / "datasets" / "fashionpedia"
+    last.mkdir(parents=True)
+    window.workspace.settings.last_folder = str(last)
+    asked: list[str] = []
+
+    def ask(_parent, _title, folder="", *_rest):
+        asked.append(str(folder))
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", ask)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", ask)
+    pane = next(p for p in window.panes if p.title == "Attributes")
+    pane.ask_outfit_import("fashionpedia")
+    pane.ask_outfit_export("omnifashion")
+    QApplication.processEvents()
+    assert len(asked) == 2
+    assert Path(asked[0]) == last
+    assert Path(asked[1]).parent == last
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 820)])
+def test_the_outfits_tab_shows_everything(window, tmp_path: Path, size) -> None:
+    from tests.gui.layout_checks import cut_widgets
+
+    images = tmp_path / "images"
+    images.mkdir()
+    Image.new("RGB", (400, 600), (90, 120, 200)).save(images / "look.jpg")
+    project = Project.create(tmp_path / "p", image_root=images)
+    project.add_images([ImageRecord(id="look", path="look.jpg", width=400, height=600)])
+    project.close()
+    assert window.open_project(tmp_path / "p")
+    window.resize(*size)
+    pane = next(p for p in window.panes if p.title == "Attributes")
+    window.show_pane(window.panes.index(pane))
+    pane.tabs.setCurrentWidget(pane.outfits)
+    view = pane.outfits
+    draw_shirt(view, None)
+    view.outfit_chips.entry.setText("casual")
+    view._outfit_typed("casual")
+    view._outfit_typed("street")
+    view._attribute_typed("stripe")
+    view._attribute_typed("blue")
+    for _ in range(3):
+        QApplication.processEvents()
+    assert (window.width(), window.height()) == size
+    assert cut_widgets(pane) == []
+    # inside the side panel (it scrolls up and down, never sideways): nothing is wider
+    # than the panel, so no button, chip × or description is cut at the right
+    scroll = view.findChild(QScrollArea)
+    side = scroll.widget()
+    assert side.minimumSizeHint().width() <= scroll.viewport().width()
+    for widget in side.findChildren(QWidget):
+        if widget.isVisible():
+            right = widget.mapTo(side, widget.rect().topRight()).x()
+            assert right < scroll.viewport().width(), widget

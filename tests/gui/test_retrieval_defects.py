@@ -235,3 +235,33 @@ def test_learned_speech_is_the_default_and_sample_dialogs_show_what_was_typed(
     event_loop_qt.run_until_complete(view.run())
     run_until(event_loop_qt, lambda: view.runs.count() == 2)
     assert view.sample_dialogs.text() != shown  # catalog words, not the learned ones
+
+
+def test_strategy_boxes_show_trained_combiner_names_whole(qtbot, workspace, services) -> None:
+    from PySide6.QtWidgets import QWidget
+
+    from widgets.experiments_view import ExperimentsView
+    from widgets.retrieval_controls import SessionControls
+
+    name = "history+combiner:fashioniq-dress-toptee-2026-11"
+    controls = SessionControls()
+    strip = QWidget()
+    strip.setLayout(controls.bar)
+    qtbot.addWidget(strip)
+    strip.resize(1024 - 170, 80)
+    strip.show()
+    QApplication.processEvents()
+    controls.add_strategies([name])  # trained combiners arrive after the strip is shown
+    controls.strategy.setCurrentIndex(controls.strategy.findData(name))
+    experiments = ExperimentsView(workspace, services.runner)
+    qtbot.addWidget(experiments)
+    experiments.resize(1024 - 170, 600)
+    experiments.show()
+    QApplication.processEvents()
+    experiments.strategy.addItems([name])  # as refresh_strategies does after training
+    experiments.strategy.setCurrentText(name)
+    for _ in range(3):
+        QApplication.processEvents()
+    for combo in (controls.strategy, experiments.strategy):
+        needed = combo.fontMetrics().horizontalAdvance(name)
+        assert combo.width() > needed, combo.width()

@@ -118,3 +118,75 @@ def test_report_chart_texts_are_whole_at_1024x700(window, showcase_dir, event_lo
     assert legend.x1 <= box.x1
     # the table's columns all fit without scrolling sideways
     assert not pane.report.table.horizontalScrollBar().isVisible()
+
+
+# -- no text sets the window's width --------------------------------------------------------
+
+FIQ_PATH = ("/home/ana/datasets/fashion-iq/fashion-iq-2019-release-with-all-splits/"
+            "captions/cap.dress.train.with-the-long-b00a0i8v1w-b00byjvkfe-names.json")
+LONG_MESSAGE = (f"Cannot import {FIQ_PATH}: entry 1,842 names the candidate B00A0I8V1W, "
+                "which is not in image_splits/split.dress.train.json")
+TEAM_LINE = ("The team server does not answer: your edits wait on this computer, and your "
+             "next pair comes as soon as it answers. https://team.fashion-lab.example.org:8443/"
+             "projects/fashion-iq-dress-and-toptee-round-2")
+
+# The labels each pane shows messages, paths and server lines in: (pane, tab, attributes).
+MESSAGE_LABELS = [
+    ("Pairs", None, ["message", "no_match", "view.notice",
+                     "view.reference.image_id", "view.target.image_id"]),
+    ("Captions", None, ["view.reference.image_id", "view.target.image_id", "view.notice",
+                        "writer.info", "writer.state", "reviewer.info", "reviewer.state",
+                        "progress.summary", "team_label"]),
+    ("Attributes", 0, ["summary", "single.position", "single.message"]),
+    ("Attributes", 1, ["summary", "bulk.count", "bulk.message", "bulk.empty"]),
+    ("Attributes", 2, ["summary", "outfits.position", "outfits.message"]),
+    ("Retrieval", 1, ["experiments.message", "experiments.sample_dialogs"]),
+    ("Quality", 0, ["rating.progress", "rating.message"]),
+    ("Quality", 1, ["report.status", "report.notes"]),
+    ("Dashboard", None, ["heading"]),
+]
+
+
+def attribute(root, path: str):
+    for name in path.split("."):
+        root = getattr(root, name)
+    return root
+
+
+@pytest.mark.parametrize(("title", "tab", "names"), MESSAGE_LABELS,
+                         ids=[f"{t}-{tab}" for t, tab, _ in MESSAGE_LABELS])
+def test_long_messages_do_not_widen_the_window(window, showcase_dir, title, tab, names) -> None:
+    pane = open_small(window, showcase_dir, title)
+    if tab is not None:
+        pane.tabs.setCurrentIndex(tab)
+    labels = [attribute(pane, name) for name in names]
+    labels += [window.project_label, window.job_status.label, window.team_status]
+    for number, label in enumerate(labels):
+        label.setText((TEAM_LINE if number % 2 else LONG_MESSAGE) + f" ({number})")
+        label.show()
+    window.job_status.show()
+    for _ in range(3):
+        QApplication.processEvents()
+    assert window.minimumSizeHint().width() <= SMALL[0]
+    window.resize(*SMALL)
+    QApplication.processEvents()
+    assert (window.width(), window.height()) == SMALL
+    assert cut_widgets(pane) == []
+    assert cut_widgets(window.statusBar()) == []
+    for label in labels:
+        assert label.width() <= SMALL[0] - 170, label.text()[:30]
+
+
+def test_job_progress_says_the_time_left_in_full(window, showcase_dir, qtbot) -> None:
+    open_small(window, showcase_dir, "Pairs")
+    status = window.job_status
+    status._on_started(7, "Fetching pictures")
+    status._on_progress(7, 1, 400, f"{FIQ_PATH} (1 of 400)")
+    for _ in range(3):
+        QApplication.processEvents()
+    # the progress bar's own text is the percentage alone (styles that draw it beside the
+    # bar give it room for "100%" only); the time left is a label of its own, shown whole
+    assert "left" not in status.bar.text()
+    assert status.eta.text().endswith("left") and status.eta.isVisible()
+    assert status.eta.width() >= status.eta.sizeHint().width()
+    assert cut_widgets(window.statusBar()) == []

@@ -14,9 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMessageBox,
     QPushButton,
     QStackedLayout,
@@ -32,6 +30,8 @@ from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store import Project
 from widgets.bulk_review import BulkReview
+from widgets.elided_label import ElidedLabel
+from widgets.file_dialogs import open_file, save_file
 from widgets.image_review import SingleImageReview
 from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
@@ -68,7 +68,7 @@ class AttributesPane(Pane):
         vocabulary_button.clicked.connect(self.edit_vocabulary)
         self.category = QComboBox()
         self.category.currentIndexChanged.connect(lambda _=0: self._load_images())
-        self.summary = QLabel()
+        self.summary = ElidedLabel()
         self.summary.setStyleSheet("color: #6b7280;")
         for widget in (self.extract_button, self.suggest_button, vocabulary_button):
             bar.addWidget(widget)
@@ -225,14 +225,15 @@ class AttributesPane(Pane):
 
     @asyncSlot(str)
     async def ask_outfit_import(self, kind: str) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, f"Import {kind}", "", "JSON (*.json)")
+        path = open_file(self, self.workspace.settings, f"Import {kind}", "JSON (*.json)")
         if path:
             await self.outfit_import(kind, Path(path))
 
     @asyncSlot(str)
     async def ask_outfit_export(self, kind: str) -> None:
         suffix = "JSON Lines (*.jsonl)" if kind == "omnifashion" else "JSON (*.json)"
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind}", "", suffix)
+        name = f"{kind}.jsonl" if kind == "omnifashion" else f"{kind}.json"
+        path = save_file(self, self.workspace.settings, f"Export {kind}", name, suffix)
         if path:
             await self.outfit_export(kind, Path(path))
 

@@ -46,6 +46,7 @@ from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
 from widgets.caption_writer import CaptionWriter
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
@@ -93,7 +94,8 @@ class CaptionsPane(Pane):
 
     def _build(self) -> QWidget:
         content = QWidget()
-        self.user_label = QLabel()
+        self.user_label = WrappedLabel()
+        self.user_label.setTextFormat(Qt.TextFormat.RichText)
         self.write_button = QPushButton("Write")
         self.write_button.setToolTip("Write captions (Ctrl+Shift+W)")
         self.review_button = QPushButton("Review")
@@ -153,7 +155,7 @@ class CaptionsPane(Pane):
         captions; pictures come from the server or a local copy."""
         page = QWidget()
         team = self.services.team
-        self.team_label = QLabel()
+        self.team_label = ElidedLabel()
         self.team_pictures = TeamPictures(team)
         self.team_writer = TeamWriter(team)
         self.team_reviewer = TeamReviewer(team)

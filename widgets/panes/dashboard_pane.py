@@ -28,6 +28,7 @@ from studio.store import Project
 from studio.wording import plural
 from widgets.attribute_quality_plot import AttributeQualityPlot
 from widgets.dashboard_charts import DashboardCharts
+from widgets.elided_label import ElidedLabel
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.rank_distribution import RankDistribution
@@ -72,7 +73,7 @@ class DashboardPane(Pane):
         )
         content = QWidget()
         layout = QVBoxLayout(content)
-        self.heading = QLabel()
+        self.heading = ElidedLabel()
         self.heading.setObjectName("paneHeading")
         layout.addWidget(self.heading)
         totals = QGroupBox("Totals")

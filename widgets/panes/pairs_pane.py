@@ -38,6 +38,7 @@ from studio.pairs.mining import embedding_available, mine_pairs
 from studio.pairs.query import STATUS_FILTERS, PairFilter, filter_choices
 from studio.store import Project
 from studio.wording import count, plural
+from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.mine_dialog import MineDialog
 from widgets.pair_model import PairTableModel
 from widgets.pair_view import PairView
@@ -90,7 +91,7 @@ class PairsPane(Pane):
         self.search.setToolTip("Search by pair number, image id or product title (Ctrl+L)")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
-        self.count_label = QLabel()
+        self.count_label = ElidedLabel()
         self.mine_button = QPushButton("Mine pairs…")
         self.mine_button.setToolTip("Pair target images with references by TF-IDF or embeddings")
         self.mine_button.clicked.connect(lambda: self.mine_dialog())
@@ -137,9 +138,9 @@ class PairsPane(Pane):
         self.view.install_zoom_keys(content)
         self.captions = QListWidget()
         self.captions.setMaximumHeight(130)
-        self.message = QLabel()
+        self.message = WrappedLabel()
         self.message.setWordWrap(True)
-        self.no_match = QLabel()
+        self.no_match = WrappedLabel()
         self.no_match.setObjectName("emptyStateDetail")
         self.no_match.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_match.setWordWrap(True)
