@@ -168,9 +168,9 @@ def _nearest_colour_pixels(image: Image.Image, name: str) -> int:
 
     names = list(COLOR_RGB)
     count = 0
-    small = image
-    for pixel in (small.getpixel((x, y)) for y in range(small.height) for x in range(small.width)):
-        best = min(names, key=lambda n: sum((a - b) ** 2 for a, b in zip(pixel, COLOR_RGB[n])))
+    for pixel in (image.getpixel((x, y)) for y in range(image.height) for x in range(image.width)):
+        best = min(names, key=lambda n: sum(
+            (a - b) ** 2 for a, b in zip(pixel, COLOR_RGB[n], strict=True)))
         count += best == name
     return count
 
