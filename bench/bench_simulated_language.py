@@ -198,6 +198,17 @@ def demo_facets(images: int, seed: int) -> dict:
             extract_from_text(project, "bench")
             facets = project_facets(project, FacetMap.for_vocabulary(load_vocabulary(project)))
             categories = {image.id: image.category for image in project.iter_images()}
+    # the colour each print is drawn in, which learned users may name beside the colour
+    from studio.demo.catalog import plan_catalog
+    from studio.demo.garments import print_colours
+    from studio.simulation.users import PRINT_COLOR
+
+    for item in plan_catalog(images, seed):
+        found = facets.get(item.id)
+        colours = print_colours(item, seed)
+        second = colours.get("pattern") or colours.get("graphic")
+        if found and second:
+            facets[item.id] = {**found, PRINT_COLOR: second}
     return {i: (categories[i], f) for i, f in facets.items() if f and i in categories}
 
 

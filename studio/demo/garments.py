@@ -202,11 +202,47 @@ def _luma(rgb: RGB) -> float:
     return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
 
 
+#: What people call each contrast colour ``_contrast`` draws, by its place in the choice
+#: (light base, dark base); "shade": the base darkened, "tint": the base lightened, named
+#: per base colour where a person would give it another name ("white with grey stripes");
+#: None: no one name (the pale gold is called yellow, gold and beige alike).
+_CONTRAST_NAMES = (("shade", "navy", "black", "red"), ("white", "tint", None))
+_SHADE_NAMES = {"white": "grey", "beige": "brown", "orange": "brown"}
+_TINT_NAMES = {"black": "grey", "red": "pink", "brown": "beige"}
+
+
+def _contrast_choice(base: RGB, rng: random.Random) -> tuple[RGB, int]:
+    """``_contrast``, and the place of its choice in ``_CONTRAST_NAMES``."""
+    if _luma(base) > 140:
+        options = [_shade(base, 0.42), (28, 36, 80), (35, 35, 38), (170, 30, 40)]
+    else:
+        options = [(246, 244, 238), _mix(base, (255, 255, 255), 0.7), (238, 214, 120)]
+    index = rng.randrange(len(options))  # what rng.choice draws
+    return options[index], index
+
+
 def _contrast(base: RGB, rng: random.Random) -> RGB:
     """A second colour for patterns and prints that reads clearly against the base."""
-    if _luma(base) > 140:
-        return rng.choice([_shade(base, 0.42), (28, 36, 80), (35, 35, 38), (170, 30, 40)])
-    return rng.choice([(246, 244, 238), _mix(base, (255, 255, 255), 0.7), (238, 214, 120)])
+    return _contrast_choice(base, rng)[0]
+
+
+def _contrast_name(color: str, base: RGB, index: int) -> str | None:
+    name = _CONTRAST_NAMES[0 if _luma(base) > 140 else 1][index]
+    if name == "shade":
+        return _SHADE_NAMES.get(color)
+    if name == "tint":
+        return _TINT_NAMES.get(color)
+    return name
+
+
+def _graphic_ink(base: RGB, plain: bool, rng: random.Random) -> tuple[RGB, str]:
+    """The chest print's ink and its name: black on a light garment, white on a dark one,
+    now and then red or yellow on a plain one."""
+    dark = _luma(base) > 140
+    ink, name = ((32, 32, 36), "black") if dark else ((244, 242, 236), "white")
+    if plain and rng.random() < 0.35:
+        ink, name = ((200, 40, 50), "red") if dark else ((246, 210, 70), "yellow")
+    return ink, name
 
 
 def _background(base: RGB, rng: random.Random) -> RGB:
@@ -388,10 +424,7 @@ def _draw_graphic(
     """Print the chest motif or word; on a pattern it gets a base-colour halo so it reads."""
     assert shape.chest is not None
     x, y, size = shape.chest
-    dark = _luma(base) > 140
-    ink = (32, 32, 36) if dark else (244, 242, 236)
-    if plain and rng.random() < 0.35:
-        ink = (200, 40, 50) if dark else (246, 210, 70)
+    ink = _graphic_ink(base, plain, rng)[0]
     cx, cy = cv.pt((x, y))
     half = round(cv.len(size) * 0.9)
     box = (round(cx) - half, round(cy) - half, round(cx) + half, round(cy) + half)
@@ -445,15 +478,48 @@ def _place(item: CatalogItem, shape: _Shape, side: int, rng: random.Random) -> _
     return _Canvas(side, scale, dx, min(ys), max(ys), rng.uniform(-5, 5))
 
 
-def draw_garment(item: CatalogItem, size: int, seed: int) -> Image.Image:
-    """Render ``item`` as an RGB ``size`` x ``size`` picture; the same (item, seed), same pixels."""
+def _start(
+    item: CatalogItem, side: int, seed: int
+) -> tuple[random.Random, _Shape, RGB, RGB, _Canvas]:
+    """The drawing's random stream, shape, garment colour, background and placement."""
     rng = random.Random(f"garment:{seed}:{item.id}")
-    ss = 2
-    side = size * ss
     shape = _build_shape(item)
     base = _shade(COLOR_RGB[item.attributes["color"]], rng.uniform(0.9, 1.1))
     bg = _background(base, rng)
     cv = _place(item, shape, side, rng)
+    return rng, shape, base, bg, cv
+
+
+def print_colours(item: CatalogItem, seed: int) -> dict[str, str]:
+    """The colours ``draw_garment`` gives the item's print, by what is printed: "pattern"
+    (the stripes', dots' or flowers' colour; a plaid has none) and "graphic" (the chest motif's or
+    word's ink), each where a person would name it apart from the garment's own colour
+    ("navy with white dots", "black with white lettering"). Replays the drawing's random
+    choices without drawing, so it is cheap; the pictures are the same as ever."""
+    attrs = item.attributes
+    rng, _, base, _, _ = _start(item, 2, seed)  # the stream does not depend on the size
+    out: dict[str, str] = {}
+    plain = attrs["pattern"] == "solid"
+    if not plain:
+        _, index = _contrast_choice(base, rng)  # the first draw of ``_draw_pattern``
+        name = _contrast_name(attrs["color"], base, index)
+        # a plaid's checks are its colour half-mixed with the garment's: no one colour
+        if attrs["pattern"] != "plaid" and name is not None and name != attrs["color"]:
+            out["pattern"] = name
+    if attrs.get("graphic", "none") != "none":
+        # on a pattern the ink draws nothing from the stream, so the pattern's use of it
+        # does not matter; on a solid garment it is the next draw
+        name = _graphic_ink(base, plain, rng)[1]
+        if name != attrs["color"]:
+            out["graphic"] = name
+    return out
+
+
+def draw_garment(item: CatalogItem, size: int, seed: int) -> Image.Image:
+    """Render ``item`` as an RGB ``size`` x ``size`` picture; the same (item, seed), same pixels."""
+    ss = 2
+    side = size * ss
+    rng, shape, base, bg, cv = _start(item, side, seed)
     pieces = [shape.body, *shape.sleeves]
 
     # The garment is drawn on an RGB picture plus an alpha mask, then pasted once.

@@ -64,9 +64,22 @@ def _sayable(captioner: Any, request: Request) -> bool:
     return can_say is None or bool(can_say(request))
 
 
+#: A detail of an item that is not a facet of its own: the colour its print is drawn in
+#: ("navy with white dots", "black with white lettering"), where the world knows it (the
+#: demo world's ``studio.demo.garments.print_colours``). Learned users may name it beside
+#: the item's colour; it is never a difference by itself.
+PRINT_COLOR = "print color"
+#: How often a learned user who names a two-coloured target's colour names both: 18 % of
+#: the Fashion IQ captions that name a colour name two (or "black and white"); with it,
+#: learned users on the demo world (half its garments show a print colour, drawn as often
+#: as people name them) name two in about as many of theirs.
+SECOND_COLOUR = 0.27
+
+
 def differences(target: Facets, current: Facets) -> list[str]:
     """Facets on which the target differs from the current item (known on both sides)."""
-    return sorted(f for f in target if f in current and current[f] != target[f])
+    return sorted(f for f in target
+                  if f != PRINT_COLOR and f in current and current[f] != target[f])
 
 
 def direct_phrase(facet: str, value: str) -> str:
@@ -326,8 +339,23 @@ class AttributeDifferenceUser:
             if not _sayable(model, request) and way is not None:
                 request = Request(way[0], way[1])  # type: ignore[arg-type]
             if _sayable(model, request):
-                out.append(request)
+                out.extend(self._both_colours(request, target))
         return list(dict.fromkeys(out))
+
+    def _both_colours(self, request: Request, target: Facets) -> list[Request]:
+        """``request``, or for the colour of a target with a coloured print now and then
+        both its colours, as people say them ("is black with white lettering", "is black
+        and white"): the reader reads each colour of a garment as a colour request."""
+        second = target.get(PRINT_COLOR)
+        if (request.facet != "color" or request.op != "is" or not second
+                or second == request.value or self.random.random() >= SECOND_COLOUR):
+            return [request]
+        if {request.value, second} == {"black", "white"}:
+            both = Request("color", "is", "black and white")
+            if _sayable(self.captioner, both):
+                return [both]
+        also = Request("color", "is", second)
+        return [request, also] if _sayable(self.captioner, also) else [request]
 
     def _facet_weight(self, facet: str, value: str, current: str) -> float:
         """How often people named this facet (its comparatives included, both ways, as a

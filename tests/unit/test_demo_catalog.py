@@ -173,3 +173,45 @@ def test_the_catalog_file_follows_the_umask_like_the_pictures(tmp_path: Path) ->
     catalog = tmp_path / "demo" / "catalog.jsonl"
     picture = next((tmp_path / "demo" / "images").iterdir())
     assert oct(catalog.stat().st_mode & 0o777) == oct(picture.stat().st_mode & 0o777) == "0o644"
+
+
+def _nearest_colour_pixels(image: Image.Image, name: str) -> int:
+    """How many pixels are nearer the demo colour ``name`` than any other demo colour."""
+    from studio.demo.garments import COLOR_RGB
+
+    names = list(COLOR_RGB)
+    count = 0
+    for pixel in (image.getpixel((x, y)) for y in range(image.height) for x in range(image.width)):
+        best = min(names, key=lambda n: sum(
+            (a - b) ** 2 for a, b in zip(pixel, COLOR_RGB[n], strict=True)))
+        count += best == name
+    return count
+
+
+def test_print_colours_name_the_colour_the_print_is_drawn_in():
+    """A print's recorded colour ("navy with white dots", "black with white lettering")
+    is what the print adds to the picture: the same garment drawn plain shows far less of
+    it. Recording it leaves every picture as it was."""
+    from studio.demo.garments import print_colours
+
+    checked = Counter()
+    for item in plan_catalog(90, seed=0):
+        found = print_colours(item, 0)
+        assert set(found) <= {"pattern", "graphic"}
+        if "graphic" in found:
+            assert item.attributes.get("graphic", "none") != "none"
+        if "pattern" in found:
+            assert item.attributes["pattern"] != "solid"
+        for where, name in found.items():
+            assert name != item.attributes["color"]
+            if checked[where] >= 4 or (where == "graphic" and item.attributes["pattern"] != "solid"):
+                continue
+            plain = CatalogItem(**{**item.to_json(), "attributes": {
+                **item.attributes, "pattern": "solid" if where == "pattern"
+                else item.attributes["pattern"],
+                **({"graphic": "none"} if where == "graphic" else {})}})
+            printed = _nearest_colour_pixels(draw_garment(item, 224, 0), name)
+            bare = _nearest_colour_pixels(draw_garment(plain, 224, 0), name)
+            assert printed > bare + (600 if where == "pattern" else 30), (item.id, where, name)
+            checked[where] += 1
+    assert checked["pattern"] == 4 and checked["graphic"] == 4

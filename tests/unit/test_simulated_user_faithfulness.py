@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from studio.captions.reading import Request, default_reader
-from studio.simulation.users import AttributeDifferenceUser, preset
+from studio.demo.catalog import read_catalog
+from studio.demo.garments import print_colours
+from studio.simulation.users import PRINT_COLOR, AttributeDifferenceUser, preset
 
 # Words that say nothing about the wanted item on their own: what "every word is a request"
 # allows around the phrases the reader reads (chosen here, independently of the studio's
@@ -52,6 +54,13 @@ def demo_world(tmp_path_factory: pytest.TempPathFactory, demo_template: Path
         extract_from_text(project, "test")
         facets = project_facets(project, FacetMap.for_vocabulary(load_vocabulary(project)))
         categories = {image.id: image.category for image in project.iter_images()}
+        seed = int(project.get_meta("demo_seed") or 0)
+    # the colour each print is drawn in, which learned users may name beside the colour
+    for item in read_catalog(folder):
+        colours = print_colours(item, seed)
+        second = colours.get("pattern") or colours.get("graphic")
+        if facets.get(item.id) and second:
+            facets[item.id] = {**facets[item.id], PRINT_COLOR: second}
     return {i: (categories[i], f) for i, f in facets.items() if f and i in categories}
 
 
@@ -80,6 +89,57 @@ def test_every_word_of_a_learned_users_caption_is_a_request_it_was_given(demo_wo
                   for text, asked in said
                   if (extra := unrequested_words(text, asked))]
     assert not unfaithful, "\n".join(map(str, unfaithful[:15])) + f"\n({len(unfaithful)} of 600)"
+
+
+def test_learned_users_name_both_colours_of_a_two_coloured_target_and_only_then(
+        demo_world) -> None:
+    # people write "is black with white lettering" or "is black and white" for a garment
+    # with a print in a second colour; a simulated person does too, now and then, and says
+    # exactly those requests; one whose target shows one colour never names two
+    user = AttributeDifferenceUser(seed=0, style="learned", max_facets=3, **preset("learned"))
+    user.category = "shirt"
+    target = {"color": "black", "graphic": "text print", PRINT_COLOR: "white"}
+    current = {"color": "red", "graphic": "plain front"}
+    both = Request("color", "is", "white")
+    pair = Request("color", "is", "black and white")
+    named = 0
+    for _ in range(300):
+        text = user.describe(target, current, {})
+        asked = list(user.last_requests)
+        extra = [w for w in unrequested_words(text, asked) if asked or w not in STYLE]
+        assert not extra, (text, asked)  # with nothing asked, how it feels ("is more chic")
+        assert set(default_reader().read(text)) == set(asked), (text, asked)
+        named += both in asked or pair in asked
+    assert 10 <= named <= 120
+    one = {k: v for k, v in target.items() if k != PRINT_COLOR}
+    for _ in range(300):
+        user.describe(one, current, {})
+        assert both not in user.last_requests and pair not in user.last_requests
+    # and in the demo world, whose prints have their colours recorded
+    said = learned_captions(demo_world, 600, seed=1)
+    two = [text for text, asked in said
+           if sum(r.facet == "color" and r.op == "is" for r in asked) >= 2
+           or Request("color", "is", "black and white") in asked]
+    assert len(two) >= 10, len(two)
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("is black with white lettering", [("color", "black"), ("color", "white"),
+                                       ("graphic", "text print")]),
+    ("is black and white", [("color", "black and white")]),
+    ("is white with a black graphic", [("color", "white"), ("color", "black"),
+                                       ("graphic", "graphic print")]),
+    ("is navy with white polka dots", [("color", "navy"), ("color", "white"),
+                                       ("pattern", "polka dot")]),
+    ("is red and white striped", [("color", "red"), ("color", "white"),
+                                  ("pattern", "striped")]),
+    ("is grey with black writing", [("color", "grey"), ("color", "black"),
+                                    ("graphic", "text print")]),
+])
+def test_two_colour_phrasings_read_as_each_colour_asked(text, asked) -> None:
+    wanted = [Request(facet, "is", value) for facet, value in asked]
+    assert set(default_reader().read(text)) == set(wanted)
+    assert not unrequested_words(text, wanted)
 
 
 # How an item feels, which CAPTION_READING.md reads as no request ("sexier", "more
