@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from studio.errors import StudioError
+from studio.experiments.query_log import QueryLog
 from studio.jobs import JobCancelled
 from studio.sessions.strategies import STRATEGIES
 from studio.simulation.outputs import list_runs, plot_runs, store_run, write_csv
@@ -276,10 +277,14 @@ class ExperimentsView(QWidget):
 
         def job(*, progress, cancel):
             context = load_session_context(project, settings.model, device, cancel=cancel)
-            return run_simulation(context, config, progress=progress, cancel=cancel)
+            # The log is closed on cancel too: the file keeps the dialogs that finished.
+            with QueryLog.for_project(project, "simulate",
+                                      first_turn=0 if config.simulator == "chat" else 1) as log:
+                return run_simulation(context, config, progress=progress, cancel=cancel,
+                                      log=log), log
 
         try:
-            result = await self.runner.run(f"Simulating {config.label}", job)
+            result, log = await self.runner.run(f"Simulating {config.label}", job)
         except JobCancelled:
             return
         except StudioError as error:
@@ -287,7 +292,8 @@ class ExperimentsView(QWidget):
             return
         summary = result.summary()
         try:
-            store_run(project, "simulate", summary, result.queries, self.workspace.user_name)
+            store_run(project, "simulate", summary, result.queries, self.workspace.user_name,
+                      log)
         except StudioError as error:  # a busy or read-only project
             self.message.setText(f"The run finished but was not stored: {error}")
             return

@@ -84,6 +84,22 @@ def mean_rank(ranks: Sequence[float | None]) -> Estimate:
     return mean_estimate([r for r in ranks if r is not None])
 
 
+def hits_at(ranks: Sequence[float | None], k: int) -> np.ndarray:
+    """1.0 where a query's target ranks within ``k``, else 0.0 (a missing rank is a miss)."""
+    return np.array([r is not None and r <= k for r in ranks], dtype=float)
+
+
+def paired_bootstrap(a: np.ndarray, b: np.ndarray, seed: int = 0, n: int = 2000
+                     ) -> tuple[float, float, float]:
+    """Mean of ``a - b`` (paired per query) and the 95 % percentile bootstrap interval of it:
+    ``n`` resamples of the queries with replacement, one seeded generator. The benches and
+    the query-by-query comparison of two runs both use this one function."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(a), (n, len(a)))
+    diffs = (a[idx] - b[idx]).mean(axis=1)
+    return float(np.mean(a - b)), float(np.quantile(diffs, 0.025)), float(np.quantile(diffs, 0.975))
+
+
 def cumulative_hits(rounds: Sequence[Sequence[float | None]], k: int = 10) -> list[Estimate]:
     """``rounds[d][t]`` is dialog d's target rank after round t (all dialogs equally long)."""
     if not rounds:
