@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -41,6 +42,9 @@ from widgets.file_dialogs import save_file
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
 
+if TYPE_CHECKING:
+    from widgets.query_browser import QueryBrowser
+
 RUN_ROLE = Qt.ItemDataRole.UserRole
 
 STYLES_IN_ORDER = ("learned", "realistic", "catalog")  # the default first
@@ -66,10 +70,12 @@ TRAIN_TIP = ("Train a composition model (Combiner) on this project's captions; i
 
 
 class ExperimentsView(QWidget):
-    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
+    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None,
+                 services: Any = None):
         super().__init__(parent)
         self.workspace = workspace
         self.runner = runner
+        self.services = services  # the IO lane and thumbnails of the query list
         self.canvas = None
         layout = QVBoxLayout(self)
         form = QHBoxLayout()
@@ -109,6 +115,12 @@ class ExperimentsView(QWidget):
         self.train_button.clicked.connect(self.open_training)
         actions.addWidget(self.train_button)
         actions.addStretch(1)
+        self.queries_button = QPushButton("Queries…")
+        self.queries_button.setToolTip("The chosen run query by query: ranks, misses, the "
+                                       "top results; compare it with another run")
+        self.queries_button.clicked.connect(lambda: self.open_queries())
+        self.queries_button.setEnabled(services is not None)
+        actions.addWidget(self.queries_button)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.clicked.connect(self.export_csv)
         actions.addWidget(self.export_button)
@@ -217,6 +229,7 @@ class ExperimentsView(QWidget):
             item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{lines[3]}")
             item.setToolTip(" · ".join(lines))
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+            item.setData(STORED_RUN_ROLE, run)
             self.runs.addItem(item)
 
     def selected(self) -> list[dict]:
@@ -301,6 +314,20 @@ class ExperimentsView(QWidget):
                              f"Ran {summary['queries']} dialogs of {config.label} in "
                              f"{summary['seconds']:.1f} s.")
         self.sample_dialogs.setText(sample_dialogs_text(result.texts))
+
+    def open_queries(self) -> QueryBrowser | None:
+        """The current run's queries (the run under the cursor in the list)."""
+        from widgets.query_browser import QueryBrowser
+
+        item = self.runs.currentItem() or (self.runs.item(0) if self.runs.count() else None)
+        project = self.workspace.project
+        if item is None or project is None or self.services is None:
+            return None
+        run = item.data(STORED_RUN_ROLE)
+        runs = list_runs(project)
+        browser = QueryBrowser(self.services, run, runs, self)
+        browser.show()
+        return browser
 
     def export_csv(self) -> None:
         summaries = self.selected()
