@@ -27,12 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
+from studio.simulation.metrics import hits_at, paired_bootstrap  # noqa: E402
 
 NAME = "bench"
 CURVE = (500, 2000, 8000)
@@ -140,15 +139,7 @@ def _rank_wider(context, pairs, strategy, splits: tuple[str, ...]):
     return ranked
 
 
-def recall(ranks, k) -> np.ndarray:
-    return np.array([r is not None and r <= k for r in ranks], dtype=float)
-
-
-def paired_bootstrap(a: np.ndarray, b: np.ndarray, seed: int = 0, n: int = 2000):
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(a), (n, len(a)))
-    diffs = (a[idx] - b[idx]).mean(axis=1)
-    return float(np.mean(a - b)), float(np.quantile(diffs, 0.025)), float(np.quantile(diffs, 0.975))
+recall = hits_at  # the studio's own functions: the Experiments comparison uses them too
 
 
 def fmt(ranks, k) -> str:

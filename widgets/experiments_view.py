@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from studio.errors import StudioError
+from studio.experiments.query_log import QueryLog
 from studio.jobs import JobCancelled
 from studio.sessions.strategies import STRATEGIES
 from studio.simulation.outputs import list_runs, plot_runs, store_run, write_csv
@@ -41,6 +43,9 @@ from widgets.file_dialogs import save_file
 from widgets.flow_layout import FlowLayout
 from widgets.job_runner import JobRunner
 from widgets.project_signals import follow
+
+if TYPE_CHECKING:
+    from widgets.query_browser import QueryBrowser
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
 
@@ -67,10 +72,12 @@ TRAIN_TIP = ("Train a composition model (Combiner) on this project's captions; i
 
 
 class ExperimentsView(QWidget):
-    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None):
+    def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None,
+                 services: Any = None):
         super().__init__(parent)
         self.workspace = workspace
         self.runner = runner
+        self.services = services  # the IO lane and thumbnails of the query list
         self.canvas = None
         layout = QVBoxLayout(self)
         form = FlowLayout()
@@ -115,6 +122,12 @@ class ExperimentsView(QWidget):
         self.train_button.clicked.connect(self.open_training)
         actions.addWidget(self.train_button)
         actions.addStretch(1)
+        self.queries_button = QPushButton("Queries…")
+        self.queries_button.setToolTip("The chosen run query by query: ranks, misses, the "
+                                       "top results; compare it with another run")
+        self.queries_button.clicked.connect(lambda: self.open_queries())
+        self.queries_button.setEnabled(services is not None)
+        actions.addWidget(self.queries_button)
         self.export_button = QPushButton("Export CSV…")
         self.export_button.clicked.connect(self.export_csv)
         actions.addWidget(self.export_button)
@@ -223,6 +236,7 @@ class ExperimentsView(QWidget):
             item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{lines[3]}")
             item.setToolTip(" · ".join(lines))
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+            item.setData(STORED_RUN_ROLE, run)
             self.runs.addItem(item)
 
     def selected(self) -> list[dict]:
@@ -283,10 +297,14 @@ class ExperimentsView(QWidget):
 
         def job(*, progress, cancel):
             context = load_session_context(project, settings.model, device, cancel=cancel)
-            return run_simulation(context, config, progress=progress, cancel=cancel)
+            # The log is closed on cancel too: the file keeps the dialogs that finished.
+            with QueryLog.for_project(project, "simulate",
+                                      first_turn=0 if config.simulator == "chat" else 1) as log:
+                return run_simulation(context, config, progress=progress, cancel=cancel,
+                                      log=log), log
 
         try:
-            result = await self.runner.run(f"Simulating {config.label}", job)
+            result, log = await self.runner.run(f"Simulating {config.label}", job)
         except JobCancelled:
             return
         except StudioError as error:
@@ -294,7 +312,8 @@ class ExperimentsView(QWidget):
             return
         summary = result.summary()
         try:
-            store_run(project, "simulate", summary, result.queries, self.workspace.user_name)
+            store_run(project, "simulate", summary, result.queries, self.workspace.user_name,
+                      log)
         except StudioError as error:  # a busy or read-only project
             self.message.setText(f"The run finished but was not stored: {error}")
             return
@@ -302,6 +321,20 @@ class ExperimentsView(QWidget):
                              f"Ran {summary['queries']} dialogs of {config.label} in "
                              f"{summary['seconds']:.1f} s.")
         self.sample_dialogs.setText(sample_dialogs_text(result.texts))
+
+    def open_queries(self) -> QueryBrowser | None:
+        """The current run's queries (the run under the cursor in the list)."""
+        from widgets.query_browser import QueryBrowser
+
+        item = self.runs.currentItem() or (self.runs.item(0) if self.runs.count() else None)
+        project = self.workspace.project
+        if item is None or project is None or self.services is None:
+            return None
+        run = item.data(STORED_RUN_ROLE)
+        runs = list_runs(project)
+        browser = QueryBrowser(self.services, run, runs, self)
+        browser.show()
+        return browser
 
     def export_csv(self) -> None:
         summaries = self.selected()

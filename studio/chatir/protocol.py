@@ -11,8 +11,8 @@ runs on the targets that exist.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from studio.simulation.metrics import mean_rank, percentile, recall_at, wilson
 from studio.store import Project
 from studio.store.galleries import gallery as gallery_ids
 from studio.store.repos import sessions as sessions_repo
+
+if TYPE_CHECKING:
+    from studio.experiments.query_log import QueryLog
 
 ROUNDS = 11  # the caption and ten question-answer rounds
 K = 10
@@ -54,7 +57,10 @@ def evaluate_chatir(
     *,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    log_for: Callable[[str], QueryLog] | None = None,
 ) -> dict[str, Any]:
+    """``log_for(dataset)``: where that dataset's dialogs go, one by one (their rank after
+    each round and the last round's top results); None keeps no queries."""
     cancel = cancel or CancelToken()
     project = context.project
     index = context.index
@@ -84,7 +90,10 @@ def evaluate_chatir(
     done = 0
     results: dict[str, Any] = {}
     for name, dialogs in sorted(datasets.items()):
-        usable = [(t, r) for t, r in dialogs if index.position(t) in searchable]
+        usable = [(n, t, r) for n, (t, r) in enumerate(dialogs)
+                  if index.position(t) in searchable]
+        log = log_for(name) if log_for is not None else None
+        depth = min(max(50, log.keep_top if log else 0), len(allowed))
         if not usable:
             raise StudioError(
                 f"ChatIR {name}: nothing to evaluate, none of its {len(dialogs)} targets is in "
@@ -94,13 +103,21 @@ def evaluate_chatir(
         for start in range(0, len(usable), BATCH // ROUNDS + 1):
             cancel.raise_if_cancelled()
             batch = usable[start : start + BATCH // ROUNDS + 1]
-            texts = [text for _, rounds in batch for text in round_texts(rounds)]
+            texts = [text for _, _, rounds in batch for text in round_texts(rounds)]
             vectors = index.text_vectors(texts)
-            found, _ = index.index.search(vectors, min(50, len(allowed)), allowed_ids=allowed)
-            for number, (target, _) in enumerate(batch):
+            found, scores = index.index.search(vectors, depth, allowed_ids=allowed)
+            for number, (position, target, rounds) in enumerate(batch):
                 where = index.position(target)
                 rows = found[number * ROUNDS : (number + 1) * ROUNDS]
-                ranks.append([_rank(row, where) for row in rows])
+                # Ranks beyond 50 are unknown to the protocol: misses, whatever K is kept.
+                dialog = [_rank(row[:50], where) for row in rows]
+                ranks.append(dialog)
+                if log is not None:
+                    last, kept = rows[-1], scores[(number + 1) * ROUNDS - 1]
+                    log.add(f"{name}:{position}", target=target, texts=rounds[:ROUNDS],
+                            ranks=dialog, top_ids=[index.image_ids[int(i)] or ""
+                                                   for i in last if i >= 0],
+                            top_scores=kept[last >= 0])
             done += len(batch)
             progress(done, total, f"{name}: dialog {done}")
         results[name] = _summary(name, ranks, len(dialogs), len(allowed), context.model_name)

@@ -28,6 +28,7 @@ from studio.store import Project
 from studio.store.galleries import gallery as gallery_ids
 
 if TYPE_CHECKING:  # sessions.setup imports the exporters, which import this module
+    from studio.experiments.query_log import QueryLog
     from studio.sessions.setup import SessionContext
 
 BATCH = 128
@@ -74,9 +75,11 @@ def rank_circo(
     *,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    log: QueryLog | None = None,
 ) -> tuple[dict[int, list[int]], int, int]:
     """Top ``k`` image ids per query id, how many were queried by caption alone, and the
-    number of gallery images searched."""
+    number of gallery images searched. ``log`` keeps each query's ranks (the named
+    target's, and each ground truth's) and top results as it goes."""
     from studio.embeddings import cached_vectors
 
     cancel = cancel or CancelToken()
@@ -109,15 +112,33 @@ def rank_circo(
             if query.constraints:
                 positions, scores = index.rank_all(query.vector, allowed)
                 names = [index.image_ids[int(i)] or "" for i in positions]
-                order = rerank(names, scores, context.facets, query.constraints)[0][:depth]
+                order, order_scores = rerank(names, scores, context.facets, query.constraints)
+                order, order_scores = order[:depth], order_scores[:depth]
             else:
-                found, _ = index.index.search(np.atleast_2d(query.vector), depth,
-                                              allowed_ids=allowed)
+                found, found_scores = index.index.search(np.atleast_2d(query.vector), depth,
+                                                         allowed_ids=allowed)
                 order = [index.image_ids[int(i)] or "" for i in found[0] if i >= 0]
+                order_scores = found_scores[0][found[0] >= 0]
             rankings[int(pair.extra["id"])] = [int(name) for name in order if name.isdigit()]
+            if log is not None:
+                _log_query(log, pair, text, rankings[int(pair.extra["id"])], order,
+                           order_scores)
         progress(min(start + BATCH, len(pairs)), len(pairs), "ranking CIRCO queries")
     by_caption = sum(1 for p in pairs if p.reference_id not in vector_of)
     return rankings, by_caption, len(allowed)
+
+
+def _log_query(log: QueryLog, pair: ExportedPair, text: str, ranking: list[int],
+               order: list[str], scores: Any) -> None:
+    """The named target's rank (CIRCO's Recall@K) and each ground truth's, within the top."""
+    where = {image: position for position, image in enumerate(ranking, start=1)}
+    truths = [int(i) for i in pair.extra.get("gt_img_ids", [])]
+    target = pair.extra.get("target_img_id")
+    log.add(str(pair.extra["id"]), category=pair.category, reference=pair.reference_id,
+            target=pair.target_id, texts=[text], ranks=[where.get(i) for i in truths],
+            rank=where.get(int(target)) if target is not None else None,
+            ground_truths=[str(i) for i in truths], top_ids=order[: log.keep_top],
+            top_scores=scores[: log.keep_top])
 
 
 def evaluate_circo(
@@ -127,13 +148,15 @@ def evaluate_circo(
     *,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    log: QueryLog | None = None,
 ) -> dict[str, Any]:
     """The authors' figures for the project's model and strategy on ``split``."""
     pairs = circo_pairs(context.project, split)
     queries = scored_queries(pairs, split)
-    rankings, by_caption, gallery = rank_circo(context, pairs, strategy, progress=progress,
-                                      cancel=cancel)
-    report = score(queries, rankings)
+    rankings, by_caption, gallery = rank_circo(context, pairs, strategy,
+                                               max(TOP, log.keep_top if log else 0),
+                                               progress=progress, cancel=cancel, log=log)
+    report = score(queries, {key: ranking[:TOP] for key, ranking in rankings.items()})
     return {
         "protocol": "circo", "split": split, "strategy": strategy, "model": context.model_name,
         **report, "queried_by_caption_only": by_caption,
@@ -142,7 +165,8 @@ def evaluate_circo(
     }
 
 
-def evaluate_submission(project: Project, split: str, path: Path) -> dict[str, Any]:
+def evaluate_submission(project: Project, split: str, path: Path,
+                        log: QueryLog | None = None) -> dict[str, Any]:
     """The authors' figures for a submission file (query id → top-50 ids); no model."""
     pairs = circo_pairs(project, split)
     queries = scored_queries(pairs, split)
@@ -152,6 +176,10 @@ def evaluate_submission(project: Project, split: str, path: Path) -> dict[str, A
         raise SubmissionError(f"{path}: malformed JSON: {error.msg} at line {error.lineno}") \
             from None
     predictions = read_submission(data, [q.id for q in queries], str(path))
+    if log is not None:  # a submission has ranked ids, no scores
+        for pair in pairs:
+            ranking = [int(i) for i in predictions.get(int(pair.extra["id"]), [])]
+            _log_query(log, pair, query_text(pair), ranking, [str(i) for i in ranking], [])
     report = score(queries, predictions)
     return {
         "protocol": "circo", "split": split, "predictions": str(path), **report,

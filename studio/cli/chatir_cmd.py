@@ -35,16 +35,29 @@ def print_import_report(report, as_json: bool) -> None:
 
 def run_evaluate_chatir(args: argparse.Namespace) -> int:
     from studio.chatir.protocol import evaluate_chatir, official_json, save_hits_plot, table
+    from studio.cli.simulate_cmd import query_log
     from studio.sessions.setup import load_session_context
     from studio.simulation.outputs import store_run, write_json
 
     with open_project(args) as project:
         context = load_session_context(project, args.model, args.device)
-        with TerminalProgress("Evaluating ChatIR") as progress:
-            report = evaluate_chatir(context, args.dataset, progress=progress)
+        logs = {}
+
+        def log_for(name: str):
+            logs[name] = query_log(project, "chatir", args, first_turn=0)
+            return logs[name]
+
+        try:
+            with TerminalProgress("Evaluating ChatIR") as progress:
+                report = evaluate_chatir(context, args.dataset, progress=progress,
+                                         log_for=log_for)
+        finally:
+            for log in logs.values():
+                log.close()
         for name, summary in report["datasets"].items():
             summary["config"] = {"protocol": "chatir", "dataset": name, "model": args.model}
-            summary["run_id"] = store_run(project, "chatir", summary, [], cli_user())
+            summary["run_id"] = store_run(project, "chatir", summary, [], cli_user(),
+                                          logs.get(name))
     if args.json:
         write_json(args.json, official_json(report))
     if args.png:

@@ -100,12 +100,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "(default: every simulate run)")
     plot.add_argument("--csv", type=Path, help="also write the runs' per-turn figures as CSV")
     plot.set_defaults(func=run_plot)
+    from studio.cli.queries_cmd import register_actions
+
+    register_actions(actions)
 
 
 def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="demo", help="embedding model (demo)")
     parser.add_argument("--device", default=None, help="auto, cpu, cuda or mps")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--keep-top", type=int, default=50, metavar="K",
+                        help="keep each query's top K result ids and scores with the run "
+                        "(see 'experiments queries'; 50)")
     if parser.prog.endswith("simulate"):
         parser.add_argument("--csv", type=Path, metavar="FILE", help="write per-turn CSV")
     parser.add_argument("--png", type=Path, metavar="FILE",
@@ -139,6 +145,15 @@ def _build_missing_index(project, model_name: str, device: str | None) -> None:
         build_index(project, model, progress=progress)
 
 
+def query_log(project, kind: str, args: argparse.Namespace, first_turn: int = 1):
+    """The run's per-query log (``--keep-top K`` results per query)."""
+    from studio.experiments.query_log import QueryLog
+
+    if args.keep_top < 1:
+        raise StudioError("--keep-top must be at least 1.")
+    return QueryLog.for_project(project, kind, args.keep_top, first_turn)
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     from studio.sessions.strategies import with_base
     from studio.simulation.outputs import save_plot, store_run, write_csv, write_json
@@ -157,10 +172,13 @@ def run_simulate(args: argparse.Namespace) -> int:
             from studio.captions.captioner_training import load_captioner
 
             captioner = load_captioner(project, args.captioner)
-        with TerminalProgress(f"Simulating {config.label}") as progress:
-            result = run_simulation(context, config, progress=progress, captioner=captioner)
+        with query_log(project, "simulate", args, 0 if config.simulator == "chat" else 1) as log, \
+                TerminalProgress(f"Simulating {config.label}") as progress:
+            result = run_simulation(context, config, progress=progress, captioner=captioner,
+                                    log=log)
         summary = result.summary()
-        summary["run_id"] = store_run(project, "simulate", summary, result.queries, cli_user())
+        summary["run_id"] = store_run(project, "simulate", summary, result.queries, cli_user(),
+                                      log)
     if args.json:
         write_json(args.json, summary)
     if args.dialogs:
@@ -210,9 +228,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     with open_project(args) as project:
         context = _context(args, project, "CIRR")
-        with TerminalProgress("Evaluating (cirr)") as progress:
-            report = evaluate_cirr(context, args.strategy, args.source, progress=progress)
-        report["run_id"] = store_run(project, "evaluate-cirr", report, [], cli_user())
+        with query_log(project, "evaluate-cirr", args) as log, \
+                TerminalProgress("Evaluating (cirr)") as progress:
+            report = evaluate_cirr(context, args.strategy, args.source, progress=progress,
+                                   log=log)
+        report["run_id"] = store_run(project, "evaluate-cirr", report, [], cli_user(), log)
     if args.json:
         write_json(args.json, report)
     print(json.dumps(report, indent=2, allow_nan=False))
@@ -223,14 +243,15 @@ def _run_circo(args: argparse.Namespace) -> int:
     from studio.circo.protocol import evaluate_circo, evaluate_submission, table
     from studio.simulation.outputs import store_run, write_json
 
-    with open_project(args) as project:
+    with open_project(args) as project, query_log(project, "evaluate-circo", args) as log:
         if args.predictions:
-            report = evaluate_submission(project, args.split, args.predictions)
+            report = evaluate_submission(project, args.split, args.predictions, log)
         else:
             context = _context(args, project, f"CIRCO {args.split}")
             with TerminalProgress(f"Evaluating CIRCO {args.split}") as progress:
-                report = evaluate_circo(context, args.split, args.strategy, progress=progress)
-        report["run_id"] = store_run(project, "evaluate-circo", report, [], cli_user())
+                report = evaluate_circo(context, args.split, args.strategy, progress=progress,
+                                        log=log)
+        report["run_id"] = store_run(project, "evaluate-circo", report, [], cli_user(), log)
     if args.json:
         write_json(args.json, report)
     print(table(report))
@@ -244,12 +265,14 @@ def _run_fashioniq(args: argparse.Namespace) -> int:
     where = f"Fashion IQ {args.category + '/' if args.category else ''}{args.split}"
     with open_project(args) as project:
         context = _context(args, project, where)
-        with TerminalProgress(f"Evaluating {where}") as progress:
+        with query_log(project, "evaluate-fashioniq", args) as log, \
+                TerminalProgress(f"Evaluating {where}") as progress:
             report = evaluate_fashioniq(context, args.split, args.category,
                                         strategy=args.strategy, source=args.source,
-                                        progress=progress)
+                                        progress=progress, log=log)
         report["label"] = f"{where} · {args.strategy} · score {report['average']['score']:.2f}"
-        report["run_id"] = store_run(project, "evaluate-fashioniq", report, [], cli_user())
+        report["run_id"] = store_run(project, "evaluate-fashioniq", report, [], cli_user(),
+                                     log)
     if args.json:
         write_json(args.json, official_json(report))
     print(table(report))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
 from studio.sessions.strategies import TurnInput, rerank
 from studio.store.galleries import gallery as gallery_ids
+
+if TYPE_CHECKING:
+    from studio.experiments.query_log import QueryLog
 
 KS = (10, 50)
 BATCH = 128
@@ -63,8 +66,10 @@ def evaluate_fashioniq(
     source: str | None = None,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    log: QueryLog | None = None,
 ) -> dict[str, Any]:
-    """The paper's table for one split; see the module docstring."""
+    """The paper's table for one split; see the module docstring. ``log`` keeps every
+    query's rank and top results (``studio.experiments.query_log``)."""
     cancel = cancel or CancelToken()
     by_category = _queries(context, split, category, source)
     total = sum(len(pairs) for pairs in by_category.values())
@@ -72,7 +77,7 @@ def evaluate_fashioniq(
     results: list[CategoryResult] = []
     for name, pairs in sorted(by_category.items()):
         try:
-            result = _evaluate_category(context, name, split, pairs, strategy, cancel)
+            result = _evaluate_category(context, name, split, pairs, strategy, cancel, log)
         except NothingToEvaluate as error:
             if category is None and len(by_category) > 1:
                 others = ", ".join(c for c in sorted(by_category) if c != name)
@@ -119,6 +124,7 @@ def _evaluate_category(
     pairs: list[ExportedPair],
     strategy: str,
     cancel: CancelToken,
+    log: QueryLog | None = None,
 ) -> CategoryResult:
     from studio.embeddings import cached_vectors
 
@@ -147,7 +153,7 @@ def _evaluate_category(
         raise NothingToEvaluate(f"{where}: nothing to evaluate, {_why(context, pairs)}.")
     composer = context.strategy(strategy)
     ranks: list[int | None] = []
-    depth = min(len(allowed), max(KS))
+    depth = min(len(allowed), max(max(KS), log.keep_top if log else 0))
     for start in range(0, len(usable), BATCH):
         cancel.raise_if_cancelled()
         batch = usable[start : start + BATCH]
@@ -163,20 +169,27 @@ def _evaluate_category(
         # constraints re-ranks every candidate's score, so it takes the full ranking.
         plain = [n for n, q in enumerate(queries) if not q.constraints]
         orders: dict[int, list[str]] = {}
+        scored: dict[int, Any] = {}
         if plain:
-            found, _ = index.index.search(
+            found, found_scores = index.index.search(
                 np.stack([queries[n].vector for n in plain]), depth, allowed_ids=allowed
             )
-            for n, row in zip(plain, found, strict=True):
+            for n, row, row_scores in zip(plain, found, found_scores, strict=True):
                 orders[n] = [index.image_ids[int(i)] or "" for i in row if i >= 0]
+                scored[n] = row_scores[row >= 0]
         for n, query in enumerate(queries):
             if n not in orders:
                 positions, scores = index.rank_all(query.vector, allowed)
                 ids = [index.image_ids[int(i)] or "" for i in positions]
-                orders[n] = rerank(ids, scores, context.facets, query.constraints)[0]
+                orders[n], scored[n] = rerank(ids, scores, context.facets, query.constraints)
         for n, pair in enumerate(batch):
             top = orders[n][:depth]
-            ranks.append(top.index(pair.target_id) + 1 if pair.target_id in top else None)
+            rank = top.index(pair.target_id) + 1 if pair.target_id in top else None
+            ranks.append(rank)
+            if log is not None:
+                log.add(str(pair.id), category=category, reference=pair.reference_id,
+                        target=pair.target_id, texts=[c["text"] for c in pair.captions],
+                        ranks=[rank], top_ids=top, top_scores=scored[n][:depth])
     return CategoryResult(category, ranks, len(allowed), len(pairs) - len(usable))
 
 

@@ -8,19 +8,23 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import runs as runs_repo
 
+if TYPE_CHECKING:
+    from studio.experiments.query_log import QueryLog
+
 CSV_COLUMNS = ("label", "turn", "R@1", "R@5", "R@10", "R@20", "R@50", "percentile",
                "percentile_low", "percentile_high", "hits@10", "mean_rank", "queries")
 
 
-def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, actor: str
-              ) -> int:
-    """Keep config, per-query ranks and summary in the project; returns the run id."""
+def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, actor: str,
+              queries: QueryLog | None = None) -> int:
+    """Keep config, per-query ranks and summary in the project; returns the run id.
+    ``queries``, the run's per-query log, becomes the run's file in the cache folder."""
     with project.change(actor, f"record {kind} run", "experiment_run") as record:
         run_id = runs_repo.add_run(
             project,
@@ -32,6 +36,8 @@ def store_run(project: Project, kind: str, summary: dict[str, Any], ranks: Any, 
         )
         record["entity_id"] = run_id
         record["after"] = {"kind": kind, "label": summary.get("label", kind)}
+    if queries is not None:
+        queries.keep_as(project, run_id)
     return run_id
 
 

@@ -12,7 +12,7 @@ Both use the session strategies, so "history" adds the caption's facet constrain
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.errors import StudioError
 from studio.exporters.common import ExportedPair, iter_pairs
@@ -21,6 +21,9 @@ from studio.sessions.setup import SessionContext
 from studio.sessions.strategies import TurnInput, rerank
 from studio.simulation.fashioniq_protocol import NothingToEvaluate, evaluate_fashioniq
 from studio.simulation.metrics import percentile, recall_at
+
+if TYPE_CHECKING:
+    from studio.experiments.query_log import QueryLog
 
 __all__ = ["evaluate_cirr", "evaluate_fashioniq"]
 
@@ -41,8 +44,10 @@ def _rank_pairs(
     keep_reference: bool,
     progress: ProgressCallback,
     cancel: CancelToken | None,
+    log: QueryLog | None = None,
 ) -> list[tuple[ExportedPair, list[str]]]:
-    """Each usable pair with its full ranking (best first) over its category/split gallery."""
+    """Each usable pair with its full ranking (best first) over its category/split gallery;
+    ``log`` keeps each query's rank and top results as it goes."""
     composer = context.strategy(strategy)
     index = context.index
     ranked = []
@@ -61,9 +66,15 @@ def _rank_pairs(
         hits = index.search(query.vector, k=gallery, category=pair.category or None,
                             split=pair.split or None,
                             exclude=() if keep_reference else (pair.reference_id,))[0]
-        ids, _ = rerank([h.id for h in hits], [h.score for h in hits], context.facets,
-                        query.constraints)
+        ids, scores = rerank([h.id for h in hits], [h.score for h in hits], context.facets,
+                             query.constraints)
         ranked.append((pair, ids))
+        if log is not None:
+            rank = _rank(ids, pair.target_id or "")
+            log.add(str(pair.id), category=pair.category, reference=pair.reference_id,
+                    target=pair.target_id, texts=[c["text"] for c in pair.captions],
+                    ranks=[rank], top_ids=ids[: log.keep_top],
+                    top_scores=scores[: log.keep_top])
         progress(done, len(pairs), f"query {done} of {len(pairs)}")
     return ranked
 
@@ -90,10 +101,11 @@ def evaluate_cirr(
     *,
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
+    log: QueryLog | None = None,
 ) -> dict[str, Any]:
     pairs = _evaluable(context, source)
     ranked = _rank_pairs(context, pairs, strategy, keep_reference=False, progress=progress,
-                         cancel=cancel)
+                         cancel=cancel, log=log)
     if not ranked:
         split = ", ".join(sorted({p.split or "(no split)" for p in pairs}))
         raise NothingToEvaluate(

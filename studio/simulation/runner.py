@@ -13,7 +13,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from studio.captions.salience import ImageLooks
 from studio.errors import StudioError
@@ -30,6 +30,9 @@ from studio.simulation.users import (
     describe_target,
     preset,
 )
+
+if TYPE_CHECKING:
+    from studio.experiments.query_log import QueryLog
 
 Simulator = Literal["attribute", "retrospective", "chat"]
 SIMULATORS: tuple[str, ...] = ("attribute", "retrospective", "chat")
@@ -146,8 +149,11 @@ def run_simulation(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     captioner: Any = None,
+    log: QueryLog | None = None,
 ) -> RunResult:
-    """``captioner``: the learned users' captioner (None: the shipped one)."""
+    """``captioner``: the learned users' captioner (None: the shipped one). ``log`` keeps
+    every dialog as it goes: its texts, the target's rank after each turn and the last
+    turn's top results (``studio.experiments.query_log``)."""
     started = time.perf_counter()
     dialogs = dialog_list(context, config.n, config.seed, config.split)
     values = _facet_values(context)
@@ -160,7 +166,7 @@ def run_simulation(
         category = categories[target]
         session = context.new_session(
             config.strategy, mode="chat" if config.simulator == "chat" else "composed",
-            target_id=target, k=10, category=category,
+            target_id=target, k=max(10, log.keep_top if log else 0), category=category,
         )
         said: list[dict[str, Any]] = []
         if config.simulator == "chat":
@@ -174,6 +180,12 @@ def run_simulation(
         result.texts.append(texts)
         result.gallery_sizes.append(context.project.count_images(category=category) - 1)
         result.queries.append({"target": target, "start": start, "ranks": ranks})
+        if log is not None:
+            last = session.turns[-1].results if session.turns else []
+            log.add(f"{start}>{target}", category=category,
+                    reference=start if config.simulator != "chat" else None, target=target,
+                    texts=texts, ranks=ranks, top_ids=[hit.id for hit in last],
+                    top_scores=[hit.score for hit in last])
         progress(number, len(dialogs), f"dialog {number} of {len(dialogs)}")  # the job names the run
     result.seconds = time.perf_counter() - started
     return result

@@ -67,7 +67,7 @@ class RetrievalPane(Pane):
         QVBoxLayout(self).addWidget(tabs)
         search = QWidget()
         tabs.addTab(search, "Search")
-        self.experiments = ExperimentsView(workspace, runner)
+        self.experiments = ExperimentsView(workspace, runner, services=services)
         tabs.addTab(self.experiments, "Experiments")
         self.tabs = tabs
         self._stack = QStackedLayout(search)

@@ -1,0 +1,139 @@
+"""Query list of a 100,000-query run: open time, worst UI stall while scrolling and
+sorting, and the comparison of two such runs; offscreen. Prints its figures (it does not
+write BENCHMARKS.md yet).
+
+Writes two synthetic 100,000-query runs (ranks drawn over a 100,000-image gallery, the
+top 50 ids and scores per query, three categories, two captions each) with the studio's
+own ``QueryLog``, then times: reading a run and showing it in the real ``QueryBrowser``
+table (the model over the columns), page-down scrolling and scroll-bar jumps, sorting by
+every column both ways, a text filter, and ``compare_runs`` (shared queries, wins/losses,
+the paired bootstrap interval). Each UI step is timed from the input to the end of its
+event processing, waiting with a ``QEventLoop`` (never ``QTest.qWait``).
+
+    .venv/bin/python bench/bench_query_browser.py [--queries 100000] [--steps 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from studio.experiments.compare import compare_runs  # noqa: E402
+from studio.experiments.query_list import QueryList  # noqa: E402
+from studio.experiments.query_log import QueryLog, read_queries  # noqa: E402
+
+GALLERY = 100_000
+CATEGORIES = ("dress", "shirt", "toptee")
+
+
+def synthetic_run(folder: Path, queries: int, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    # Log-uniform ranks over the gallery: about a third within the top 10.
+    ranks = np.minimum(GALLERY, np.exp(rng.uniform(0, np.log(GALLERY), queries)).astype(int))
+    scores = np.sort(rng.random(50).astype(np.float32))[::-1]
+    with QueryLog(folder, "evaluate-fashioniq") as log:
+        for n in range(queries):
+            top = [f"img{(n * 7 + j) % GALLERY:06d}" for j in range(50)]
+            rank = int(ranks[n])
+            log.add(f"pair{n}", category=CATEGORIES[n % 3], reference=f"img{n % GALLERY:06d}",
+                    target=top[rank - 1] if rank <= 50 else f"img{(n + 99) % GALLERY:06d}",
+                    texts=["is darker with longer sleeves", f"has a print number {n % 97}"],
+                    ranks=[rank if rank <= 50 else None], top_ids=top, top_scores=scores)
+    return log.path
+
+
+def settle() -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(0, loop.quit)
+    loop.exec()
+
+
+def timed(step) -> float:
+    started = time.perf_counter()
+    step()
+    settle()
+    return (time.perf_counter() - started) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=100_000)
+    parser.add_argument("--steps", type=int, default=200)
+    args = parser.parse_args()
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QTableView
+
+    from widgets.query_table_model import QueryTableModel
+
+    app = QApplication.instance() or QApplication([])
+    folder = Path(tempfile.mkdtemp(prefix="bench-queries-"))
+    started = time.perf_counter()
+    path_a = synthetic_run(folder / "a", args.queries, 0)
+    path_b = synthetic_run(folder / "b", args.queries, 1)
+    written = time.perf_counter() - started
+    size = path_a.stat().st_size / 1e6
+    view = QTableView()
+    view.resize(900, 700)
+    view.show()
+    settle()
+    tracemalloc.start()
+    opened = time.perf_counter()
+    table = read_queries(path_a)
+    model = QueryTableModel(QueryList(table))
+    view.setModel(model)
+    view.setSortingEnabled(True)
+    settle()
+    open_s = time.perf_counter() - opened
+    memory = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    bar = view.verticalScrollBar()
+    rng = random.Random(0)
+    scroll = [timed(lambda: bar.setValue(min(bar.maximum(), bar.value() + bar.pageStep())))
+              for _ in range(args.steps // 2)]
+    scroll += [timed(lambda: bar.setValue(rng.randint(0, bar.maximum())))
+               for _ in range(args.steps // 2)]
+    sort = [timed(lambda c=c, o=o: view.sortByColumn(c, o))
+            for c in range(model.columnCount())
+            for o in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder)]
+    filtering = [timed(lambda: model.set_filter(None, None, "print number 4")),
+                 timed(lambda: model.set_filter(10, "dress", "")),
+                 timed(lambda: model.set_filter(None, None, ""))]
+    compared = time.perf_counter()
+    comparison = compare_runs(table, read_queries(path_b), 10)
+    compare_s = time.perf_counter() - compared
+    shown = time.perf_counter()
+    view.setModel(QueryTableModel(QueryList(table, comparison)))
+    settle()
+    compare_list_s = time.perf_counter() - shown
+    print(f"{args.queries:,} queries · top 50 kept · file {size:.1f} MB · two runs written "
+          f"in {written:.1f} s")
+    print(f"open the list (read + model + first paint): {open_s * 1000:.0f} ms, "
+          f"peak Python memory {memory:.0f} MB (tracemalloc; arrow buffers not counted)")
+    print(f"scrolling, {len(scroll)} steps: median {np.median(scroll):.1f} ms, worst "
+          f"{max(scroll):.1f} ms")
+    print(f"sorting, {len(sort)} sorts (every column, both ways): median "
+          f"{np.median(sort):.1f} ms, worst {max(sort):.1f} ms")
+    print("filters (text contains, misses at 10 + category, none): "
+          + ", ".join(f"{t:.0f} ms" for t in filtering))
+    print(f"compare two runs (shared queries, wins/losses, paired bootstrap of 2,000): "
+          f"{compare_s:.2f} s; its list shown in {compare_list_s * 1000:.0f} ms")
+    print(comparison.header())
+    view.close()
+    app.processEvents()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Per-query results of evaluation and simulation runs, and two runs compared."""

@@ -1,0 +1,282 @@
+"""Every run keeps its queries: one columnar Parquet file per run in the cache folder.
+
+A run of ``evaluate fashioniq|cirr|circo|chatir`` or ``simulate`` writes, per query, its
+id (pair, dialog or CIRCO query), category, reference and target, the caption(s) or the
+turns' texts, the target's rank (``ranks``: one per turn for dialogs, one per ground
+truth for CIRCO, else one), the headline ``rank`` (the named target's; a dialog's after
+its last turn) and the top K result ids with their scores (K = 50 by default).
+
+Why a file and not tables in the store: a 100,000-query run with the top 50 ids is five
+million (id, score) values; as rows in ``experiment_runs``' database that is a large,
+slow table in every copy and backup of the project, while a Parquet file of it is tens
+of megabytes, opens column by column (a query list reads ``rank`` and ``category`` in
+milliseconds) and is what researchers load in pandas or polars anyway. The store is also
+about to be rewritten (SQLAlchemy/Alembic), so the per-query data stays out of its schema:
+the file is keyed by the run id alone, ``<cache>/queries/run-<id>.parquet``, and a run
+without one (run before this version) lists as before.
+
+The file is written in row groups as the run goes (``QueryLog.add`` buffers, a
+``ParquetWriter`` flushes every ``ROW_GROUP`` queries), under a pending name; when the run
+is stored it is renamed after the run id. A cancelled or failed run's writer is closed
+by its ``with`` block, so what it finished stays a readable file
+(``<cache>/queries/unfinished-*.parquet``); the run itself is not stored, as before.
+
+pyarrow is imported inside the functions, so the CLI's ``--help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from studio.store import Project
+
+KEEP_TOP = 50
+ROW_GROUP = 4096
+FOLDER = "queries"
+NO_QUERIES = "no per-query results (run before this version)"
+#: rank of a target not found in what the run ranked (beyond its depth): sorts last
+MISSING = math.inf
+
+
+def _schema() -> pa.Schema:
+    import pyarrow as pa
+
+    return pa.schema([
+        ("query", pa.string()),
+        ("category", pa.string()),
+        ("reference", pa.string()),
+        ("target", pa.string()),
+        ("texts", pa.list_(pa.string())),
+        ("rank", pa.int32()),
+        ("ranks", pa.list_(pa.int32())),
+        ("ground_truths", pa.list_(pa.string())),
+        ("top_ids", pa.list_(pa.string())),
+        ("top_scores", pa.list_(pa.float32())),
+    ])
+
+
+def run_path(project: Project, run_id: int) -> Path:
+    return Path(project.cache_dir) / FOLDER / f"run-{int(run_id)}.parquet"
+
+
+def _rank(value: float | int | None) -> int | None:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return int(value)
+
+
+class QueryLog:
+    """Per-query results of one run, written as it goes (see the module docstring).
+
+    ``first_turn`` names the first entry of ``ranks`` for dialogs: 1 for composed turns,
+    0 for chat rounds (round 0 is the caption alone).
+    """
+
+    def __init__(self, folder: Path, kind: str, keep_top: int = KEEP_TOP,
+                 first_turn: int = 1) -> None:
+        if keep_top < 1:
+            raise ValueError("keep at least the top 1 result")
+        self.keep_top = keep_top
+        self.folder = Path(folder) / FOLDER
+        self.path = self.folder / f"unfinished-{uuid.uuid4().hex[:12]}.parquet"
+        self.metadata = {"kind": kind, "keep_top": str(keep_top),
+                         "first_turn": str(first_turn), "version": "1"}
+        self.rows = 0
+        self._columns: dict[str, list[Any]] = {name: [] for name in _schema().names}
+        self._writer: Any = None
+        self.closed = False
+
+    @classmethod
+    def for_project(cls, project: Project, kind: str, keep_top: int = KEEP_TOP,
+                    first_turn: int = 1) -> QueryLog:
+        return cls(Path(project.cache_dir), kind, keep_top, first_turn)
+
+    def add(
+        self,
+        query: str,
+        *,
+        category: str = "",
+        reference: str | None = None,
+        target: str | None = None,
+        texts: Sequence[str] = (),
+        ranks: Sequence[float | int | None] = (),
+        rank: float | int | None = None,
+        top_ids: Sequence[str] = (),
+        top_scores: Sequence[float] | np.ndarray = (),
+        ground_truths: Sequence[str] = (),
+    ) -> None:
+        """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K."""
+        columns = self._columns
+        columns["query"].append(str(query))
+        columns["category"].append(category or "")
+        columns["reference"].append(reference)
+        columns["target"].append(target)
+        columns["texts"].append(list(texts))
+        kept = [_rank(r) for r in ranks]
+        columns["ranks"].append(kept)
+        columns["rank"].append(_rank(rank) if rank is not None or not kept else kept[-1])
+        columns["ground_truths"].append(list(ground_truths))
+        columns["top_ids"].append(list(top_ids[: self.keep_top]))
+        columns["top_scores"].append([float(s) for s in top_scores[: self.keep_top]])
+        self.rows += 1
+        if len(columns["query"]) >= ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered queries as one row group."""
+        if not self._columns["query"]:
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = _schema().with_metadata(self.metadata)
+        table = pa.Table.from_pydict(self._columns, schema=schema)
+        if self._writer is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._writer = pq.ParquetWriter(str(self.path), schema)
+        self._writer.write_table(table)
+        self._columns = {name: [] for name in schema.names}
+
+    def close(self) -> None:
+        """Flush and close the file (kept as it is: a cancelled run keeps what it did)."""
+        if self.closed:
+            return
+        self.flush()
+        if self._writer is not None:
+            self._writer.close()
+        self.closed = True
+
+    def keep_as(self, project: Project, run_id: int) -> Path | None:
+        """Close and name the file after the stored run; None when no query was added."""
+        self.close()
+        if not self.path.exists():
+            return None
+        target = run_path(project, run_id)
+        os.replace(self.path, target)
+        self.path = target
+        return target
+
+    def __enter__(self) -> QueryLog:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class QueryTable:
+    """A run's queries as columns: ``rank`` a float array (``inf``: not found within what
+    the run ranked), the rest arrow columns read row by row when a query is shown."""
+
+    table: Any  # pyarrow.Table
+    kind: str
+    keep_top: int
+    first_turn: int
+
+    def __len__(self) -> int:
+        return int(self.table.num_rows)
+
+    @property
+    def query(self) -> np.ndarray:
+        return self.table.column("query").to_numpy(zero_copy_only=False)
+
+    @property
+    def category(self) -> np.ndarray:
+        return self.table.column("category").to_numpy(zero_copy_only=False)
+
+    @property
+    def rank(self) -> np.ndarray:
+        column = self.table.column("rank").to_numpy(zero_copy_only=False).astype(np.float64)
+        return np.where(np.isnan(column), MISSING, column)
+
+    def hits(self, k: int) -> np.ndarray:
+        return self.rank <= k
+
+    def text_length(self) -> np.ndarray:
+        """Characters of each query's caption(s) or turns, all together."""
+        import pyarrow.compute as pc
+
+        texts = self.table.column("texts").combine_chunks()
+        flat = pc.utf8_length(pc.list_flatten(texts)).to_numpy(zero_copy_only=False)
+        parents = pc.list_parent_indices(texts).to_numpy(zero_copy_only=False)
+        return np.bincount(parents, weights=flat, minlength=len(self)).astype(np.int64)
+
+    def first_top(self, k: int = 10) -> np.ndarray:
+        """The turn at which each dialog's target first reached the top ``k`` (numbered from
+        ``first_turn``); -1 where it never did."""
+        import pyarrow.compute as pc
+
+        ranks = self.table.column("ranks").combine_chunks()
+        flat = pc.list_flatten(ranks).to_numpy(zero_copy_only=False).astype(np.float64)
+        flat = np.where(np.isnan(flat), np.inf, flat)
+        parents = pc.list_parent_indices(ranks).to_numpy(zero_copy_only=False)
+        offsets = ranks.offsets.to_numpy()
+        result = np.full(len(self), -1, dtype=np.int64)
+        hit = np.flatnonzero(flat <= k)
+        if len(hit):
+            firsts, where = np.unique(parents[hit], return_index=True)
+            result[firsts] = hit[where] - offsets[firsts] + self.first_turn
+        return result
+
+    def row(self, index: int) -> dict[str, Any]:
+        """One query with every column, as Python values."""
+        return {name: self.table.column(name)[index].as_py() for name in self.table.column_names}
+
+    def is_dialog(self) -> bool:
+        return self.kind in ("simulate", "chatir")
+
+
+def read_queries(path: Path) -> QueryTable:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(str(path))
+    meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    return QueryTable(table, meta.get("kind", ""), int(meta.get("keep_top", KEEP_TOP)),
+                      int(meta.get("first_turn", 1)))
+
+
+def run_queries(project: Project, run_id: int) -> QueryTable | None:
+    """The run's queries, or None for a run stored before runs kept them."""
+    path = run_path(project, run_id)
+    return read_queries(path) if path.exists() else None
+
+
+def export_queries(table: QueryTable, path: Path) -> Path:
+    """A run's queries as CSV (lists joined with " | ") or Parquet (as stored), by suffix."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        from studio.errors import StudioError
+
+        raise StudioError(f"{path}: export queries to a .csv or .parquet file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".parquet":
+        pq.write_table(table.table, str(path))
+        return path
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = {}
+    for name in table.table.column_names:
+        column = table.table.column(name)
+        if pa.types.is_list(column.type):
+            column = column.combine_chunks()
+            values = pc.fill_null(pc.cast(pc.list_flatten(column), pa.string()), "")
+            column = pc.binary_join(pa.ListArray.from_arrays(column.offsets, values), " | ")
+        columns[name] = column
+    pcsv.write_csv(pa.table(columns), str(path))
+    return path

@@ -1,0 +1,122 @@
+"""Experiments → a run → Queries…: the run's queries worst first, sortable and filtered,
+one query shown with its turns and top results, and Compare with… another run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from studio.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def two_runs(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("runs") / "demo"
+    shutil.copytree(indexed_demo_template, project)
+    for strategy in ("sum", "text"):
+        assert main(["simulate", "--project", str(project), "--strategy", strategy,
+                     "--turns", "2", "--n", "12", "--split", "all", "--keep-top", "20"]) == 0
+    return project
+
+
+def open_browser(qtbot, workspace, services, project: Path, row: int = 0):
+    from widgets.experiments_view import ExperimentsView
+
+    workspace.open_project(project)
+    view = ExperimentsView(workspace, services.runner, services=services)
+    qtbot.addWidget(view)
+    view.refresh()
+    view.runs.setCurrentRow(row)
+    browser = view.open_queries()
+    assert browser is not None
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    return view, browser
+
+
+def column_texts(browser, name: str) -> list[str]:
+    model = browser.model
+    column = [c.name for c in model.queries.columns].index(name)
+    return [model.data(model.index(r, column)) for r in range(model.rowCount())]
+
+
+def test_the_list_opens_worst_first_and_sorts_and_filters(qtbot, workspace, services,
+                                                          two_runs: Path) -> None:
+    _, browser = open_browser(qtbot, workspace, services, two_runs)
+    assert browser.model.rowCount() == 12
+    headers = [c.name for c in browser.model.queries.columns]
+    assert headers[:5] == ["rank", "@1", "@5", "@10", "@50"] and "top-10 at" in headers
+    ranks = [float("inf") if t == "–" else int(t) for t in column_texts(browser, "rank")]
+    assert ranks == sorted(ranks, reverse=True)  # worst first
+    assert "12 queries · R@1" in browser.header.text()
+    browser.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    again = [float("inf") if t == "–" else int(t) for t in column_texts(browser, "rank")]
+    assert again == sorted(ranks)
+    browser.miss_at.setValue(1)
+    misses = column_texts(browser, "@1")
+    assert misses and all(hit == "" for hit in misses)
+    assert browser.model.rowCount() == sum(1 for r in ranks if r > 1)
+    browser.miss_at.setValue(0)
+    texts = column_texts(browser, "text")
+    word = texts[0].split()[0]
+    browser.contains.setText(word.upper())
+    assert 0 < browser.model.rowCount() == sum(word.lower() in t.lower() for t in texts)
+    browser.contains.clear()
+    category = browser.category.itemText(1)
+    browser.category.setCurrentText(category)
+    assert set(column_texts(browser, "category")) == {category}
+
+
+def test_a_query_shows_its_turns_ranks_and_top_results(qtbot, workspace, services,
+                                                       two_runs: Path) -> None:
+    _, browser = open_browser(qtbot, workspace, services, two_runs)
+    browser.view.selectRow(3)
+    row = browser.table.row(browser.model.queries.table_row(3))
+    lines = browser.detail.lines.text()
+    assert row["query"] in lines and "turn 1:" in lines
+    assert f"→ rank {row['ranks'][0]}" in lines or "not in what was ranked" in lines
+    grid = browser.detail.grid
+    assert grid.count() == len(row["top_ids"]) and grid.hit_id(0) == row["top_ids"][0]
+    marked = [grid.item(n).text() for n in range(grid.count()) if "★ target" in
+              grid.item(n).text()]
+    assert len(marked) == (1 if row["target"] in row["top_ids"] else 0)
+    assert browser.detail.target.isVisible() == (row["target"] not in row["top_ids"])
+
+
+def test_compare_with_another_run_shows_both_ranks_and_the_interval(
+        qtbot, workspace, services, two_runs: Path) -> None:
+    _, browser = open_browser(qtbot, workspace, services, two_runs)
+    assert browser.compare_with.count() == 2  # "Compare with…" and the other run
+    browser.compare_with.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: browser.model.queries.comparison is not None, timeout=10_000)
+    headers = [c.name for c in browser.model.queries.columns]
+    assert headers[:3] == ["A", "B", "change"]
+    header = browser.header.text()
+    comparison = browser.model.queries.comparison
+    assert f"{comparison.wins} wins, {comparison.losses} losses" in header
+    assert "95 % CI" in header and "12 shared queries" in header
+    browser.view.selectRow(0)
+    assert browser.detail.other.text().startswith("Run B: rank")
+    browser.single.click()
+    assert [c.name for c in browser.model.queries.columns][0] == "rank"
+
+
+def test_a_run_without_queries_says_so(qtbot, workspace, services, tmp_path: Path) -> None:
+    from studio.simulation.outputs import store_run
+    from studio.store import Project
+
+    Project.create(tmp_path / "p").close()
+    project = workspace.open_project(tmp_path / "p")
+    store_run(project, "simulate", {"label": "old", "per_turn": []}, [], "tester")
+    from widgets.experiments_view import ExperimentsView
+
+    view = ExperimentsView(workspace, services.runner, services=services)
+    qtbot.addWidget(view)
+    view.refresh()
+    browser = view.open_queries()
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: "no per-query results" in browser.header.text(), timeout=10_000)
+    assert "run before this version" in browser.header.text()

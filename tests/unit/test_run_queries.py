@@ -1,0 +1,132 @@
+"""Every run keeps its queries: evaluate fashioniq|cirr|circo|chatir and simulate write one
+Parquet file per run (``studio.experiments.query_log``) with each query's texts, ranks and
+top results; a run stored before keeps listing and says it has none."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from studio.cli.main import main
+from studio.experiments.query_log import NO_QUERIES, QueryLog, read_queries, run_queries
+from studio.simulation.outputs import list_runs, store_run
+from studio.store import Project
+from tests.unit.test_chatir import import_and_index, write_chatir
+from tests.unit.test_fashioniq_protocol import indexed  # noqa: F401  (a fixture)
+from tests.unit.test_import_circo import ON_DISK, write_circo
+
+
+def last_run(project: Path) -> tuple[int, object]:
+    with Project.open(project) as opened:
+        run = list_runs(opened)[-1]
+        return run["id"], run_queries(opened, run["id"])
+
+
+def test_simulate_keeps_every_dialog_turn_by_turn(indexed_demo_dir: Path, tmp_path) -> None:
+    out = tmp_path / "run.json"
+    assert main(["simulate", "--project", str(indexed_demo_dir), "--strategy", "sum",
+                 "--turns", "3", "--n", "6", "--split", "all", "--keep-top", "7",
+                 "--json", str(out)]) == 0
+    run_id, table = last_run(indexed_demo_dir)
+    assert table is not None and len(table) == 6 and table.kind == "simulate"
+    with Project.open(indexed_demo_dir) as opened:
+        stored = json.loads(opened.db.execute(
+            "SELECT ranks FROM experiment_runs WHERE id = ?", [run_id]).fetchone()[0])
+    for n, dialog in enumerate(stored):
+        row = table.row(n)
+        assert row["query"] == f"{dialog['start']}>{dialog['target']}"
+        assert row["ranks"] == [None if r is None else int(r) for r in dialog["ranks"]]
+        assert len(row["texts"]) == 3 and row["texts"][0]
+        assert 1 <= len(row["top_ids"]) <= 7 and len(row["top_scores"]) == len(row["top_ids"])
+        assert row["top_scores"] == sorted(row["top_scores"], reverse=True)
+        if row["rank"] is not None and row["rank"] <= 7 and row["ranks"][-2:] != [1, 1]:
+            assert row["top_ids"][row["rank"] - 1] == dialog["target"]
+    recall = json.loads(out.read_text())["per_turn"][-1]["recall_at"]["5"]
+    assert table.hits(5).mean() == pytest.approx(recall)
+
+
+def test_evaluate_fashioniq_keeps_each_pair_with_its_captions_and_top_k(indexed) -> None:  # noqa: F811
+    project, _ = indexed
+    assert main(["evaluate", "fashioniq", "--project", str(project), "--keep-top", "12"]) == 0
+    _, table = last_run(project)
+    assert table is not None and len(table) == 6 + 6 + 7
+    assert sorted(set(table.category)) == ["dress", "shirt", "toptee"]
+    row = table.row(0)
+    assert row["texts"] == ["is darker", "has a different print"]
+    assert len(row["top_ids"]) == 12 and row["reference"] and row["target"]
+    ranks = table.rank
+    assert np.isfinite(ranks).all()  # galleries of 20: every target is ranked
+    for n in range(len(table)):
+        row = table.row(n)
+        if row["rank"] <= 12:
+            assert row["top_ids"][row["rank"] - 1] == row["target"]
+        else:
+            assert row["target"] not in row["top_ids"]
+
+
+def test_evaluate_circo_keeps_each_ground_truths_rank(tmp_path: Path) -> None:
+    root = write_circo(tmp_path / "circo")
+    project = tmp_path / "p"
+    assert main(["import", "circo", str(root), "--project", str(project)]) == 0
+    assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
+    assert main(["evaluate", "circo", "--project", str(project)]) == 0
+    _, table = last_run(project)
+    assert table is not None and list(table.query) == ["0", "1"]
+    first = table.row(0)
+    assert first["ground_truths"] == ["21", "22", "23"]
+    assert first["ranks"][2] is None  # 23 has no picture: never ranked
+    assert first["ranks"][:2] == [first["top_ids"].index(i) + 1 for i in ("21", "22")]
+    assert first["rank"] == first["ranks"][0]  # the named target, 21
+    assert sorted(first["top_ids"]) == sorted(str(i) for i in ON_DISK)
+
+
+def test_evaluate_chatir_keeps_each_dialogs_rank_after_every_round(tmp_path: Path) -> None:
+    from studio.demo.placeholders import draw_placeholders
+
+    space = [f"unlabeled2017/{i:012d}.jpg" for i in range(30)]
+    draw_placeholders(tmp_path / "img", space)
+    write_chatir(tmp_path / "chatir", space, [space[0], space[5], space[9]])
+    project = import_and_index(tmp_path)
+    assert main(["evaluate", "chatir", "--project", str(project)]) == 0
+    with Project.open(project) as opened:
+        runs = list_runs(opened, "chatir")
+        tables = {run["summary"]["config"]["dataset"]: run_queries(opened, run["id"])
+                  for run in runs}
+    assert set(tables) == {"Human_BLIP2", "ChatGPT_BLIP2"}
+    table = tables["Human_BLIP2"]
+    assert table is not None and len(table) == 3 and table.first_turn == 0
+    row = table.row(1)
+    assert row["query"] == "Human_BLIP2:1" and len(row["ranks"]) == 11
+    assert row["texts"][0] == "a photo number 1" and len(row["top_ids"]) == 30
+    summary = next(r["summary"] for r in runs if r["summary"]["config"]["dataset"]
+                   == "Human_BLIP2")
+    hits = (table.first_top(10) >= 0).mean() * 100
+    assert hits == pytest.approx(summary["hits_at_10"][-1])
+
+
+def test_a_run_stored_before_has_no_queries_and_still_lists(indexed_demo_dir: Path,
+                                                          capsys) -> None:
+    with Project.open(indexed_demo_dir) as opened:
+        run_id = store_run(opened, "simulate", {"label": "old", "per_turn": []}, [], "tests")
+        assert run_queries(opened, run_id) is None
+    assert main(["experiments", "list", "--project", str(indexed_demo_dir)]) == 0
+    assert "old" in capsys.readouterr().out
+    assert main(["experiments", "queries", "--project", str(indexed_demo_dir),
+                 str(run_id)]) == 0
+    assert NO_QUERIES in capsys.readouterr().out
+
+
+def test_a_cancelled_run_keeps_the_queries_it_finished(tmp_path: Path) -> None:
+    from studio.experiments import query_log
+
+    written = []
+    with pytest.raises(KeyboardInterrupt), QueryLog(tmp_path, "simulate") as log:  # noqa: PT012
+        for n in range(query_log.ROW_GROUP + 10):
+            log.add(str(n), ranks=[n + 1], top_ids=["a"], top_scores=[1.0])
+            written.append(n)
+        raise KeyboardInterrupt
+    table = read_queries(log.path)
+    assert len(table) == len(written) and table.rank[-1] == len(written)
