@@ -78,10 +78,16 @@ def run_tests(args: list[str]) -> int:
         results, timings = [], []
         for name, suite, phase_env in phases:
             started = time.monotonic()
-            results.append(
-                subprocess.call([str(PYTHON), "-m", "pytest", *suite], cwd=ROOT, env=phase_env)
+            finished = Path(home) / f"finished-{len(results)}"
+            code = subprocess.call(
+                [str(PYTHON), "-m", "pytest", *suite], cwd=ROOT,
+                env={**phase_env, "CIR_STUDIO_TEST_FINISHED": str(finished)},
             )
-            timings.append((name, time.monotonic() - started, results[-1]))
+            if not finished.exists():  # died before its summary (a crash may exit 0)
+                print(f"\n{name}: pytest ended before its summary (exit {code}): FAILED")
+                code = code or 1
+            results.append(code)
+            timings.append((name, time.monotonic() - started, code))
         print("\nPhases:")
         for name, seconds, code in timings:
             print(f"  {name:<28} {seconds / 60:5.1f} min  {'passed' if code == 0 else 'FAILED'}")

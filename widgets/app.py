@@ -27,6 +27,10 @@ class GuiOptions:
     started: float = 0.0
     demo_create_seconds: float = 0.0
     open_demo: bool = False  # open (and on first use draw, as a job) the demo once shown
+    # The window is this process's whole life (``cir-studio``, ``python -m studio``): SIGTERM
+    # quits like File → Quit, and the process ends as soon as the window has shut down.
+    # False where a caller runs the window inside a process that goes on (a test).
+    owns_process: bool = False
 
 
 def create_application():
@@ -77,9 +81,13 @@ def run_gui(options: GuiOptions) -> int:
         window.open_project(options.project)
     elif options.open_demo:
         window.open_demo()  # a job: progress and Cancel in the status bar
-    quit_on_terminate(window)
+    if options.owns_process:
+        quit_on_terminate(window)
     trace("ready")
-    return run_until_closed(app, loop, window)
+    code = run_until_closed(app, loop, window)
+    if options.owns_process:
+        end_process(code)
+    return code
 
 
 def quit_on_terminate(window) -> None:
@@ -114,8 +122,9 @@ def run_until_closed(app, loop, window) -> int:
 
     The window's close shut the services down (cancelled jobs, waited for the workers,
     flushed autosaves, closed the project); their coroutines resume here, while every
-    widget still exists, instead of being destroyed pending. Then the process ends with
-    ``os._exit``: everything people made is committed and the project closed, the
+    widget still exists, instead of being destroyed pending. A process that is only the
+    studio then ends with ``end_process`` (``GuiOptions.owns_process``), ``os._exit``:
+    everything people made is committed and the project closed, the
     settings are saved and the error log is written as it goes (nothing of ours is
     registered with ``atexit``), so what is left is tearing down the interpreter: every
     Qt widget, torch, and half a million Python objects, freed one by one. That took
@@ -128,8 +137,7 @@ def run_until_closed(app, loop, window) -> int:
         loop.run_until_complete(closed.wait())
         loop.run_until_complete(drain(loop))
     window.services.shutdown()
-    end_process(0)
-    return 0  # not reached
+    return 0
 
 
 def end_process(code: int) -> None:

@@ -15,7 +15,9 @@ from studio.store import resolve_project_path
 from studio.store.engines import is_url
 
 
-def launch_gui(args: argparse.Namespace) -> int:
+def launch_gui(args: argparse.Namespace, owns_process: bool = False) -> int:
+    """Open the window; ``owns_process`` when it is the whole program (``main``): then
+    SIGTERM quits like File → Quit and the process ends once the window shut down."""
     project_path: Path | str | None = None
     demo_seconds = 0.0
     if args.project and is_url(args.project):
@@ -48,5 +50,6 @@ def launch_gui(args: argparse.Namespace) -> int:
         started=PROCESS_START + demo_seconds,
         demo_create_seconds=demo_seconds,
         open_demo=open_demo,
+        owns_process=owns_process,
     )
     return app.run_gui(options)

@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             from studio.cli.gui_launch import launch_gui
 
-            return launch_gui(args)
+            return launch_gui(args, owns_process=True)
         if args.command == "server":  # the server answers "busy" to its clients itself
             return int(args.func(args) or 0)
         with waiting_for_writers(_say_waiting, _busy_wait_limit()):
