@@ -32,6 +32,17 @@ from widgets.query_table_model import QueryTableModel
 ALL = "all categories"
 
 
+def query_table_view() -> QTableView:
+    """The list's table: whole rows selected, no row header, one line per row."""
+    view = QTableView()
+    view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.setWordWrap(False)
+    return view
+
+
 class QueryBrowser(QDialog):
     def __init__(self, services: Any, run: dict[str, Any], others: list[dict[str, Any]],
                  parent: QWidget | None = None) -> None:
@@ -44,6 +55,7 @@ class QueryBrowser(QDialog):
         self.table: QueryTable | None = None
         self.other_table: QueryTable | None = None
         self.model: QueryTableModel | None = None
+        self.single_list: QueryList | None = None
         self.setWindowTitle(f"Queries of run #{run['id']} "
                             f"{run['summary'].get('label', run['kind'])}")
         self.resize(1100, 700)
@@ -85,12 +97,7 @@ class QueryBrowser(QDialog):
         bar.addWidget(self.single)
         layout.addLayout(bar)
         splitter = QSplitter()
-        self.view = QTableView()
-        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.view.verticalHeader().setVisible(False)
-        self.view.verticalHeader().setDefaultSectionSize(22)
-        self.view.setWordWrap(False)
+        self.view = query_table_view()
         splitter.addWidget(self.view)
         self.detail = QueryDetailView(services.thumbnails, self._path_of)
         splitter.addWidget(self.detail)
@@ -111,17 +118,24 @@ class QueryBrowser(QDialog):
 
     def _read(self, run_id: int, done) -> None:
         project = self.workspace.project
-        self.scope.submit(self.services.io, run_queries, project, run_id, done=done,
+
+        def read() -> tuple[QueryTable, QueryList] | None:
+            # The list's sort keys (an arrow sort of each text column) are built here too,
+            # off the UI thread.
+            table = run_queries(project, run_id)
+            return None if table is None else (table, QueryList(table))
+
+        self.scope.submit(self.services.io, read, done=done,
                           failed=lambda error: self.header.setText(
                               f"The run's queries could not be read: {error}"))
 
-    def _loaded(self, table: QueryTable | None) -> None:
-        if table is None:
+    def _loaded(self, result: tuple[QueryTable, QueryList] | None) -> None:
+        if result is None:
             self.header.setText(f"Run #{self.run['id']}: {NO_QUERIES}.")
             self.compare_with.setEnabled(False)
             return
-        self.table = table
-        self._show(QueryList(table))
+        self.table, self.single_list = result
+        self._show(self.single_list)
 
     def _show(self, queries: QueryList) -> None:
         self.model = QueryTableModel(queries, self)
@@ -175,17 +189,18 @@ class QueryBrowser(QDialog):
             return
         if other_id is None:
             self.other_table = None
-            self._show(QueryList(self.table))
+            if self.single_list is not None:
+                self._show(self.single_list)
             return
         self.header.setText(f"Comparing with run #{other_id}…")
         project, table, k = self.workspace.project, self.table, self.at.value()
 
-        def read_and_compare() -> tuple[QueryTable, Any] | str:
+        def read_and_compare() -> tuple[QueryTable, QueryList] | str:
             other = run_queries(project, other_id)
             if other is None:
                 return f"Run #{other_id}: {NO_QUERIES}."
             try:
-                return other, compare_runs(table, other, k)
+                return other, QueryList(table, compare_runs(table, other, k))
             except StudioError as error:  # no shared query
                 return str(error)
 
@@ -193,11 +208,11 @@ class QueryBrowser(QDialog):
                           failed=lambda error: self.header.setText(
                               f"The runs could not be compared: {error}"))
 
-    def _compared(self, result: tuple[QueryTable, Any] | str) -> None:
+    def _compared(self, result: tuple[QueryTable, QueryList] | str) -> None:
         if self.table is None:
             return
         if isinstance(result, str):
             self.header.setText(result)
             return
-        self.other_table, comparison = result
-        self._show(QueryList(self.table, comparison))
+        self.other_table, compared = result
+        self._show(compared)

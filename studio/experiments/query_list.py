@@ -14,6 +14,7 @@ from studio.experiments.compare import Comparison
 from studio.experiments.query_log import QueryTable
 
 HIT_KS = (1, 5, 10, 50)
+INF = float("inf")
 TEXT_SEPARATOR = " / "
 
 
@@ -65,8 +66,24 @@ class QueryList:
                     Column("text", "caption(s) or turns", False)]
         self.columns = columns
         self._keys = keys
-        self._visible = np.arange(len(rows))
-        self.rows = self._visible
+        # Sort keys: the numeric columns themselves, the text columns as dense ranks of
+        # their values (one arrow sort each, here, off the UI thread where the list is
+        # built), and each column's order once sorted, so that sorting again, or sorting
+        # a filtered list, only takes the kept rows of a cached permutation.
+        self._sort_keys: dict[str, np.ndarray] = dict(keys)
+        for name, values in (("category", self._category), ("query", self._query),
+                             ("text", self._joined)):
+            self._sort_keys[name] = pc.rank(
+                values, sort_keys="ascending",
+                tiebreaker="dense").to_numpy().astype(np.int64)
+        self._orders: dict[tuple[str, bool], np.ndarray] = {}
+        # Each column's values as a Python list (built here, off the UI thread): a cell
+        # shown is a list look-up, not an arrow scalar or a numpy scalar.
+        self._cells: dict[str, list[Any]] = {name: key.tolist() for name, key in keys.items()}
+        self._cells.update(category=self._category.to_pylist(),
+                           query=self._query.to_pylist(), text=self._joined.to_pylist())
+        self._keep: np.ndarray | None = None
+        self.rows = np.arange(len(rows))
         self.sort_column, self.descending = self.default_sort()
         self.sort(self.sort_column, self.descending)
 
@@ -80,40 +97,35 @@ class QueryList:
         return len(self.rows)
 
     def text(self, row: int, column: int) -> str:
-        i = int(self.rows[row])
+        """What the cell shows; called for each cell on screen at every paint, so it only
+        indexes Python lists made when the list was built."""
         name = self.columns[column].name
-        if name == "category":
-            return str(self._category[i].as_py())
-        if name == "query":
-            return str(self._query[i].as_py())
-        if name == "text":
-            return str(self._joined[i].as_py() or "")
-        value = self._keys[name][i]
-        if name.startswith("@"):
+        value = self._cells[name][int(self.rows[row])]
+        if name in ("category", "query", "text"):
+            return value or ""
+        if name[0] == "@":
             return "✓" if value else ""
         if name == "change":
-            return "found" if value == np.inf else "lost" if value == -np.inf else \
+            return "found" if value == INF else "lost" if value == -INF else \
                 f"{value:+.0f}" if value else "0"
         if name == "length":
-            return str(int(value))
-        return "–" if not np.isfinite(value) else str(int(value))
+            return str(value)
+        return "–" if value == INF else str(int(value))
 
     def sort(self, column: int, descending: bool) -> None:
         """Stable: ties keep the run's order, so worst-first is reproducible."""
         self.sort_column, self.descending = column, descending
-        name = self.columns[column].name
-        if name in self._keys:
-            key = self._keys[name][self._visible]
-            order = np.argsort(-key if descending else key, kind="stable")
-        else:
-            import pyarrow.compute as pc
+        order = self.order(self.columns[column].name, descending)
+        self.rows = order if self._keep is None else order[self._keep[order]]
 
-            values = {"category": self._category, "query": self._query,
-                      "text": self._joined}[name].take(self._visible)
-            order = pc.array_sort_indices(
-                values, order="descending" if descending else "ascending"
-            ).to_numpy()
-        self.rows = self._visible[order]
+    def order(self, name: str, descending: bool) -> np.ndarray:
+        """Every query of the list sorted by one column (computed once per direction)."""
+        cached = self._orders.get((name, descending))
+        if cached is None:
+            key = self._sort_keys[name]
+            cached = np.argsort(-key if descending else key, kind="stable")
+            self._orders[(name, descending)] = cached
+        return cached
 
     def set_filter(self, miss_at: int | None = None, category: str | None = None,
                    contains: str = "") -> None:
@@ -129,7 +141,7 @@ class QueryList:
         if contains.strip():
             found = pc.match_substring(self._joined, contains.strip(), ignore_case=True)
             keep &= pc.fill_null(found, False).to_numpy(zero_copy_only=False)
-        self._visible = np.flatnonzero(keep)
+        self._keep = None if keep.all() else keep
         self.sort(self.sort_column, self.descending)
 
     def table_row(self, row: int) -> int:

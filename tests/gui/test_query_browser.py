@@ -70,6 +70,18 @@ def test_the_list_opens_worst_first_and_sorts_and_filters(qtbot, workspace, serv
     assert set(column_texts(browser, "category")) == {category}
 
 
+def test_the_selected_query_stays_selected_when_the_list_is_sorted(
+        qtbot, workspace, services, two_runs: Path) -> None:
+    _, browser = open_browser(qtbot, workspace, services, two_runs)
+    browser.view.selectRow(3)
+    chosen = browser.model.queries.table_row(3)
+    browser.view.sortByColumn([c.name for c in browser.model.queries.columns].index("query"),
+                              Qt.SortOrder.AscendingOrder)
+    current = browser.view.selectionModel().currentIndex()
+    assert current.isValid() and browser.model.queries.table_row(current.row()) == chosen
+    assert browser.view.selectionModel().isRowSelected(current.row())
+
+
 def test_a_query_shows_its_turns_ranks_and_top_results(qtbot, workspace, services,
                                                        two_runs: Path) -> None:
     _, browser = open_browser(qtbot, workspace, services, two_runs)
