@@ -221,18 +221,21 @@ class ExperimentsView(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.runs.addItem(item)
-        self._add_circo_runs()
+        self._add_evaluation_runs()
         self.runs.blockSignals(False)
         self.draw()
 
-    def _add_circo_runs(self) -> None:
-        """CIRCO evaluations (mAP@K, single turn): listed with their figures, not plotted."""
-        from studio.circo.runs import KIND
-        from studio.circo.runs import run_lines as circo_lines
+    def _add_evaluation_runs(self) -> None:
+        """Fashion IQ, CIRR and CIRCO evaluations (single turn): listed with their figures
+        (Recall@K, mAP@K), not plotted; each opens its queries like a simulation run."""
+        from studio.experiments.evaluation_runs import KINDS, evaluation_lines
 
         project = self.workspace.project
-        for run in [] if project is None else list_runs(project, KIND):
-            lines = circo_lines(run)
+        runs = [] if project is None else sorted(
+            (run for kind in KINDS for run in list_runs(project, kind)),
+            key=lambda run: run["id"])
+        for run in runs:
+            lines = evaluation_lines(run)
             item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{lines[3]}")
             item.setToolTip(" · ".join(lines))
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
