@@ -39,6 +39,7 @@ class QueryList:
         self._joined = joined.take(rows)
         self._query = table.table.column("query").combine_chunks().take(rows)
         self._category = table.table.column("category").combine_chunks().take(rows)
+        self._flags = table.flags().take(rows)
         self.categories = sorted(set(self._category.to_pylist()))
         keys: dict[str, np.ndarray] = {}
         columns: list[Column] = []
@@ -57,7 +58,9 @@ class QueryList:
                         Column("change", "places the target moved up from A to B")]
         keys["length"] = table.text_length()[rows]
         columns += [Column("category", "the query's category", False),
-                    Column("length", "characters of its caption(s) or turns")]
+                    Column("length", "characters of its caption(s) or turns"),
+                    Column("flags", "automatic flags of its captions (as the Captions pane "
+                           "raises them: short, duplicate, contradiction…)", False)]
         if table.is_dialog():
             keys["top-10 at"] = table.first_top(10)[rows].astype(np.float64)
             keys["top-10 at"][keys["top-10 at"] < 0] = np.inf
@@ -71,8 +74,9 @@ class QueryList:
         # built), and each column's order once sorted, so that sorting again, or sorting
         # a filtered list, only takes the kept rows of a cached permutation.
         self._sort_keys: dict[str, np.ndarray] = dict(keys)
-        for name, values in (("category", self._category), ("query", self._query),
-                             ("text", self._joined)):
+        strings = {"category": self._category, "query": self._query, "text": self._joined,
+                   "flags": self._flags}
+        for name, values in strings.items():
             self._sort_keys[name] = pc.rank(
                 values, sort_keys="ascending",
                 tiebreaker="dense").to_numpy().astype(np.int64)
@@ -80,8 +84,7 @@ class QueryList:
         # Each column's values as a Python list (built here, off the UI thread): a cell
         # shown is a list look-up, not an arrow scalar or a numpy scalar.
         self._cells: dict[str, list[Any]] = {name: key.tolist() for name, key in keys.items()}
-        self._cells.update(category=self._category.to_pylist(),
-                           query=self._query.to_pylist(), text=self._joined.to_pylist())
+        self._cells.update((name, values.to_pylist()) for name, values in strings.items())
         self._keep: np.ndarray | None = None
         self.rows = np.arange(len(rows))
         self.sort_column, self.descending = self.default_sort()
@@ -101,7 +104,7 @@ class QueryList:
         indexes Python lists made when the list was built."""
         name = self.columns[column].name
         value = self._cells[name][int(self.rows[row])]
-        if name in ("category", "query", "text"):
+        if name in ("category", "query", "text", "flags"):
             return value or ""
         if name[0] == "@":
             return "✓" if value else ""

@@ -61,3 +61,27 @@ def test_sorts_keep_ties_in_the_runs_order_and_filters_keep_the_sort() -> None:
     assert sorted(rows) == expected
     same = [r for r, c in zip(rows, categories, strict=True) if c == "shirt"]
     assert same == sorted(same)
+
+
+def test_the_automatic_flags_of_each_querys_captions_are_a_column(tmp_path) -> None:
+    from studio.experiments.query_log import QueryLog, read_queries
+
+    with QueryLog(tmp_path, "evaluate-fashioniq") as log:
+        log.add("pair0", category="dress", texts=["red", "red"], ranks=[3])
+        log.add("pair1", category="dress",
+                texts=["is darker with longer sleeves", "has a floral print"], ranks=[70])
+    queries = QueryList(read_queries(log.path))
+    names = [c.name for c in queries.columns]
+    assert "flags" in names
+    flags = names.index("flags")
+    shown = {queries.text(r, names.index("query")): queries.text(r, flags)
+             for r in range(len(queries))}
+    assert shown == {"pair0": "short, duplicate", "pair1": ""}
+    queries.sort(flags, True)
+    assert queries.text(0, names.index("query")) == "pair0"
+
+
+def test_a_run_written_before_flags_were_kept_shows_none() -> None:
+    queries = QueryList(big_run(10))
+    flags = [c.name for c in queries.columns].index("flags")
+    assert {queries.text(r, flags) for r in range(len(queries))} == {""}
