@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -72,6 +72,8 @@ TRAIN_TIP = ("Train a composition model (Combiner) on this project's captions; i
 
 
 class ExperimentsView(QWidget):
+    #: a stored query to go on with by hand in Retrieval → Search (see QueryBrowser)
+    open_in_retrieval = Signal(object)
     def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None,
                  services: Any = None):
         super().__init__(parent)
@@ -336,6 +338,7 @@ class ExperimentsView(QWidget):
         run = item.data(STORED_RUN_ROLE)
         runs = list_runs(project)
         browser = QueryBrowser(self.services, run, runs, self)
+        browser.open_in_retrieval.connect(self.open_in_retrieval.emit)
         browser.show()
         return browser
 

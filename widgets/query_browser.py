@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -44,6 +44,9 @@ def query_table_view() -> QTableView:
 
 
 class QueryBrowser(QDialog):
+    #: the query under the cursor, for Retrieval → Search: {"run", "query", "reference",
+    #: "target", "texts", "dialog"}
+    open_in_retrieval = Signal(object)
     def __init__(self, services: Any, run: dict[str, Any], others: list[dict[str, Any]],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -56,6 +59,7 @@ class QueryBrowser(QDialog):
         self.other_table: QueryTable | None = None
         self.model: QueryTableModel | None = None
         self.single_list: QueryList | None = None
+        self.current: dict[str, Any] | None = None
         self.setWindowTitle(f"Queries of run #{run['id']} "
                             f"{run['summary'].get('label', run['kind'])}")
         self.resize(1100, 700)
@@ -95,6 +99,12 @@ class QueryBrowser(QDialog):
         self.single = QPushButton("This run only")
         self.single.setEnabled(False)
         bar.addWidget(self.single)
+        self.open_retrieval = QPushButton("Open in Retrieval")
+        self.open_retrieval.setEnabled(False)
+        self.open_retrieval.setToolTip(
+            "A session in Retrieval → Search from this query: its reference, its target to "
+            "find and its caption(s) (a dialog's first turn) to run, then on by hand")
+        bar.addWidget(self.open_retrieval)
         layout.addLayout(bar)
         splitter = QSplitter()
         self.view = query_table_view()
@@ -109,6 +119,7 @@ class QueryBrowser(QDialog):
         self.compare_with.currentIndexChanged.connect(lambda _i: self._compare())
         self.at.valueChanged.connect(lambda _v: self._compare())
         self.single.clicked.connect(lambda: self.compare_with.setCurrentIndex(0))
+        self.open_retrieval.clicked.connect(self._open_in_retrieval)
         self._read(run["id"], self._loaded)
 
     def _path_of(self, image_id: str):
@@ -174,13 +185,25 @@ class QueryBrowser(QDialog):
 
     def _pick(self, index) -> None:
         if self.model is None or self.table is None or not index.isValid():
+            self.open_retrieval.setEnabled(False)
             return
         queries = self.model.queries
         row = self.table.row(queries.table_row(index.row()))
+        self.current = row
+        self.open_retrieval.setEnabled(bool(row.get("reference")))
         other_row = queries.other_row(index.row())
         other = None if other_row is None or self.other_table is None else \
             self.other_table.row(other_row)
         self.detail.show_query(row, self.table.kind, self.table.first_turn, other)
+
+    def _open_in_retrieval(self) -> None:
+        row = self.current
+        if row is None or self.table is None:
+            return
+        self.open_in_retrieval.emit({
+            "run": self.run["id"], "query": row["query"], "reference": row.get("reference"),
+            "target": row.get("target"), "texts": list(row.get("texts") or []),
+            "dialog": self.table.is_dialog()})
 
     def _compare(self) -> None:
         other_id = self.compare_with.currentData()
