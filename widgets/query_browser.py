@@ -131,8 +131,7 @@ class QueryBrowser(QDialog):
         project = self.workspace.project
 
         def read() -> tuple[QueryTable, QueryList] | None:
-            # The list's sort keys (an arrow sort of each text column) are built here too,
-            # off the UI thread.
+            # The list (its cells as Python lists) is built here too, off the UI thread.
             table = run_queries(project, run_id)
             return None if table is None else (table, QueryList(table))
 
@@ -150,6 +149,7 @@ class QueryBrowser(QDialog):
 
     def _show(self, queries: QueryList) -> None:
         self.model = QueryTableModel(queries, self)
+        self.scope.submit(self.services.io, queries.prepare)
         self.view.setSortingEnabled(False)
         self.view.setModel(self.model)
         column, descending = queries.default_sort()

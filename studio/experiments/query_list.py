@@ -70,21 +70,17 @@ class QueryList:
         self.columns = columns
         self._keys = keys
         # Sort keys: the numeric columns themselves, the text columns as dense ranks of
-        # their values (one arrow sort each, here, off the UI thread where the list is
-        # built), and each column's order once sorted, so that sorting again, or sorting
-        # a filtered list, only takes the kept rows of a cached permutation.
+        # their values (an arrow sort each), and each column's order once sorted, so that
+        # sorting again, or sorting a filtered list, only takes the kept rows of a cached
+        # permutation. ``prepare`` makes them all, off the UI thread, once the list shows.
+        self._strings = {"category": self._category, "query": self._query,
+                         "text": self._joined, "flags": self._flags}
         self._sort_keys: dict[str, np.ndarray] = dict(keys)
-        strings = {"category": self._category, "query": self._query, "text": self._joined,
-                   "flags": self._flags}
-        for name, values in strings.items():
-            self._sort_keys[name] = pc.rank(
-                values, sort_keys="ascending",
-                tiebreaker="dense").to_numpy().astype(np.int64)
         self._orders: dict[tuple[str, bool], np.ndarray] = {}
         # Each column's values as a Python list (built here, off the UI thread): a cell
         # shown is a list look-up, not an arrow scalar or a numpy scalar.
         self._cells: dict[str, list[Any]] = {name: key.tolist() for name, key in keys.items()}
-        self._cells.update((name, values.to_pylist()) for name, values in strings.items())
+        self._cells.update((name, values.to_pylist()) for name, values in self._strings.items())
         self._keep: np.ndarray | None = None
         self.rows = np.arange(len(rows))
         self.sort_column, self.descending = self.default_sort()
@@ -125,10 +121,28 @@ class QueryList:
         """Every query of the list sorted by one column (computed once per direction)."""
         cached = self._orders.get((name, descending))
         if cached is None:
-            key = self._sort_keys[name]
+            key = self._sort_key(name)
             cached = np.argsort(-key if descending else key, kind="stable")
             self._orders[(name, descending)] = cached
         return cached
+
+    def _sort_key(self, name: str) -> np.ndarray:
+        key = self._sort_keys.get(name)
+        if key is None:
+            import pyarrow.compute as pc
+
+            key = pc.rank(self._strings[name], sort_keys="ascending",
+                          tiebreaker="dense").to_numpy().astype(np.int64)
+            self._sort_keys[name] = key
+        return key
+
+    def prepare(self) -> None:
+        """Every column's order both ways, so that no sort computes one on the UI thread
+        (the browser runs this on the IO lane once the list shows; a sort asked before it
+        is done computes its own)."""
+        for column in self.columns:
+            for descending in (False, True):
+                self.order(column.name, descending)
 
     def set_filter(self, miss_at: int | None = None, category: str | None = None,
                    contains: str = "") -> None:

@@ -26,11 +26,10 @@ def big_run(queries: int = 100_000) -> QueryTable:
     return QueryTable(table, "evaluate-fashioniq", 50, 1)
 
 
-def test_sorting_100000_queries_again_by_any_column_is_instant() -> None:
+def test_sorting_100000_queries_by_any_column_is_instant_once_prepared() -> None:
+    """The browser prepares the orders on the IO lane once the list shows."""
     queries = QueryList(big_run())
-    for column in range(len(queries.columns)):
-        for descending in (False, True):
-            queries.sort(column, descending)
+    queries.prepare()
     slowest = 0.0
     for column in range(len(queries.columns)):
         for descending in (False, True):
