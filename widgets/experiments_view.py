@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -72,6 +72,8 @@ TRAIN_TIP = ("Train a composition model (Combiner) on this project's captions; i
 
 
 class ExperimentsView(QWidget):
+    #: a stored query to go on with by hand in Retrieval → Search (see QueryBrowser)
+    open_in_retrieval = Signal(object)
     def __init__(self, workspace: Workspace, runner: JobRunner, parent: QWidget | None = None,
                  services: Any = None):
         super().__init__(parent)
@@ -221,18 +223,21 @@ class ExperimentsView(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
             self.runs.addItem(item)
-        self._add_circo_runs()
+        self._add_evaluation_runs()
         self.runs.blockSignals(False)
         self.draw()
 
-    def _add_circo_runs(self) -> None:
-        """CIRCO evaluations (mAP@K, single turn): listed with their figures, not plotted."""
-        from studio.circo.runs import KIND
-        from studio.circo.runs import run_lines as circo_lines
+    def _add_evaluation_runs(self) -> None:
+        """Fashion IQ, CIRR and CIRCO evaluations (single turn): listed with their figures
+        (Recall@K, mAP@K), not plotted; each opens its queries like a simulation run."""
+        from studio.experiments.evaluation_runs import KINDS, evaluation_lines
 
         project = self.workspace.project
-        for run in [] if project is None else list_runs(project, KIND):
-            lines = circo_lines(run)
+        runs = [] if project is None else sorted(
+            (run for kind in KINDS for run in list_runs(project, kind)),
+            key=lambda run: run["id"])
+        for run in runs:
+            lines = evaluation_lines(run)
             item = QListWidgetItem(f"{lines[0]}\n{' · '.join(lines[1:3])}\n{lines[3]}")
             item.setToolTip(" · ".join(lines))
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
@@ -333,6 +338,7 @@ class ExperimentsView(QWidget):
         run = item.data(STORED_RUN_ROLE)
         runs = list_runs(project)
         browser = QueryBrowser(self.services, run, runs, self)
+        browser.open_in_retrieval.connect(self.open_in_retrieval.emit)
         browser.show()
         return browser
 

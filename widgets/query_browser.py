@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -32,7 +32,21 @@ from widgets.query_table_model import QueryTableModel
 ALL = "all categories"
 
 
+def query_table_view() -> QTableView:
+    """The list's table: whole rows selected, no row header, one line per row."""
+    view = QTableView()
+    view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.setWordWrap(False)
+    return view
+
+
 class QueryBrowser(QDialog):
+    #: the query under the cursor, for Retrieval → Search: {"run", "query", "reference",
+    #: "target", "texts", "dialog"}
+    open_in_retrieval = Signal(object)
     def __init__(self, services: Any, run: dict[str, Any], others: list[dict[str, Any]],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,6 +58,8 @@ class QueryBrowser(QDialog):
         self.table: QueryTable | None = None
         self.other_table: QueryTable | None = None
         self.model: QueryTableModel | None = None
+        self.single_list: QueryList | None = None
+        self.current: dict[str, Any] | None = None
         self.setWindowTitle(f"Queries of run #{run['id']} "
                             f"{run['summary'].get('label', run['kind'])}")
         self.resize(1100, 700)
@@ -83,14 +99,15 @@ class QueryBrowser(QDialog):
         self.single = QPushButton("This run only")
         self.single.setEnabled(False)
         bar.addWidget(self.single)
+        self.open_retrieval = QPushButton("Open in Retrieval")
+        self.open_retrieval.setEnabled(False)
+        self.open_retrieval.setToolTip(
+            "A session in Retrieval → Search from this query: its reference, its target to "
+            "find and its caption(s) (a dialog's first turn) to run, then on by hand")
+        bar.addWidget(self.open_retrieval)
         layout.addLayout(bar)
         splitter = QSplitter()
-        self.view = QTableView()
-        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.view.verticalHeader().setVisible(False)
-        self.view.verticalHeader().setDefaultSectionSize(22)
-        self.view.setWordWrap(False)
+        self.view = query_table_view()
         splitter.addWidget(self.view)
         self.detail = QueryDetailView(services.thumbnails, self._path_of)
         splitter.addWidget(self.detail)
@@ -102,6 +119,7 @@ class QueryBrowser(QDialog):
         self.compare_with.currentIndexChanged.connect(lambda _i: self._compare())
         self.at.valueChanged.connect(lambda _v: self._compare())
         self.single.clicked.connect(lambda: self.compare_with.setCurrentIndex(0))
+        self.open_retrieval.clicked.connect(self._open_in_retrieval)
         self._read(run["id"], self._loaded)
 
     def _path_of(self, image_id: str):
@@ -111,20 +129,27 @@ class QueryBrowser(QDialog):
 
     def _read(self, run_id: int, done) -> None:
         project = self.workspace.project
-        self.scope.submit(self.services.io, run_queries, project, run_id, done=done,
+
+        def read() -> tuple[QueryTable, QueryList] | None:
+            # The list (its cells as Python lists) is built here too, off the UI thread.
+            table = run_queries(project, run_id)
+            return None if table is None else (table, QueryList(table))
+
+        self.scope.submit(self.services.io, read, done=done,
                           failed=lambda error: self.header.setText(
                               f"The run's queries could not be read: {error}"))
 
-    def _loaded(self, table: QueryTable | None) -> None:
-        if table is None:
+    def _loaded(self, result: tuple[QueryTable, QueryList] | None) -> None:
+        if result is None:
             self.header.setText(f"Run #{self.run['id']}: {NO_QUERIES}.")
             self.compare_with.setEnabled(False)
             return
-        self.table = table
-        self._show(QueryList(table))
+        self.table, self.single_list = result
+        self._show(self.single_list)
 
     def _show(self, queries: QueryList) -> None:
         self.model = QueryTableModel(queries, self)
+        self.scope.submit(self.services.io, queries.prepare)
         self.view.setSortingEnabled(False)
         self.view.setModel(self.model)
         column, descending = queries.default_sort()
@@ -160,13 +185,25 @@ class QueryBrowser(QDialog):
 
     def _pick(self, index) -> None:
         if self.model is None or self.table is None or not index.isValid():
+            self.open_retrieval.setEnabled(False)
             return
         queries = self.model.queries
         row = self.table.row(queries.table_row(index.row()))
+        self.current = row
+        self.open_retrieval.setEnabled(bool(row.get("reference")))
         other_row = queries.other_row(index.row())
         other = None if other_row is None or self.other_table is None else \
             self.other_table.row(other_row)
         self.detail.show_query(row, self.table.kind, self.table.first_turn, other)
+
+    def _open_in_retrieval(self) -> None:
+        row = self.current
+        if row is None or self.table is None:
+            return
+        self.open_in_retrieval.emit({
+            "run": self.run["id"], "query": row["query"], "reference": row.get("reference"),
+            "target": row.get("target"), "texts": list(row.get("texts") or []),
+            "dialog": self.table.is_dialog()})
 
     def _compare(self) -> None:
         other_id = self.compare_with.currentData()
@@ -175,17 +212,18 @@ class QueryBrowser(QDialog):
             return
         if other_id is None:
             self.other_table = None
-            self._show(QueryList(self.table))
+            if self.single_list is not None:
+                self._show(self.single_list)
             return
         self.header.setText(f"Comparing with run #{other_id}…")
         project, table, k = self.workspace.project, self.table, self.at.value()
 
-        def read_and_compare() -> tuple[QueryTable, Any] | str:
+        def read_and_compare() -> tuple[QueryTable, QueryList] | str:
             other = run_queries(project, other_id)
             if other is None:
                 return f"Run #{other_id}: {NO_QUERIES}."
             try:
-                return other, compare_runs(table, other, k)
+                return other, QueryList(table, compare_runs(table, other, k))
             except StudioError as error:  # no shared query
                 return str(error)
 
@@ -193,11 +231,11 @@ class QueryBrowser(QDialog):
                           failed=lambda error: self.header.setText(
                               f"The runs could not be compared: {error}"))
 
-    def _compared(self, result: tuple[QueryTable, Any] | str) -> None:
+    def _compared(self, result: tuple[QueryTable, QueryList] | str) -> None:
         if self.table is None:
             return
         if isinstance(result, str):
             self.header.setText(result)
             return
-        self.other_table, comparison = result
-        self._show(QueryList(self.table, comparison))
+        self.other_table, compared = result
+        self._show(compared)

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+import numpy as np
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from studio.experiments.query_list import QueryList
 
 ALIGN_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 Index = QModelIndex | QPersistentModelIndex
+ALIGN_RIGHT_VALUE = int(ALIGN_RIGHT.value)
+DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)  # plain ints: the roles come as ints
+ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
 
 
 class QueryTableModel(QAbstractTableModel):
@@ -22,13 +31,13 @@ class QueryTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.queries.columns)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.queries.text(index.row(), index.column())
-        if role == Qt.ItemDataRole.TextAlignmentRole and \
+        # Called for every role of every cell on screen at each paint: the roles this
+        # model does not answer return at once.
+        if role == DISPLAY:
+            return self.queries.text(index.row(), index.column()) if index.isValid() else None
+        if role == ALIGNMENT and index.isValid() and \
                 self.queries.columns[index.column()].numeric:
-            return int(ALIGN_RIGHT.value)
+            return ALIGN_RIGHT_VALUE
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
@@ -43,9 +52,21 @@ class QueryTableModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        self.beginResetModel()
+        """A new row order, not a reset: the selected query stays selected where it moves
+        (its persistent indexes follow it), and the view keeps its columns."""
+        self.layoutAboutToBeChanged.emit()
+        persistent = self.persistentIndexList()
+        before = [int(self.queries.rows[index.row()]) for index in persistent]
         self.queries.sort(column, order == Qt.SortOrder.DescendingOrder)
-        self.endResetModel()
+        if persistent:
+            rows = self.queries.rows
+            where = dict.fromkeys(before, -1)
+            found = np.flatnonzero(np.isin(rows, before))
+            where.update((int(rows[n]), int(n)) for n in found)
+            moved = [self.index(where[query], index.column()) if where[query] >= 0
+                     else QModelIndex() for query, index in zip(before, persistent, strict=True)]
+            self.changePersistentIndexList(persistent, moved)
+        self.layoutChanged.emit()
 
     def set_filter(self, miss_at: int | None, category: str | None, contains: str) -> None:
         self.beginResetModel()

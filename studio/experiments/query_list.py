@@ -14,6 +14,7 @@ from studio.experiments.compare import Comparison
 from studio.experiments.query_log import QueryTable
 
 HIT_KS = (1, 5, 10, 50)
+INF = float("inf")
 TEXT_SEPARATOR = " / "
 
 
@@ -38,6 +39,7 @@ class QueryList:
         self._joined = joined.take(rows)
         self._query = table.table.column("query").combine_chunks().take(rows)
         self._category = table.table.column("category").combine_chunks().take(rows)
+        self._flags = table.flags().take(rows)
         self.categories = sorted(set(self._category.to_pylist()))
         keys: dict[str, np.ndarray] = {}
         columns: list[Column] = []
@@ -56,7 +58,9 @@ class QueryList:
                         Column("change", "places the target moved up from A to B")]
         keys["length"] = table.text_length()[rows]
         columns += [Column("category", "the query's category", False),
-                    Column("length", "characters of its caption(s) or turns")]
+                    Column("length", "characters of its caption(s) or turns"),
+                    Column("flags", "automatic flags of its captions (as the Captions pane "
+                           "raises them: short, duplicate, contradiction…)", False)]
         if table.is_dialog():
             keys["top-10 at"] = table.first_top(10)[rows].astype(np.float64)
             keys["top-10 at"][keys["top-10 at"] < 0] = np.inf
@@ -65,8 +69,20 @@ class QueryList:
                     Column("text", "caption(s) or turns", False)]
         self.columns = columns
         self._keys = keys
-        self._visible = np.arange(len(rows))
-        self.rows = self._visible
+        # Sort keys: the numeric columns themselves, the text columns as dense ranks of
+        # their values (an arrow sort each), and each column's order once sorted, so that
+        # sorting again, or sorting a filtered list, only takes the kept rows of a cached
+        # permutation. ``prepare`` makes them all, off the UI thread, once the list shows.
+        self._strings = {"category": self._category, "query": self._query,
+                         "text": self._joined, "flags": self._flags}
+        self._sort_keys: dict[str, np.ndarray] = dict(keys)
+        self._orders: dict[tuple[str, bool], np.ndarray] = {}
+        # Each column's values as a Python list (built here, off the UI thread): a cell
+        # shown is a list look-up, not an arrow scalar or a numpy scalar.
+        self._cells: dict[str, list[Any]] = {name: key.tolist() for name, key in keys.items()}
+        self._cells.update((name, values.to_pylist()) for name, values in self._strings.items())
+        self._keep: np.ndarray | None = None
+        self.rows = np.arange(len(rows))
         self.sort_column, self.descending = self.default_sort()
         self.sort(self.sort_column, self.descending)
 
@@ -80,40 +96,53 @@ class QueryList:
         return len(self.rows)
 
     def text(self, row: int, column: int) -> str:
-        i = int(self.rows[row])
+        """What the cell shows; called for each cell on screen at every paint, so it only
+        indexes Python lists made when the list was built."""
         name = self.columns[column].name
-        if name == "category":
-            return str(self._category[i].as_py())
-        if name == "query":
-            return str(self._query[i].as_py())
-        if name == "text":
-            return str(self._joined[i].as_py() or "")
-        value = self._keys[name][i]
-        if name.startswith("@"):
+        value = self._cells[name][int(self.rows[row])]
+        if name in ("category", "query", "text", "flags"):
+            return value or ""
+        if name[0] == "@":
             return "✓" if value else ""
         if name == "change":
-            return "found" if value == np.inf else "lost" if value == -np.inf else \
+            return "found" if value == INF else "lost" if value == -INF else \
                 f"{value:+.0f}" if value else "0"
         if name == "length":
-            return str(int(value))
-        return "–" if not np.isfinite(value) else str(int(value))
+            return str(value)
+        return "–" if value == INF else str(int(value))
 
     def sort(self, column: int, descending: bool) -> None:
         """Stable: ties keep the run's order, so worst-first is reproducible."""
         self.sort_column, self.descending = column, descending
-        name = self.columns[column].name
-        if name in self._keys:
-            key = self._keys[name][self._visible]
-            order = np.argsort(-key if descending else key, kind="stable")
-        else:
+        order = self.order(self.columns[column].name, descending)
+        self.rows = order if self._keep is None else order[self._keep[order]]
+
+    def order(self, name: str, descending: bool) -> np.ndarray:
+        """Every query of the list sorted by one column (computed once per direction)."""
+        cached = self._orders.get((name, descending))
+        if cached is None:
+            key = self._sort_key(name)
+            cached = np.argsort(-key if descending else key, kind="stable")
+            self._orders[(name, descending)] = cached
+        return cached
+
+    def _sort_key(self, name: str) -> np.ndarray:
+        key = self._sort_keys.get(name)
+        if key is None:
             import pyarrow.compute as pc
 
-            values = {"category": self._category, "query": self._query,
-                      "text": self._joined}[name].take(self._visible)
-            order = pc.array_sort_indices(
-                values, order="descending" if descending else "ascending"
-            ).to_numpy()
-        self.rows = self._visible[order]
+            key = pc.rank(self._strings[name], sort_keys="ascending",
+                          tiebreaker="dense").to_numpy().astype(np.int64)
+            self._sort_keys[name] = key
+        return key
+
+    def prepare(self) -> None:
+        """Every column's order both ways, so that no sort computes one on the UI thread
+        (the browser runs this on the IO lane once the list shows; a sort asked before it
+        is done computes its own)."""
+        for column in self.columns:
+            for descending in (False, True):
+                self.order(column.name, descending)
 
     def set_filter(self, miss_at: int | None = None, category: str | None = None,
                    contains: str = "") -> None:
@@ -129,7 +158,7 @@ class QueryList:
         if contains.strip():
             found = pc.match_substring(self._joined, contains.strip(), ignore_case=True)
             keep &= pc.fill_null(found, False).to_numpy(zero_copy_only=False)
-        self._visible = np.flatnonzero(keep)
+        self._keep = None if keep.all() else keep
         self.sort(self.sort_column, self.descending)
 
     def table_row(self, row: int) -> int:

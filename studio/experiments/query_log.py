@@ -63,7 +63,25 @@ def _schema() -> pa.Schema:
         ("ground_truths", pa.list_(pa.string())),
         ("top_ids", pa.list_(pa.string())),
         ("top_scores", pa.list_(pa.float32())),
+        ("flags", pa.list_(pa.string())),
     ])
+
+
+DIALOG_KINDS = ("simulate", "chatir")
+
+
+def caption_flag_kinds(texts: Sequence[str]) -> list[str]:
+    """The kinds of the automatic caption flags of a query's captions (each caption
+    checked against the others), each once, in the order they first come."""
+    from studio.captions.flags import text_flags
+
+    kinds: list[str] = []
+    for n, text in enumerate(texts):
+        others = [other for m, other in enumerate(texts) if m != n]
+        for flag in text_flags(text, others):
+            if flag.kind not in kinds:
+                kinds.append(flag.kind)
+    return kinds
 
 
 def run_path(project: Project, run_id: int) -> Path:
@@ -115,8 +133,12 @@ class QueryLog:
         top_ids: Sequence[str] = (),
         top_scores: Sequence[float] | np.ndarray = (),
         ground_truths: Sequence[str] = (),
+        flags: Sequence[str] | None = None,
     ) -> None:
-        """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K."""
+        """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K.
+        ``flags`` defaults to the automatic flags of its captions (the kinds, as the
+        Captions pane raises them: short, duplicate, contradiction…); dialogs' turns are
+        not captions and get none."""
         columns = self._columns
         columns["query"].append(str(query))
         columns["category"].append(category or "")
@@ -129,6 +151,9 @@ class QueryLog:
         columns["ground_truths"].append(list(ground_truths))
         columns["top_ids"].append(list(top_ids[: self.keep_top]))
         columns["top_scores"].append([float(s) for s in top_scores[: self.keep_top]])
+        if flags is None:
+            flags = [] if self.metadata["kind"] in DIALOG_KINDS else caption_flag_kinds(texts)
+        columns["flags"].append(list(flags))
         self.rows += 1
         if len(columns["query"]) >= ROW_GROUP:
             self.flush()
@@ -234,7 +259,17 @@ class QueryTable:
         return {name: self.table.column(name)[index].as_py() for name in self.table.column_names}
 
     def is_dialog(self) -> bool:
-        return self.kind in ("simulate", "chatir")
+        return self.kind in DIALOG_KINDS
+
+    def flags(self) -> Any:
+        """Each query's caption flags joined with ", " (arrow strings; all empty for a run
+        written before flags were kept)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if "flags" not in self.table.column_names:
+            return pa.array([""] * len(self), pa.string())
+        return pc.binary_join(self.table.column("flags"), ", ").combine_chunks()
 
 
 def read_queries(path: Path) -> QueryTable:

@@ -197,15 +197,18 @@ class RetrievalController:
 
     # -- sessions --------------------------------------------------------------------
 
-    def start(self, options: SessionOptions | None = None) -> RetrievalSession:
-        """A new session: a new secret target (if asked) and, composed, a first reference.
+    def start(self, options: SessionOptions | None = None,
+              target: str | None = None) -> RetrievalSession:
+        """A new session: a new secret target (if asked; ``target`` when given, e.g. a
+        stored query's) and, composed, a first reference.
 
         A refused start (an unknown strategy …) leaves the current session as it was.
         """
         previous = self.options
         self.options = options or self.options
         try:
-            target = self.choose_target() if self.options.secret_target else None
+            if target is None and self.options.secret_target:
+                target = self.choose_target()
             session = self.context.new_session(
                 self.options.strategy,
                 mode=self.options.mode,

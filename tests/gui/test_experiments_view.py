@@ -56,3 +56,43 @@ def test_a_run_written_by_another_program_appears_within_seconds(
     qtbot.waitUntil(lambda: view.runs.count() == 1, timeout=2000)
     assert time.monotonic() - written < 2.0
     assert "terminal-strategy" in view.runs.item(0).text()
+
+
+def test_fashioniq_and_cirr_evaluations_are_listed_with_their_recall_and_open_queries(
+    qtbot, workspace, services, tmp_path: Path
+) -> None:
+    from studio.simulation.outputs import store_run
+    from studio.store import Project
+    from widgets.experiments_view import ExperimentsView
+
+    Project.create(tmp_path / "p").close()
+    project = workspace.open_project(tmp_path / "p")
+    fashioniq = {"split": "val", "strategy": "sum", "model": "demo",
+                 "categories": {"dress": {"R@10": 0.25, "R@50": 0.5, "queries": 40,
+                                          "gallery": 100}},
+                 "average": {"R@10": 0.25, "R@50": 0.5, "score": 0.375},
+                 "label": "Fashion IQ val · sum · score 0.38"}
+    estimate = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 60}
+    cirr = {"protocol": "cirr", "strategy": "text", "model": "demo", "queries": 60,
+            **{f"recall@{k}": {**estimate, "value": k / 100} for k in (1, 5, 10, 50)}}
+    fiq_id = store_run(project, "evaluate-fashioniq", fashioniq, [], "tester")
+    cirr_id = store_run(project, "evaluate-cirr", cirr, [], "tester")
+    view = ExperimentsView(workspace, services.runner, services=services)
+    qtbot.addWidget(view)
+    view.refresh()
+    texts = [view.runs.item(row).text() for row in range(view.runs.count())]
+    assert len(texts) == 2
+    assert any(f"#{fiq_id}" in t and "Fashion IQ val · sum" in t and "40 queries" in t
+               and "R@10 0.25 · R@50 0.50" in t for t in texts)
+    assert any(f"#{cirr_id}" in t and "CIRR · text" in t and "60 queries" in t
+               and "R@1 0.01 · R@5 0.05 · R@10 0.10 · R@50 0.50" in t for t in texts)
+    assert view.selected() == []  # listed, not plotted per turn
+    for row in range(view.runs.count()):
+        view.runs.setCurrentRow(row)
+        browser = view.open_queries()
+        assert browser is not None
+        qtbot.addWidget(browser)
+        # Runs stored without a query file (as before queries were kept) say so.
+        qtbot.waitUntil(lambda b=browser: "no per-query results" in b.header.text(),
+                        timeout=10_000)
+        assert browser.run["id"] in (fiq_id, cirr_id)

@@ -70,6 +70,18 @@ def test_the_list_opens_worst_first_and_sorts_and_filters(qtbot, workspace, serv
     assert set(column_texts(browser, "category")) == {category}
 
 
+def test_the_selected_query_stays_selected_when_the_list_is_sorted(
+        qtbot, workspace, services, two_runs: Path) -> None:
+    _, browser = open_browser(qtbot, workspace, services, two_runs)
+    browser.view.selectRow(3)
+    chosen = browser.model.queries.table_row(3)
+    browser.view.sortByColumn([c.name for c in browser.model.queries.columns].index("query"),
+                              Qt.SortOrder.AscendingOrder)
+    current = browser.view.selectionModel().currentIndex()
+    assert current.isValid() and browser.model.queries.table_row(current.row()) == chosen
+    assert browser.view.selectionModel().isRowSelected(current.row())
+
+
 def test_a_query_shows_its_turns_ranks_and_top_results(qtbot, workspace, services,
                                                        two_runs: Path) -> None:
     _, browser = open_browser(qtbot, workspace, services, two_runs)
@@ -120,3 +132,27 @@ def test_a_run_without_queries_says_so(qtbot, workspace, services, tmp_path: Pat
     qtbot.addWidget(browser)
     qtbot.waitUntil(lambda: "no per-query results" in browser.header.text(), timeout=10_000)
     assert "run before this version" in browser.header.text()
+
+
+def test_open_in_retrieval_starts_a_session_from_the_query(
+        window, qtbot, event_loop_qt, two_runs: Path) -> None:
+    from tests.gui.test_retrieval_pane import open_retrieval
+
+    pane = open_retrieval(window, qtbot, event_loop_qt, two_runs)
+    pane.tabs.setCurrentWidget(pane.experiments)
+    pane.experiments.refresh()
+    pane.experiments.runs.setCurrentRow(0)
+    browser = pane.experiments.open_queries()
+    assert browser is not None
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    assert not browser.open_retrieval.isEnabled() or browser.view.currentIndex().isValid()
+    browser.view.selectRow(2)
+    row = browser.table.row(browser.model.queries.table_row(2))
+    assert browser.open_retrieval.isEnabled()
+    qtbot.mouseClick(browser.open_retrieval, Qt.MouseButton.LeftButton)
+    assert pane.tabs.currentIndex() == 0  # Search
+    assert pane.pending_reference == row["reference"]
+    assert pane.session.target_id == row["target"]
+    assert pane.text.text() == row["texts"][0]  # the first turn, to run by hand
+    assert not pane.session.turns

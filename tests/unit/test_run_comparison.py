@@ -51,6 +51,29 @@ def test_the_interval_is_the_benches_own_on_the_shared_queries(tmp_path: Path) -
     assert comparison.change[first] == comparison.change.min()
 
 
+def test_the_paired_interval_of_100000_queries_takes_well_under_a_second() -> None:
+    """Comparing two 100,000-query runs stays under 2 s: the bootstrap of 2,000 resamples
+    is a small part of it, and its interval is the one resampling the queries gives."""
+    import time
+
+    from studio.simulation.metrics import paired_bootstrap
+
+    rng = np.random.default_rng(3)
+    a = (rng.random(100_000) < 0.31).astype(float)
+    b = (rng.random(100_000) < 0.30).astype(float)
+    started = time.perf_counter()
+    difference, low, high = paired_bootstrap(a, b)
+    assert time.perf_counter() - started < 0.5
+    assert difference == pytest.approx(a.mean() - b.mean())
+    # The plain resampling of query indices (300 resamples) gives the same interval.
+    index = rng.integers(0, len(a), (300, len(a)))
+    plain = (a - b)[index].mean(axis=1)
+    spread = plain.std()
+    assert low == pytest.approx(np.quantile(plain, 0.025), abs=0.5 * spread)
+    assert high == pytest.approx(np.quantile(plain, 0.975), abs=0.5 * spread)
+    assert low < difference < high
+
+
 def test_runs_sharing_no_query_are_refused(tmp_path: Path) -> None:
     from studio.errors import StudioError
 

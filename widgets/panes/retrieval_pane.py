@@ -68,6 +68,7 @@ class RetrievalPane(Pane):
         search = QWidget()
         tabs.addTab(search, "Search")
         self.experiments = ExperimentsView(workspace, runner, services=services)
+        self.experiments.open_in_retrieval.connect(self.open_query)
         tabs.addTab(self.experiments, "Experiments")
         self.tabs = tabs
         self._stack = QStackedLayout(search)
@@ -217,14 +218,52 @@ class RetrievalPane(Pane):
     # -- sessions --------------------------------------------------------------------
 
     def new_session(self) -> None:
+        self._start()
+
+    def open_query(self, query: dict) -> bool:
+        """Experiments → Queries… → *Open in Retrieval*: a composed session from a stored
+        query, its reference as the first reference, its target as the one to find (when
+        indexed) and its caption(s) — a dialog's first turn — in the text box to run or
+        edit; the person goes on by hand (a result clicked is the next reference)."""
+        controller = self.controller
+        self.tabs.setCurrentIndex(0)
+        if self._turn_running:
+            self.status.setText("A turn is running: open the query when it is done.")
+            return False
+        if controller is None:
+            self.status.setText("Load the index (Retrieval → Search) to open a query in it.")
+            return False
+        if controller.is_chat:
+            self.controls.mode.blockSignals(True)
+            self.controls.mode.setCurrentIndex(0)  # Composed: reference and text per turn
+            self.controls.mode.blockSignals(False)
+        indexed = set(controller.context.index.image_ids)
+        target = query.get("target")
+        if not self._start(target if target in indexed else None):
+            return False
+        reference = query.get("reference")
+        if reference:
+            try:
+                controller.set_reference(reference)
+            except StudioError as error:
+                self.status.setText(str(error))
+        self._show_reference()
+        texts = [t for t in query.get("texts", []) if t]
+        self.text.setText((texts[0] if query.get("dialog") else " and ".join(texts))
+                          if texts else "")
+        self.status.setText(f"Query {query.get('query', '')} of run #{query.get('run', '?')}: "
+                            "Enter runs its text; a result clicked is the next reference.")
+        return True
+
+    def _start(self, target: str | None = None) -> bool:
         controller = self.controller
         if controller is None:
-            return
+            return False
         try:
-            controller.start(self.controls.options())
+            controller.start(self.controls.options(), target=target)
         except StudioError as error:
             self.status.setText(str(error))
-            return
+            return False
         self.text.clear()  # a composed text means nothing to a chat, and back
         self.prompt.setText(controller.prompt)
         self.timeline.clear()
@@ -238,6 +277,7 @@ class RetrievalPane(Pane):
         self._show_reference()
         self._show_target()
         self.text.setFocus()
+        return True
 
     @property
     def is_chat(self) -> bool:
