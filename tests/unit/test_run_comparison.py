@@ -51,19 +51,16 @@ def test_the_interval_is_the_benches_own_on_the_shared_queries(tmp_path: Path) -
     assert comparison.change[first] == comparison.change.min()
 
 
-def test_the_paired_interval_of_100000_queries_takes_well_under_a_second() -> None:
-    """Comparing two 100,000-query runs stays under 2 s: the bootstrap of 2,000 resamples
-    is a small part of it, and its interval is the one resampling the queries gives."""
-    import time
-
+def test_the_paired_interval_of_100000_queries_is_the_one_resampling_them_gives() -> None:
+    """The bootstrap counts how often each paired difference is drawn instead of drawing
+    100,000 indices a resample (its speed: bench/bench_query_browser.py); the interval
+    must stay the one that resampling the queries gives."""
     from studio.simulation.metrics import paired_bootstrap
 
     rng = np.random.default_rng(3)
     a = (rng.random(100_000) < 0.31).astype(float)
     b = (rng.random(100_000) < 0.30).astype(float)
-    started = time.perf_counter()
     difference, low, high = paired_bootstrap(a, b)
-    assert time.perf_counter() - started < 0.5
     assert difference == pytest.approx(a.mean() - b.mean())
     # The plain resampling of query indices (300 resamples) gives the same interval.
     index = rng.integers(0, len(a), (300, len(a)))
