@@ -159,7 +159,6 @@ def test_an_sqlite_project_hears_what_another_program_wrote_and_not_its_own(
 ) -> None:
     """Two project objects on one file (a window, and the CLI in a terminal): each one's
     change watcher reports the kinds the other committed, once, and never its own."""
-    import time
 
     from studio.simulation.outputs import store_run
 
@@ -168,9 +167,7 @@ def test_an_sqlite_project_hears_what_another_program_wrote_and_not_its_own(
         assert window.poll_changes() == []  # nothing yet: only the starting point
         assert terminal.poll_changes() == []
         store_run(terminal, "simulate", {"label": "sum"}, [], "cli")
-        started = time.monotonic()
         assert window.poll_changes() == ["experiments"]
-        assert time.monotonic() - started < 1.0
         assert heard.kinds == ["experiments"]
         assert window.poll_changes() == []  # once
         store_run(window, "simulate", {"label": "own"}, [], "ann")  # heard locally already
