@@ -34,6 +34,11 @@ def prepare(folder: Path) -> Path:
     with Project.open(folder) as project:
         fill_showcase(project)
         build_index(project, load_project_model("demo", "cpu"))
+    # A stored simulation with its queries, for the Experiments tab's query browser.
+    from studio.cli.main import main as cli
+
+    cli(["simulate", "--project", str(summary["project"]), "--n", "40", "--turns", "3",
+         "--device", "cpu"])
     return Path(str(summary["project"]))
 
 
@@ -103,7 +108,27 @@ async def shoot(window, out: Path) -> list[Path]:
         window.resize(width, height)
         await settle()
         save("retrieval", width, height)
+    saved += await shoot_queries(retrieval, out)
     return saved
+
+
+async def shoot_queries(retrieval, out: Path) -> list[Path]:
+    """Retrieval → Experiments → a run → Queries…: its worst query, turn by turn."""
+    experiments = retrieval.experiments
+    retrieval.tabs.setCurrentWidget(experiments)
+    await until(lambda: experiments.runs.count() > 0)
+    experiments.runs.setCurrentRow(0)
+    browser = experiments.open_queries()
+    if browser is None:
+        print("queries skipped: no stored run", file=sys.stderr)
+        return []
+    await until(lambda: browser.model is not None)
+    browser.view.selectRow(0)
+    await settle(1.5)  # the query's pictures arrive from the IO lane
+    path = out / f"queries-{browser.width()}x{browser.height()}.png"
+    browser.grab().save(str(path))
+    browser.close()
+    return [path]
 
 
 def main(argv: list[str] | None = None) -> int:

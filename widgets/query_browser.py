@@ -103,7 +103,7 @@ class QueryBrowser(QDialog):
         self.open_retrieval.setEnabled(False)
         self.open_retrieval.setToolTip(
             "A session in Retrieval → Search from this query: its reference, its target to "
-            "find and its caption(s) (a dialog's first turn) to run, then on by hand")
+            "find and its captions (a dialog's first turn) to run, then on by hand")
         bar.addWidget(self.open_retrieval)
         layout.addLayout(bar)
         splitter = QSplitter()

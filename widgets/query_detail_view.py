@@ -1,4 +1,4 @@
-"""One query of a run: the reference picture, its caption(s) or turns with the target's
+"""One query of a run: the reference picture, its captions or turns with the target's
 rank after each, and the top K as a grid with the target (and CIRCO's ground truths)
 marked; the target's own picture beside it when it is not in the top K."""
 

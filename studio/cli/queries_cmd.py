@@ -31,7 +31,7 @@ def register_actions(actions: argparse._SubParsersAction) -> None:
     compare = actions.add_parser(
         "compare", help="two runs query by query: wins, losses, paired interval",
         description="The queries two runs share, B against A: wins (B finds the target "
-        "within K, A does not), losses, ties, and the paired bootstrap 95 %% interval of the "
+        "within K, A does not), losses, ties, and the paired bootstrap 95 % interval of the "
         "Recall@K difference; then the largest losses and gains.")
     add_project_argument(compare)
     compare.add_argument("run_a", type=int, metavar="RUN_A", help="the baseline run")
