@@ -76,6 +76,18 @@ PRINT_COLOR = "print color"
 SECOND_COLOUR = 0.27
 
 
+#: What people also call a value of the demo world's pictures: Fashion IQ's annotators call
+#: the word or the emblem printed on a chest "a logo" (280 of their graphic requests, beside
+#: 438 text prints and 813 graphic prints), and the demo world's chest prints are a word
+#: ("NYC", "LOVE") or a one-colour motif (a star, a heart, a sun). A learned user may name
+#: such a print as people do, as often as they did, where the other item's front does not
+#: show one too (then "a logo" tells nothing apart).
+ALSO_CALLED: dict[tuple[str, str], tuple[str, ...]] = {
+    ("graphic", "text print"): ("logo",),
+    ("graphic", "graphic print"): ("logo",),
+}
+
+
 def differences(target: Facets, current: Facets) -> list[str]:
     """Facets on which the target differs from the current item (known on both sides)."""
     return sorted(f for f in target
@@ -338,9 +350,34 @@ class AttributeDifferenceUser:
             # leave the facet unsaid
             if not _sayable(model, request) and way is not None:
                 request = Request(way[0], way[1])  # type: ignore[arg-type]
+            request = self._as_people_call_it(request, target[facet], current[facet])
             if _sayable(model, request):
                 out.extend(self._both_colours(request, target))
         return list(dict.fromkeys(out))
+
+    def _as_people_call_it(self, request: Request, target: str, current: str) -> Request:
+        """``request``, or now and then the same value in another name people use for it
+        (``ALSO_CALLED``: "has a logo" for a word on the chest), in proportion to how often
+        people used each name; only where the other item's value has no such name, so the
+        name still tells the two apart."""
+        if request.op not in ("is", "not") or request.value is None:
+            return request
+        names = ALSO_CALLED.get((request.facet, request.value), ())
+        other = current if request.op == "is" else target
+        names = tuple(n for n in names if n not in ALSO_CALLED.get((request.facet, other), ()))
+        counts = getattr(self.captioner, "value_counts", None)
+        if not names or not counts:
+            return request
+        # a name shared by several values ("logo") counts for each in its share
+        shares = [counts.get((request.facet, request.value), 0)] + [
+            counts.get((request.facet, n), 0) / sum(
+                n in also for (f, _), also in ALSO_CALLED.items() if f == request.facet)
+            for n in names]
+        pick = self.random.choices(range(len(shares)), shares)[0] if any(shares) else 0
+        if pick == 0:
+            return request
+        renamed = Request(request.facet, request.op, names[pick - 1])
+        return renamed if _sayable(self.captioner, renamed) else request
 
     def _both_colours(self, request: Request, target: Facets) -> list[Request]:
         """``request``, or for the colour of a target with a coloured print now and then

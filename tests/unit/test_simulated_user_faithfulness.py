@@ -182,3 +182,28 @@ def test_learned_users_never_ask_for_what_no_reader_could_read() -> None:
         asked = list(user.last_requests)  # none: how it feels ("is more formal") only
         extra = [w for w in unrequested_words(text, asked) if asked or w not in STYLE]
         assert not extra, (text, asked)
+
+
+def test_learned_users_call_a_chest_print_a_logo_now_and_then_and_only_a_print() -> None:
+    # Fashion IQ's annotators call the word or emblem on a shirt's chest "a logo" (about one
+    # caption in forty); a learned user may too, for a target whose chest shows a word or a
+    # motif and a reference whose front is plain, and then it asks for exactly that
+    user = AttributeDifferenceUser(seed=0, style="learned", max_facets=3, **preset("learned"))
+    user.category = "shirt"
+    logo = Request("graphic", "is", "logo")
+    for drawn in ("text print", "graphic print"):
+        target = {"graphic": drawn, "color": "red"}
+        current = {"graphic": "plain front", "color": "red"}
+        said = []
+        for _ in range(300):
+            text = user.describe(target, current, {})
+            asked = list(user.last_requests)
+            assert set(default_reader().read(text)) == set(asked), (text, asked)
+            said.append(logo in asked)
+        assert 10 <= sum(said) <= 150, (drawn, sum(said))
+    # never for a plain front, nor between two prints (both are "a logo")
+    for target, current in (({"graphic": "plain front"}, {"graphic": "text print"}),
+                            ({"graphic": "text print"}, {"graphic": "graphic print"})):
+        for _ in range(200):
+            user.describe(target, current, {})
+            assert logo not in user.last_requests
