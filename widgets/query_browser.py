@@ -75,10 +75,12 @@ class QueryBrowser(QDialog):
         self.miss_at.setToolTip("Only the queries whose target is not within the top K "
                                 "(run B's with a comparison); 'all' shows every query")
         self.category = QComboBox()
+        self.category.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.contains = QLineEdit()
         self.contains.setPlaceholderText("text contains…")
         self.contains.setClearButtonEnabled(True)
         self.compare_with = QComboBox()
+        self.compare_with.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.compare_with.addItem("Compare with…", None)
         for other in self.others:
             self.compare_with.addItem(
