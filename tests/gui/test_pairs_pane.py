@@ -175,3 +175,31 @@ def test_a_100k_pair_list_fetches_only_the_rows_in_view(qtbot, tmp_path) -> None
         assert model.rows_fetched <= (2 + 3 * 2) * PAGE_SIZE
         middle = view.indexAt(view.viewport().rect().center())
         assert model.data(model.index(middle.row(), 0)) == str(model.ids[middle.row()])
+
+
+def test_an_imported_folder_names_the_pictures_that_cannot_be_read(
+    window, tmp_path, event_loop_qt
+) -> None:
+    """A picture too large to decode (a decompression bomb) is imported but cannot be read:
+    the window says how many and names them, as the command line does."""
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    Image.new("RGB", (8, 8), (200, 30, 30)).save(photos / "red.png")
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    (photos / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n" + body)
+    window.workspace.create_project(tmp_path / "p")
+    pane = pairs_pane(window)
+    report = event_loop_qt.run_until_complete(pane.run_import("folder", photos))
+    assert report is not None and report.images_added == 2
+    assert "1 picture that cannot be read" in pane.message.text()
+    assert "bomb.png" in pane.message.toolTip()

@@ -376,9 +376,13 @@ class PairsPane(Pane):
             else ""
         )
         skipped = f", {count(report.skipped, 'invalid entry')} skipped" if report.problems else ""
-        if report.skipped_files:  # bad names, links out of the folder: listed in the tooltip
+        listed = [str(p) for p in report.skipped_files]  # named in full in the tooltip
+        if report.skipped_files:  # bad names, links out of the folder
             skipped += f", {count(len(report.skipped_files), 'file')} skipped (not read)"
-            self.message.setToolTip("\n".join(str(p) for p in report.skipped_files[:50]))
+        if unreadable := report.unreadable_images:  # broken, or too large to decode
+            skipped += f", {count(len(unreadable), 'picture')} that cannot be read"
+            listed += [f"cannot be read: {name}" for name in unreadable]
+        self.message.setToolTip("\n".join(listed[:50]))
         self.message.setText(
             f"Imported {report.dataset}: {count(report.images_added, 'image')}, "
             f"{count(report.pairs_added, 'pair')}, {count(report.captions_added, 'caption')}"
