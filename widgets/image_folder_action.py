@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QMenu,
     QPushButton,
@@ -29,6 +28,7 @@ from qasync import asyncSlot
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.picture_files import PictureCheck, check_picture_files, picture_count, set_image_folder
+from widgets.elided_label import ElidedLabel
 
 TOOLTIP = ("Point the project at the folder that holds its picture files (stored paths are "
            "relative to it) and check every image again")
@@ -55,7 +55,8 @@ class ImageFolderAction:
         self.banner.setObjectName("missing_pictures")
         layout = QHBoxLayout(self.banner)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.banner_text = QLabel("")
+        # Elided in the middle, whole in its tooltip: a long image root must not widen the window.
+        self.banner_text = ElidedLabel("")
         self.banner_text.setStyleSheet("color: #b45309;")
         self.banner_button = QPushButton("Set Image Folder…")
         self.banner_button.setToolTip(TOOLTIP)
