@@ -20,7 +20,7 @@ import json
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -30,11 +30,13 @@ from studio.errors import StudioError
 from studio.index_service import DEFAULT_MODEL, STATE_FILE, index_folder
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.constraints import Constraint
+from studio.sessions.scoring import ReadText, compared_column, read_text
 from studio.sessions.setup import SessionContext, load_session_context
 from studio.sessions.strategies import (
     DEFAULT_STRATEGY,
-    RERANK_WEIGHT,
+    CodedColumn,
     TurnInput,
+    constraint_bonus,
     make_strategy,
 )
 from studio.store import Project
@@ -178,6 +180,7 @@ class _Gallery:
     matrix: np.ndarray  # their vectors, one row each, C-contiguous float32
     columns: dict[str, tuple[np.ndarray, dict[str, int]]]  # facet -> (codes, value -> code)
     rows: list[dict[str, str]] | None = None  # each row's facets, read once for the columns
+    compared: dict[str, np.ndarray] = field(default_factory=dict)  # comparatives' columns
 
     def row_of(self, position: int) -> int:
         """The row of an index position, -1 when it is not in the gallery (a binary
@@ -290,22 +293,41 @@ class CaptionRanker:
             gallery.rows = [facets.get(names[int(p)] or "") or {} for p in gallery.positions]
         return gallery.rows
 
-    def facet_bonus(
+    def bonus(
         self, gallery: _Gallery, constraints: Mapping[str, str | Constraint]
     ) -> np.ndarray:
-        """``strategies.constraint_bonus`` on integer-coded columns (the same rule: +w per
-        satisfied constraint, -w per contradicted one, 0 where unknown), without comparing
-        Python objects row by row: at 100,000 images that is the difference between a
-        fraction of a millisecond and tens of milliseconds per keystroke."""
-        bonus = np.zeros(len(gallery.positions), dtype=np.float64)
+        """The sessions' re-ranking rule (``strategies.constraint_bonus``) on this gallery,
+        with label columns integer-coded so that a keystroke does not compare 100,000
+        Python strings."""
+        columns: dict[str, np.ndarray | CodedColumn] = {}
         for facet, wanted in constraints.items():
-            if not isinstance(wanted, str):
-                continue  # only plain values come from one caption's facets
-            column, codes = self._column(gallery, facet)
-            match = column == codes.get(wanted, -2)
-            bonus += RERANK_WEIGHT * match
-            bonus -= RERANK_WEIGHT * ((column >= 0) & ~match)
+            if isinstance(wanted, Constraint) and wanted.comparative:
+                columns[facet] = self._compared(gallery, facet, wanted)
+            else:
+                codes, lookup = self._column(gallery, facet)
+                columns[facet] = CodedColumn(codes, lookup)
+        bonus = np.zeros(len(gallery.positions), dtype=np.float64)
+        bonus += constraint_bonus(columns, constraints)
         return bonus
+
+    def _compared(self, gallery: _Gallery, facet: str, constraint: Constraint) -> np.ndarray:
+        """A comparative's column over the gallery ("darker": lightness), built once."""
+        if facet not in gallery.compared:
+            names = self.context.index.image_ids
+            gallery.compared[facet] = compared_column(
+                facet, constraint, [names[int(p)] for p in gallery.positions],
+                self.context.facets, self.context.measures,
+            )
+        return gallery.compared[facet]
+
+    def read(self, reference_id: str, text: str) -> ReadText:
+        """What ``text`` asks for relative to the reference, as a session reads it."""
+        context = self.context
+        return read_text(
+            text, context.reader.read, context.reader.affirmative_text,
+            context.facets.get(reference_id, {}),
+            lambda measure: context.measures.value(reference_id, measure),
+        )
 
     def warm(self, pair: PairQuery) -> None:
         """Build what the pair's first rank needs before the first keystroke: its gallery
@@ -344,7 +366,8 @@ class CaptionRanker:
         reference = self.reference_vector(pair.reference_id)
         if cancel is not None:
             cancel.raise_if_cancelled()
-        text_vector = self.text_vector(text) if text else None
+        read = self.read(pair.reference_id, text)
+        text_vector = self.text_vector(read.phrase) if read.phrase else None
         if reference is None and text_vector is None:
             raise StudioError(
                 f"The reference image of pair {pair.pair_id} cannot be read, "
@@ -352,15 +375,13 @@ class CaptionRanker:
             )
         if cancel is not None:
             cancel.raise_if_cancelled()
-        query = self.strategy.compose(
-            [TurnInput(reference, text_vector, self.context.read_text_facets(text))]
-        )
+        query = self.strategy.compose([TurnInput(reference, text_vector, read.constraints)])
         # einsum runs on this thread: BLAS would wake its thread pool for one matrix-vector
         # product, which costs tens of milliseconds on a busy 2-core machine.
         scores = np.einsum("ij,j->i", gallery.matrix, query.vector.astype(np.float32))
         scores = scores.astype(np.float64)
         if query.constraints:
-            scores += self.facet_bonus(gallery, query.constraints)
+            scores += self.bonus(gallery, query.constraints)
         size = len(scores)
         if not pair.keep_reference:
             row = gallery.row_of(self._position(pair.reference_id))
@@ -400,9 +421,10 @@ class CaptionRanker:
         the coldest step of a rank: after a few hundred ms of idling its first pass takes
         up to ten times longer than the next one (caches and CPU cold)."""
         text = " ".join(text.split())
-        if text and text not in self._texts:
+        phrase = self.context.reader.affirmative_text(text) if text else text
+        if phrase and phrase not in self._texts:
             started = time.thread_time()
-            self.text_vector(text)
+            self.text_vector(phrase)
             self.ahead_cpu_seconds += time.thread_time() - started
 
     def text_vector(self, text: str) -> np.ndarray:

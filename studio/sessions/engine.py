@@ -30,12 +30,12 @@ from studio.errors import StudioError
 from studio.index_service import Hit
 from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests, describe
 from studio.sessions.questioner import Candidate, Question, Questioner
+from studio.sessions.scoring import compared_column, read_text
 from studio.sessions.strategies import (
     Query,
     Strategy,
     TurnInput,
     constraint_bonus,
-    constraint_column,
 )
 from studio.sessions.turn_references import FACET_WORDS, parse_turn_text, resolve_turn
 
@@ -192,15 +192,14 @@ class RetrievalSession:
                 kept[facet] = value
         if reference is None and not parsed.text and not kept:
             raise StudioError("Give a reference image, a text, or both.")
-        requests = self.read_requests(parsed.text) if parsed.text else []
-        constraints = constraints_from_requests(
-            requests, self.facets.get(reference or "", {}),
+        read = read_text(
+            parsed.text, self.read_requests, self.encoder_text,
+            self.facets.get(reference or "", {}),
             lambda measure: self._measure(reference, measure),
-            self._anchor_label(reference),
+            self._anchor_label(reference), kept=list(kept.values()),
         )
+        requests, constraints, phrase = read.requests, read.constraints, read.phrase
         asked = _first_values(requests)
-        # What a combination keeps is also said in words, so the vector moves toward it.
-        phrase = ", ".join([self._affirmative(parsed.text), *kept.values()]).strip(", ")
         encode_started = time.perf_counter()
         text_vector = self.index.text_vectors([phrase])[0] if phrase else None
         reference_vector = self.index.image_vector(reference) if reference else None
@@ -313,14 +312,9 @@ class RetrievalSession:
             return self._facet_column(facet)
         key = f"{facet}:compared"
         if key not in self._columns:
-            names = self.index.image_ids
-            if facet in MEASURED:
-                self._columns[key] = (
-                    self.measures.column(names, facet) if self.measures is not None
-                    else np.full(len(names), np.nan))
-            else:
-                labels = [self.facets.get(name or "", {}).get(facet) for name in names]
-                self._columns[key] = constraint_column(facet, constraint, labels)
+            self._columns[key] = compared_column(
+                facet, constraint, self.index.image_ids, self.facets, self.measures
+            )
         return self._columns[key]
 
     def _affirmative(self, text: str) -> str:

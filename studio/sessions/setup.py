@@ -51,12 +51,13 @@ class SessionContext:
         target_id: str | None = None,
         k: int = 50,
         category: str | None = None,
+        split: str | None = None,
     ) -> RetrievalSession:
         return RetrievalSession(
             self.index, self.strategy(strategy), facets=self.facets,
             read_requests=self.reader.read, measures=self.measures,
             encoder_text=self.reader.affirmative_text, mode=mode, target_id=target_id, k=k,
-            category=category, shared_cache=self.cache,
+            category=category, split=split, shared_cache=self.cache,
         )
 
 

@@ -236,16 +236,48 @@ def make_strategy(name: str, combiners: CombinerSource | None = None) -> Strateg
 RERANK_WEIGHT = 0.15  # per facet constraint, added to (or taken from) a cosine score
 
 
+@dataclass(frozen=True)
+class CodedColumn:
+    """A facet's labels as integer codes (-1 where unknown), for ``constraint_bonus``.
+
+    Comparing integers instead of Python strings row by row is what keeps a keystroke's
+    re-ranking of a 100,000-image gallery under a millisecond; the rule stays the same.
+    """
+
+    codes: np.ndarray
+    lookup: Mapping[str, int]
+
+    @classmethod
+    def of(cls, labels: Sequence[str | None]) -> CodedColumn:
+        lookup: dict[str, int] = {}
+        codes = np.fromiter(
+            (-1 if label is None else lookup.setdefault(label, len(lookup)) for label in labels),
+            dtype=np.int32,
+            count=len(labels),
+        )
+        return cls(codes, lookup)
+
+    def __getitem__(self, rows: np.ndarray) -> CodedColumn:
+        return CodedColumn(self.codes[rows], self.lookup)
+
+    def known(self) -> np.ndarray:
+        return self.codes >= 0
+
+    def equals_any(self, values: Sequence[str]) -> np.ndarray:
+        wanted = [self.lookup[v] for v in values if v in self.lookup]
+        return np.isin(self.codes, wanted) if wanted else np.zeros(len(self.codes), dtype=bool)
+
+
 def constraint_bonus(
-    values: Mapping[str, np.ndarray],
+    values: Mapping[str, np.ndarray | CodedColumn],
     constraints: Mapping[str, str | Constraint],
     weight: float = RERANK_WEIGHT,
 ) -> np.ndarray | float:
     """The re-ranking rule, once: +``weight`` per satisfied constraint, −``weight`` per
     contradicted one, nothing where the item's facet is unknown.
 
-    ``values[facet]`` holds each item's value of that facet (``None`` if unknown), all
-    arrays aligned with the items being ranked. A plain string constraint wants that value.
+    ``values[facet]`` holds each item's value of that facet (``None`` if unknown, or a
+    ``CodedColumn``), all aligned with the items being ranked. A plain string constraint wants that value.
     A ``Constraint`` wants one of its values and none of its excluded ones (with no wanted
     value, any known value other than the excluded ones satisfies it), or, when
     comparative, a value above (``more``) or below (``less``) its anchor: ``values`` then
@@ -268,7 +300,10 @@ def constraint_bonus(
                 match = known & (sign * (numbers - wanted.anchor) > margin)
             bonus = bonus + weight * match - weight * (known & ~match)
             continue
-        known = column != None  # noqa: E711 (element-wise on an object array)
+        known = (
+            column.known() if isinstance(column, CodedColumn)
+            else column != None  # noqa: E711 (element-wise on an object array)
+        )
         if wanted.wanted:
             match = _equals_any(column, wanted.wanted)
             bonus = bonus + weight * match - weight * (known & ~match)
@@ -281,7 +316,9 @@ def constraint_bonus(
     return bonus
 
 
-def _equals_any(column: np.ndarray, values: Sequence[str]) -> np.ndarray:
+def _equals_any(column: np.ndarray | CodedColumn, values: Sequence[str]) -> np.ndarray:
+    if isinstance(column, CodedColumn):
+        return column.equals_any(values)
     match = np.zeros(np.shape(column), dtype=bool)
     for value in values:
         match |= np.asarray(column == value, dtype=bool)

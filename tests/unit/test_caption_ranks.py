@@ -245,7 +245,13 @@ def test_coded_facet_bonus_is_the_shared_reranking_rule(ranker) -> None:
     pair = pair_query(project, pairs_of(project)[0])
     gallery = ranker.gallery(pair.category, pair.split)
     names = ranker.context.index.image_ids
-    constraints = {"color": "red", "sleeve": "long sleeve", "pattern": "no-such-value"}
+    from studio.sessions.constraints import Constraint
+
+    constraints = {
+        "color": "red",
+        "sleeve": Constraint("sleeve", excluded=("long sleeve",)),
+        "pattern": Constraint("pattern", ("no-such-value", "striped"), ("solid",)),
+    }
     objects = {
         facet: np.array(
             [
@@ -257,7 +263,7 @@ def test_coded_facet_bonus_is_the_shared_reranking_rule(ranker) -> None:
         for facet in constraints
     }
     expected = constraint_bonus(objects, constraints)
-    assert np.allclose(ranker.facet_bonus(gallery, constraints), expected)
+    assert np.allclose(ranker.bonus(gallery, constraints), expected)
     assert np.any(expected != 0)
 
 
@@ -326,3 +332,38 @@ def test_a_text_encoded_ahead_is_ranked_without_encoding_it_again(ranked_templat
         assert (result.rank, result.top) == (expected.rank, expected.top)
         fresh.rank(pair, "is blue")
         assert encoded == ["is blue"]
+
+
+ONE_SCORER_TEXTS = (
+    "is red",
+    "is red, not pink",
+    "is not black and has long sleeves",
+    "is darker",
+    "is lighter with short sleeves, not white",
+    "is more colourful and longer",
+    "not blue",
+)
+
+
+def test_the_live_rank_and_a_retrieval_session_give_a_caption_the_same_rank(ranker) -> None:
+    """The annotator is told what the sessions and evaluations will do with the caption:
+    the live rank and a session's first composed turn read, encode and re-rank the text
+    through the same scorer (negations and comparatives included)."""
+    import dataclasses
+
+    context = ranker.context
+    project = context.project
+    compared = 0
+    for pair_id in pairs_of(project)[:12]:
+        # The session always leaves the reference out of its results; so does CIRR.
+        pair = dataclasses.replace(pair_query(project, pair_id), keep_reference=False)
+        for text in ONE_SCORER_TEXTS:
+            live = ranker.rank(pair, text, k=5).rank
+            session = context.new_session(
+                "history", target_id=pair.target_id, k=5, category=pair.category or None,
+                split=pair.split or None,
+            )
+            turn = session.composed_turn(text, reference_id=pair.reference_id)
+            assert live == turn.target_rank, (pair_id, text, live, turn.target_rank)
+            compared += 1
+    assert compared == 12 * len(ONE_SCORER_TEXTS)
