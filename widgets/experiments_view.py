@@ -305,8 +305,9 @@ class ExperimentsView(QWidget):
             # The log is closed on cancel too: the file keeps the dialogs that finished.
             with QueryLog.for_project(project, "simulate",
                                       first_turn=0 if config.simulator == "chat" else 1) as log:
+                # Cancel stops after the current dialog and keeps the ones finished.
                 return run_simulation(context, config, progress=progress, cancel=cancel,
-                                      log=log), log
+                                      log=log, keep_partial=True), log
 
         try:
             result, log = await self.runner.run(f"Simulating {config.label}", job)

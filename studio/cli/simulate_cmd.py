@@ -155,6 +155,7 @@ def query_log(project, kind: str, args: argparse.Namespace, first_turn: int = 1)
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from studio.cli.interrupt import stop_on_first_interrupt
     from studio.sessions.strategies import with_base
     from studio.simulation.outputs import save_plot, store_run, write_csv, write_json
     from studio.simulation.runner import RunConfig, run_simulation
@@ -173,9 +174,10 @@ def run_simulate(args: argparse.Namespace) -> int:
 
             captioner = load_captioner(project, args.captioner)
         with query_log(project, "simulate", args, 0 if config.simulator == "chat" else 1) as log, \
-                TerminalProgress(f"Simulating {config.label}") as progress:
-            result = run_simulation(context, config, progress=progress, captioner=captioner,
-                                    log=log)
+                TerminalProgress(f"Simulating {config.label}") as progress, \
+                stop_on_first_interrupt() as stop:
+            result = run_simulation(context, config, progress=progress, cancel=stop,
+                                    captioner=captioner, log=log, keep_partial=True)
         summary = result.summary()
         summary["run_id"] = store_run(project, "simulate", summary, result.queries, cli_user(),
                                       log)

@@ -19,7 +19,9 @@ The file is written in row groups as the run goes (``QueryLog.add`` buffers, a
 ``ParquetWriter`` flushes every ``ROW_GROUP`` queries), under a pending name; when the run
 is stored it is renamed after the run id. A cancelled or failed run's writer is closed
 by its ``with`` block, so what it finished stays a readable file
-(``<cache>/queries/unfinished-*.parquet``); the run itself is not stored, as before.
+(``<cache>/queries/unfinished-*.parquet``). A simulation stopped by hand (Cancel in the
+Experiments tab, a first Ctrl+C in a terminal) ends with the dialogs it finished and is
+stored like any run, marked stopped; a cancelled evaluation is not stored, as before.
 
 pyarrow is imported inside the functions, so the CLI's ``--help`` stays instant.
 """

@@ -59,6 +59,10 @@ def run_lines(run: dict[str, Any]) -> list[str]:
 
 def dialog_shortfall(summary: dict[str, Any]) -> str | None:
     """Why a run has fewer dialogs than were asked for, or None when it has them all."""
+    stopped = summary.get("stopped")
+    if stopped:
+        return (f"Stopped after {stopped['finished']} of {stopped['planned']} dialogs; "
+                "the run keeps the dialogs it finished.")
     if "n" not in summary.get("config", {}):
         return None  # a protocol run has the dataset's dialogs; none were asked for
     asked = int(summary["config"]["n"])

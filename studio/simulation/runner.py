@@ -90,6 +90,8 @@ class RunResult:
     # {"dialog", "turn", "reference", "target", "text", "requests"} (``simulate --dialogs``).
     turns_said: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    # Set when the person stopped the run: it holds the dialogs finished before the stop.
+    stopped_after: int | None = None  # None: ran to the end; else the dialogs it planned
 
     def per_turn(self) -> list[dict[str, Any]]:
         hits = cumulative_hits(self.ranks, 10)
@@ -110,13 +112,17 @@ class RunResult:
         return rows
 
     def summary(self) -> dict[str, Any]:
-        return {
+        summary = {
             "label": self.config.label,
             "config": asdict(self.config),
             "queries": len(self.ranks),
             "seconds": round(self.seconds, 2),
             "per_turn": self.per_turn(),
         }
+        if self.stopped_after is not None:
+            summary["label"] = f"{self.config.label} (stopped)"
+            summary["stopped"] = {"finished": len(self.ranks), "planned": self.stopped_after}
+        return summary
 
 
 def dialog_list(context: SessionContext, n: int, seed: int, split: str | None
@@ -150,10 +156,13 @@ def run_simulation(
     cancel: CancelToken | None = None,
     captioner: Any = None,
     log: QueryLog | None = None,
+    keep_partial: bool = False,
 ) -> RunResult:
     """``captioner``: the learned users' captioner (None: the shipped one). ``log`` keeps
     every dialog as it goes: its texts, the target's rank after each turn and the last
-    turn's top results (``studio.experiments.query_log``)."""
+    turn's top results (``studio.experiments.query_log``). With ``keep_partial`` a cancel
+    after the first dialog ends the run with what it finished (``stopped_after`` set)
+    instead of raising ``JobCancelled``: a long run stopped by hand is still a run."""
     started = time.perf_counter()
     dialogs = dialog_list(context, config.n, config.seed, config.split)
     values = _facet_values(context)
@@ -161,7 +170,10 @@ def run_simulation(
     result = RunResult(config, [], [])
     looks = _looks(context, captioner) if config.users == "learned" else None
     for number, (target, start) in enumerate(dialogs, start=1):
-        if cancel is not None:
+        if cancel is not None and cancel.cancelled:
+            if keep_partial and result.ranks:
+                result.stopped_after = len(dialogs)
+                break
             cancel.raise_if_cancelled()
         category = categories[target]
         session = context.new_session(

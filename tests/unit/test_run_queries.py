@@ -130,3 +130,40 @@ def test_a_cancelled_run_keeps_the_queries_it_finished(tmp_path: Path) -> None:
         raise KeyboardInterrupt
     table = read_queries(log.path)
     assert len(table) == len(written) and table.rank[-1] == len(written)
+
+
+def test_a_simulation_stopped_by_hand_is_stored_with_the_dialogs_it_finished(
+    indexed_demo_dir: Path,
+) -> None:
+    """Cancel (the Experiments tab's button, or a first Ctrl+C in a terminal) stops a
+    simulation after the current dialog; the run is stored, lists, says it stopped, and its
+    queries open like any run's. Without ``keep_partial`` cancel still raises."""
+    from studio.jobs import CancelToken, JobCancelled
+    from studio.sessions.setup import load_session_context
+    from studio.simulation.run_list import dialog_shortfall
+    from studio.simulation.runner import RunConfig, run_simulation
+
+    config = RunConfig(strategy="sum", simulator="attribute", turns=2, n=8, model="demo")
+    with Project.open(indexed_demo_dir) as project:
+        context = load_session_context(project, "demo", "cpu")
+        token = CancelToken()
+
+        def stop_after_three(done: int, _total: int, _message: str = "") -> None:
+            if done == 3:
+                token.cancel()
+
+        with pytest.raises(JobCancelled):
+            run_simulation(context, config, progress=stop_after_three, cancel=token)
+        token = CancelToken()
+        with QueryLog.for_project(project, "simulate") as log:
+            result = run_simulation(context, config, progress=stop_after_three, cancel=token,
+                                    log=log, keep_partial=True)
+        summary = result.summary()
+        assert summary["queries"] == 3 and summary["stopped"] == {"finished": 3, "planned": 8}
+        assert summary["label"].endswith("(stopped)")
+        assert dialog_shortfall(summary) == (
+            "Stopped after 3 of 8 dialogs; the run keeps the dialogs it finished.")
+        run_id = store_run(project, "simulate", summary, result.queries, "tests", log)
+        table = run_queries(project, run_id)
+        assert table is not None and len(table) == 3
+        assert [r["id"] for r in list_runs(project)][-1] == run_id
