@@ -32,7 +32,7 @@ import math
 import os
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,15 +201,24 @@ class QueryLog:
         self.close()
 
 
+# The top K ids and scores are most of a run's file (five million values at 100,000
+# queries) and only one query's are ever shown at a time: the list reads every other
+# column and a query's top results are read from its row group when it is shown.
+WIDE_COLUMNS = ("top_ids", "top_scores")
+
+
 @dataclass
 class QueryTable:
     """A run's queries as columns: ``rank`` a float array (``inf``: not found within what
-    the run ranked), the rest arrow columns read row by row when a query is shown."""
+    the run ranked), the rest arrow columns read row by row when a query is shown. Read
+    from ``path``, the wide columns stay in the file until a row or the whole is asked for."""
 
     table: Any  # pyarrow.Table
     kind: str
     keep_top: int
     first_turn: int
+    path: Path | None = None
+    _groups: dict[int, Any] = field(default_factory=dict, repr=False)  # row group → top lists
 
     def __len__(self) -> int:
         return int(self.table.num_rows)
@@ -258,7 +267,48 @@ class QueryTable:
 
     def row(self, index: int) -> dict[str, Any]:
         """One query with every column, as Python values."""
-        return {name: self.table.column(name)[index].as_py() for name in self.table.column_names}
+        row = {name: self.table.column(name)[index].as_py() for name in self.table.column_names}
+        row.update(self._wide_row(index))
+        return row
+
+    def _unread(self) -> list[str]:
+        """The wide columns left in the file."""
+        if self.path is None:
+            return []
+        return [name for name in WIDE_COLUMNS if name not in self.table.column_names]
+
+    def _wide_row(self, index: int) -> dict[str, Any]:
+        """One query's top lists, read from its row group (the last few groups kept)."""
+        unread = self._unread()
+        if not unread:
+            return {}
+        import pyarrow.parquet as pq
+
+        assert self.path is not None
+        file = pq.ParquetFile(str(self.path))
+        start = 0
+        for group in range(file.num_row_groups):
+            rows = file.metadata.row_group(group).num_rows
+            if index < start + rows:
+                break
+            start += rows
+        else:
+            raise IndexError(index)
+        table = self._groups.get(group)
+        if table is None:
+            table = file.read_row_group(group, columns=unread)
+            if len(self._groups) >= 4:
+                self._groups.pop(next(iter(self._groups)))
+            self._groups[group] = table
+        return {name: table.column(name)[index - start].as_py() for name in unread}
+
+    def whole(self) -> Any:
+        """Every column of every query (an export), reading the wide ones now."""
+        if not self._unread():
+            return self.table
+        import pyarrow.parquet as pq
+
+        return pq.read_table(str(self.path))
 
     def is_dialog(self) -> bool:
         return self.kind in DIALOG_KINDS
@@ -277,10 +327,11 @@ class QueryTable:
 def read_queries(path: Path) -> QueryTable:
     import pyarrow.parquet as pq
 
-    table = pq.read_table(str(path))
+    names = pq.ParquetFile(str(path)).schema_arrow.names
+    table = pq.read_table(str(path), columns=[n for n in names if n not in WIDE_COLUMNS])
     meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
     return QueryTable(table, meta.get("kind", ""), int(meta.get("keep_top", KEEP_TOP)),
-                      int(meta.get("first_turn", 1)))
+                      int(meta.get("first_turn", 1)), Path(path))
 
 
 def run_queries(project: Project, run_id: int) -> QueryTable | None:
@@ -301,15 +352,16 @@ def export_queries(table: QueryTable, path: Path) -> Path:
 
         raise StudioError(f"{path}: export queries to a .csv or .parquet file")
     path.parent.mkdir(parents=True, exist_ok=True)
+    whole = table.whole()
     if suffix == ".parquet":
-        pq.write_table(table.table, str(path))
+        pq.write_table(whole, str(path))
         return path
     import pyarrow as pa
     import pyarrow.compute as pc
 
     columns = {}
-    for name in table.table.column_names:
-        column = table.table.column(name)
+    for name in whole.column_names:
+        column = whole.column(name)
         if pa.types.is_list(column.type):
             column = column.combine_chunks()
             values = pc.fill_null(pc.cast(pc.list_flatten(column), pa.string()), "")

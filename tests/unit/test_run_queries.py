@@ -167,3 +167,27 @@ def test_a_simulation_stopped_by_hand_is_stored_with_the_dialogs_it_finished(
         table = run_queries(project, run_id)
         assert table is not None and len(table) == 3
         assert [r["id"] for r in list_runs(project)][-1] == run_id
+
+
+def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) -> None:
+    """The top K ids and scores are most of a run's file: the list opens without them,
+    a query shows its own (from any row group), and an export still has every column."""
+    from studio.experiments import query_log
+    from studio.experiments.query_log import export_queries
+
+    count = query_log.ROW_GROUP * 2 + 5
+    with QueryLog(tmp_path, "evaluate-cirr", keep_top=3) as log:
+        for n in range(count):
+            log.add(f"q{n}", ranks=[n + 1], texts=[f"text {n}"],
+                    top_ids=[f"a{n}", f"b{n}", f"c{n}"], top_scores=[3.0, 2.0, float(n)])
+    table = read_queries(log.path)
+    assert "top_ids" not in table.table.column_names  # not read to open the list
+    for n in (0, query_log.ROW_GROUP + 1, count - 1, 7):
+        row = table.row(n)
+        assert row["query"] == f"q{n}" and row["top_ids"] == [f"a{n}", f"b{n}", f"c{n}"]
+        assert row["top_scores"] == [3.0, 2.0, float(n)]
+    exported = export_queries(table, tmp_path / "out.parquet")
+    again = read_queries(exported)
+    assert again.row(count - 1)["top_ids"] == [f"a{count - 1}", f"b{count - 1}", f"c{count - 1}"]
+    csv_text = export_queries(table, tmp_path / "out.csv").read_text()
+    assert "a5 | b5 | c5" in csv_text
