@@ -38,8 +38,8 @@ from studio.store.migrations import REVISIONS
 
 # SQLite's INTEGER (an ``id INTEGER PRIMARY KEY`` is the rowid) is PostgreSQL's BIGINT;
 # SQLite's REAL (8 bytes) is PostgreSQL's DOUBLE PRECISION.
-INT = Integer().with_variant(BigInteger(), "postgresql")
-FLOAT = REAL().with_variant(DOUBLE_PRECISION(), "postgresql")
+INT: Any = Integer().with_variant(BigInteger(), "postgresql")
+FLOAT: Any = REAL().with_variant(DOUBLE_PRECISION(), "postgresql")
 
 
 
