@@ -86,6 +86,14 @@ ROLES = ("annotator", "reviewer", "rater", "researcher", "admin")
 LABEL_SOURCES = ("imported", "person", "model")
 REVIEW = ("suggested", "accepted", "rejected")
 
+# Tables whose rows people make: every row gets a uid and its origin copy on insert.
+UID_TABLES = (
+    "people", "pairs", "captions", "attribute_vocab", "image_attributes",
+    "retrieval_sessions", "session_turns", "transactions", "transaction_turns",
+    "rating_assignments", "ratings", "audit_log",
+    "outfit_ontology", "outfit_pictures", "outfit_regions", "outfit_region_attributes",
+    "outfit_attributes",
+)
 def _since(number: int, upto: int, *items: Any) -> list[Any]:
     """Columns, indexes and constraints that revision ``number`` (1-based) added."""
     return list(items) if upto >= number else []
@@ -389,19 +397,13 @@ def build_metadata(upto: int | None = None) -> MetaData:
         Column("uid", Text, primary_key=True), _text("holder"), _int("status"), _text("answer"),
         _text("applied_at"),
     )
+    for name in UID_TABLES:  # the same uid in every copy: one row per uid
+        Index(f"{name}_uid", md.tables[name].c.uid, unique=True)
     return md
 
 
 # -- what tables cannot say: triggers and functions, per engine ------------------------
 
-# Tables whose rows people make: every row gets a uid and its origin copy on insert.
-UID_TABLES = (
-    "people", "pairs", "captions", "attribute_vocab", "image_attributes",
-    "retrieval_sessions", "session_turns", "transactions", "transaction_turns",
-    "rating_assignments", "ratings", "audit_log",
-    "outfit_ontology", "outfit_pictures", "outfit_regions", "outfit_region_attributes",
-    "outfit_attributes",
-)
 # table -> the columns whose change is an edit (``changed_at`` follows them)
 CHANGED_AT = {
     "attribute_vocab": ("name", "type", "synonyms"),
@@ -464,7 +466,8 @@ def _audit_lookup(dialect: str) -> str:
         "WHEN 'transaction_turn' THEN (SELECT uid FROM transaction_turns "
         "WHERE transaction_id || ':' || turn_index = NEW.entity_id)"
     )
-    return f"CASE NEW.entity {' '.join(cases)} ELSE NULL END"
+    otherwise = " ELSE NULL" if dialect == "sqlite" else ""  # the same: NULL
+    return f"CASE NEW.entity {' '.join(cases)}{otherwise} END"
 
 
 def baseline_ddl(dialect: str) -> list[str]:
