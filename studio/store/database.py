@@ -219,6 +219,21 @@ def needs_upgrade(db: Any) -> tuple[int, str | None]:
     return current, revision
 
 
+def outdated_message(where: str, version: int) -> str:
+    return (
+        f"{where} is at schema {version} and this CIR Studio needs {LATEST_VERSION}; "
+        f"upgrade it first: cir-studio project upgrade {where} (or, for a team server's "
+        f"project, cir-studio server migrate --project {where})."
+    )
+
+
+def refuse_outdated(db: Any, where: str) -> None:
+    """Refuse (without touching it) a database that needs a migration or is too new."""
+    current, revision = needs_upgrade(db)
+    if revision != HEAD:
+        raise ProjectError(outdated_message(where, current))
+
+
 def migrate(db: sqlite_utils.Database, path: Path, target: int | None = None) -> Path | None:
     """Bring the file to the newest schema; back it up first when it already holds data.
 

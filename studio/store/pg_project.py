@@ -92,7 +92,7 @@ def refuse_non_empty(db: pg_database.PgDatabase) -> None:
         )
 
 
-def open_postgresql(cls: type[Project], url: str) -> Project:
+def open_postgresql(cls: type[Project], url: str, *, upgrade: bool = True) -> Project:
     project = cls(Path.cwd() / ANCHOR_NAME, url=url)
     try:
         db = project.pg_db
@@ -101,7 +101,10 @@ def open_postgresql(cls: type[Project], url: str) -> Project:
                 f"{pg_database.display(url)} is not a CIR Studio project (it has no schema); "
                 "create one there with 'cir-studio project copy' or Project.create."
             )
-        migrate(db)
+        if upgrade:
+            migrate(db)
+        else:
+            refuse_outdated(db)
         stored = project.get_meta("local_path")
         if stored:
             project.path = Path(stored)
@@ -114,6 +117,30 @@ def open_postgresql(cls: type[Project], url: str) -> Project:
     return project
 
 
+def state(db: pg_database.PgDatabase) -> tuple[int, str | None]:
+    """(schema number, Alembic revision), refusing a project newer than this studio."""
+    from studio.errors import SchemaTooNewError
+    from studio.store.database import newer_message
+    from studio.store.migrations import LATEST_VERSION, LEGACY_VERSION, REVISIONS
+    from studio.store.schema_upgrade import postgresql_revision
+
+    current, revision = db.schema_version(), postgresql_revision(db.raw)
+    if (revision is not None and revision not in REVISIONS) or current > LATEST_VERSION or (
+        revision is None and current > LEGACY_VERSION
+    ):
+        raise SchemaTooNewError(newer_message(pg_database.display(db.url), current, revision))
+    return current, revision
+
+
+def refuse_outdated(db: pg_database.PgDatabase) -> None:
+    from studio.store.database import outdated_message
+    from studio.store.migrations import HEAD
+
+    current, revision = state(db)
+    if revision != HEAD:
+        raise ProjectError(outdated_message(pg_database.display(db.url), current))
+
+
 def migrate(db: pg_database.PgDatabase) -> bool:
     """Bring the project to the newest schema (Alembic, one transaction under the migration
     lock); False when it already was. A project newer than this studio is refused.
@@ -122,17 +149,11 @@ def migrate(db: pg_database.PgDatabase) -> bool:
     opened since) is first brought to 11 by the numbered PostgreSQL scripts of
     ``pg_schema`` (legacy, as SQLite files have theirs), then stamped at the baseline.
     """
-    from studio.errors import ProjectReadOnlyError, SchemaTooNewError
-    from studio.store.database import newer_message
-    from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION, REVISIONS
-    from studio.store.schema_upgrade import postgresql_revision
+    from studio.errors import ProjectReadOnlyError
+    from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION
 
-    current, revision = db.schema_version(), postgresql_revision(db.raw)
+    current, revision = state(db)
     where = pg_database.display(db.url)
-    if (revision is not None and revision not in REVISIONS) or current > LATEST_VERSION or (
-        revision is None and current > LEGACY_VERSION
-    ):
-        raise SchemaTooNewError(newer_message(where, current, revision))
     if revision == HEAD:
         return False
     if db.read_only_reason is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,69 @@ def upgrade_postgresql(raw: Any, *, create: bool = False) -> None:
         )
 
     _upgrade(connection, revision is None and has_schema, record, commit=False)
+
+
+@dataclass(frozen=True)
+class UpgradeReport:
+    """What ``upgrade_project`` did: the schema before and after, and the backup."""
+
+    location: str
+    before: tuple[int, str | None]  # (schema number, Alembic revision or None)
+    after: tuple[int, str | None]
+    backup: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def message(self) -> str:
+        def said(state: tuple[int, str | None]) -> str:
+            number, revision = state
+            return f"schema {number} ({revision or 'before the migration chain'})"
+
+        if not self.changed:
+            return f"{self.location} is already at the newest {said(self.after)}; nothing to do."
+        kept = f"; the old file is kept at {self.backup}" if self.backup else ""
+        return f"Upgraded {self.location} from {said(self.before)} to {said(self.after)}{kept}."
+
+
+def schema_state(location: str | Path) -> tuple[int, str | None]:
+    """(schema number, Alembic revision) of a project, read without changing anything."""
+    from studio.store.engines import is_url
+
+    if is_url(location):
+        from studio.store import pg_database
+
+        db = pg_database.connect(str(location))
+        try:
+            return db.schema_version(), postgresql_revision(db.raw)
+        finally:
+            db.close()
+    from studio.store.database import check_header
+    from studio.store.project import resolve_project_path
+
+    path = resolve_project_path(location)
+    check_header(path)
+    conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0]), sqlite_revision(conn)
+    finally:
+        conn.close()
+
+
+def upgrade_project(location: str | Path) -> UpgradeReport:
+    """Bring a project to the newest schema now (``cir-studio project upgrade``, ``server
+    migrate``): the same backup and migration as opening it, said explicitly."""
+    from studio.store.engines import is_url
+    from studio.store.pg_database import display
+    from studio.store.project import Project, resolve_project_path
+
+    shown = display(str(location)) if is_url(location) else str(resolve_project_path(location))
+    if not is_url(location) and not resolve_project_path(location).is_file():
+        from studio.errors import ProjectError
+
+        raise ProjectError(f"No project at {shown}: the file does not exist.")
+    before = schema_state(location)
+    with Project.open(location) as project:
+        backup = project.backup_path
+    return UpgradeReport(shown, before, schema_state(location), backup)

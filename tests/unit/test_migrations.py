@@ -234,9 +234,9 @@ def test_a_postgresql_project_made_before_alembic_is_upgraded_like_a_new_one(
 ) -> None:
     import psycopg
 
-    from tests.pg_site.cir_pg_engine import new_database
     from studio.store.records import ImageRecord
     from studio.store.repos.datasets import split_images
+    from tests.pg_site.cir_pg_engine import new_database
 
     restore_v11_dump(postgresql_url)
     with Project.open(postgresql_url) as project:
@@ -259,3 +259,49 @@ def test_a_postgresql_project_made_before_alembic_is_upgraded_like_a_new_one(
     assert pg_shape(postgresql_url) == pg_shape(fresh)
     for url in (postgresql_url, fresh):
         assert metadata_drift(url.replace("postgresql://", "postgresql+psycopg://", 1)) == []
+
+
+@pytest.mark.sqlite_only
+def test_project_upgrade_says_from_and_to_then_that_nothing_is_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from studio.cli.main import main
+
+    path = tmp_path / "project.cirdb"
+    shutil.copy(V11_FILE, path)
+    assert main(["project", "upgrade", str(path)]) == 0
+    said = capsys.readouterr().out
+    assert f"Upgraded {path} from schema 11 (before the migration chain) to schema 12 " \
+        "(0002_image_order); the old file is kept at" in said
+    assert len(list(tmp_path.glob("project.schema11.*.bak.cirdb"))) == 1
+    assert main(["project", "upgrade", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == (
+        f"{path} is already at the newest schema 12 (0002_image_order); nothing to do."
+    )
+
+
+def test_server_workers_never_migrate_and_server_migrate_does(
+    postgresql_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under gunicorn no ``server start`` runs first: a request to a project that needs a
+    migration is refused and the database left as it was; ``server migrate`` upgrades it."""
+    from starlette.testclient import TestClient
+
+    from studio.cli.main import main
+    from studio.errors import ProjectError
+    from studio.server.app import ServerConfig, create_app
+    from studio.store.schema_upgrade import schema_state
+
+    restore_v11_dump(postgresql_url)
+    with TestClient(create_app(ServerConfig(postgresql_url)), raise_server_exceptions=False) as c:
+        answer = c.get("/v1/whoami", headers={"Authorization": "Bearer nobody"})
+    assert answer.status_code >= 500
+    assert schema_state(postgresql_url) == (11, None)  # untouched
+    with pytest.raises(ProjectError, match="server migrate --project"):
+        Project.open(postgresql_url, upgrade=False)
+    assert main(["server", "migrate", "--project", postgresql_url]) == 0
+    assert "from schema 11 (before the migration chain) to schema 12" in capsys.readouterr().out
+    assert schema_state(postgresql_url) == (12, "0002_image_order")
+    assert main(["server", "migrate", "--project", postgresql_url]) == 0
+    assert "nothing to do" in capsys.readouterr().out
+    Project.open(postgresql_url, upgrade=False).close()
