@@ -1,8 +1,9 @@
-"""``cir-studio project copy SRC DST`` and ``cir-studio project check A B``.
+"""``cir-studio project copy SRC DST``, ``project check A B`` and ``project upgrade P``.
 
 A project location is a path (SQLite: the ``.cirdb`` file or its folder) or a
 ``postgresql://`` URL. ``copy`` moves a whole project between engines; ``check`` compares
-two projects record by record and exits 1 when they differ.
+two projects record by record and exits 1 when they differ; ``upgrade`` brings a project
+to the newest schema now (opening it in the studio does the same), printing from and to.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ MAX_SHOWN = 50
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     project = subparsers.add_parser(
-        "project", help="copy a project between SQLite and PostgreSQL, or compare two"
+        "project",
+        help="copy a project between SQLite and PostgreSQL, compare two, or upgrade one",
     )
     actions = project.add_subparsers(dest="project_command", metavar="ACTION", required=True)
     copy = actions.add_parser(
@@ -36,6 +38,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("first", metavar="SRC", help="a project: path or URL")
     check.add_argument("second", metavar="DST", help="another project: path or URL")
     check.set_defaults(func=run_check)
+    upgrade = actions.add_parser(
+        "upgrade",
+        help="bring a project to the newest schema now (a file is backed up first)",
+        description="Run the schema migrations a project needs, as opening it does: a "
+        "file is copied beside itself first (NAME.schemaN.DATE.bak.cirdb). Prints the "
+        "schema before and after; a project already current is left untouched.",
+    )
+    upgrade.add_argument("location", metavar="P", help="the project: .cirdb path, folder or URL")
+    upgrade.set_defaults(func=run_upgrade)
 
 
 def run_copy(args: argparse.Namespace) -> int:
@@ -64,3 +75,10 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"… and {len(differences) - MAX_SHOWN} more.")
     print(f"{len(differences)} differences.")
     return 1
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    from studio.store.schema_upgrade import upgrade_project
+
+    print(upgrade_project(args.location).message())
+    return 0

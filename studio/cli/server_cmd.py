@@ -1,4 +1,9 @@
-"""``cir-studio server start|token``: serve a PostgreSQL project to a team over HTTP."""
+"""``cir-studio server start|migrate|token``: serve a PostgreSQL project to a team over HTTP.
+
+``start`` migrates the project once before its workers start; under another process
+manager (gunicorn) run ``migrate`` first: the workers refuse an out-of-date schema rather
+than migrate inside a request.
+"""
 
 from __future__ import annotations
 
@@ -37,6 +42,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
     start.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
     start.set_defaults(func=run_start)
+
+    migrate = actions.add_parser(
+        "migrate",
+        help="bring the project to the newest schema (before starting workers)",
+        description="Run the schema migrations the project needs, in one transaction under "
+        "a lock (a second migrate waits, then finds nothing to do). 'server start' does this "
+        "itself; run it yourself before starting workers another way (gunicorn).",
+    )
+    add_project_argument(migrate, _URL_HELP)
+    migrate.set_defaults(func=run_migrate)
 
     token = actions.add_parser("token", help="add, revoke or list people's tokens")
     token_actions = token.add_subparsers(dest="token_command", metavar="ACTION", required=True)
@@ -79,6 +94,16 @@ def run_start(args: argparse.Namespace) -> int:
         raise StudioError("HTTPS needs both --ssl-certfile and --ssl-keyfile.")
     serve(_url(args), args.host, args.port, args.workers, args.lease_seconds,
           args.ssl_certfile, args.ssl_keyfile)
+    return 0
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    from studio.server.run import refuse_file_project
+    from studio.store.schema_upgrade import upgrade_project
+
+    url = _url(args)
+    refuse_file_project(url)
+    print(upgrade_project(url).message())
     return 0
 
 

@@ -67,7 +67,8 @@ class _State:
         """The project, opened on first need (a broken connection is reopened by the store)."""
         with self.lock:
             if self.opened is None:
-                self.opened = Project.open(self.config.url)
+                # never a migration inside a request: 'server start' / 'server migrate' do it
+                self.opened = Project.open(self.config.url, upgrade=False)
             return self.opened
 
     def identify(self, project: Project, header: str) -> tokens.Identity:

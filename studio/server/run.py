@@ -24,13 +24,18 @@ def app_from_environment() -> Any:
     return create_app(ServerConfig(os.environ[_URL], float(os.environ.get(_LEASE, "300"))))
 
 
-def check_project(url: str) -> None:
-    """Refuse anything but a PostgreSQL project, and migrate it before workers start."""
+def refuse_file_project(url: str) -> None:
     if engine_for(url) != POSTGRESQL:
         raise StudioError(
             f"{url}: the team server serves a PostgreSQL project (postgresql://…); copy a "
             "file project there first with 'cir-studio project copy'."
         )
+
+
+def check_project(url: str) -> None:
+    """Refuse anything but a PostgreSQL project, and migrate it before workers start (the
+    workers themselves never migrate: ``Project.open(url, upgrade=False)`` in the app)."""
+    refuse_file_project(url)
     Project.open(url).close()
 
 

@@ -18,8 +18,10 @@ Layout (followed by every branch that moves SQL here; keep it when adding tables
   ``datasets`` (bulk imports, export reads), ``team`` (assignments, packages, progress),
   ``team_merge`` (the merge's writes), ``team_records`` (rows as mergeable records),
   ``stats``. Beside the repositories: ``package_file.py`` (work package files, SQLite
-  only), ``embedding_cache.py`` (the cache folder's key file), ``team_schema.py`` (the
-  team migration), ``errors.py`` (``DATABASE_ERRORS``, ``RecordRejected``).
+  only), ``embedding_cache.py`` (the cache folder's key file), ``schema.py`` (the
+  tables, declared once), ``migrations.py`` / ``schema_upgrade.py`` / ``alembic/`` (the
+  migration chain; ``legacy_migrations.py`` and ``pg_schema.py`` the numbered schemas
+  before it), ``errors.py`` (``DATABASE_ERRORS``, ``RecordRejected``).
 - Repositories return plain values: scalars, tuples, ``dict`` rows, or the records of
   ``studio.store.records``. They never import feature modules (``studio.captions`` …);
   the feature module turns rows into its own dataclasses and keeps its business rules.

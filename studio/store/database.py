@@ -15,7 +15,7 @@ import sqlite_utils
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
-from studio.store.migrations import LATEST_VERSION, MIGRATIONS
+from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION, MIGRATIONS, REVISIONS
 
 BUSY_TIMEOUT_MS = 5000
 BUSY_WAIT_S = 0.002  # a BEGIN slower than this waited for another writer's lock
@@ -199,28 +199,65 @@ def schema_version(db: Any) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(db: sqlite_utils.Database, path: Path, target: int = LATEST_VERSION) -> Path | None:
-    """Bring the file to ``target``; back it up first when it already holds data.
+def newer_message(where: str, version: int, revision: str | None) -> str:
+    said = f"schema {version}" + (f", revision {revision}" if revision else "")
+    return (
+        f"{where} was written by a newer CIR Studio ({said}; this version understands up "
+        f"to {LATEST_VERSION}). Update CIR Studio to open it."
+    )
 
-    Returns the backup's path (None for a new, empty file). A file from a newer release is
-    refused untouched: an old program must not guess at a schema it does not know.
-    """
+
+def needs_upgrade(db: Any) -> tuple[int, str | None]:
+    """(schema number, Alembic revision) of a file, refusing one newer than this studio."""
+    from studio.store.schema_upgrade import sqlite_revision
+
     current = schema_version(db)
-    if current > LATEST_VERSION:
-        raise SchemaTooNewError(
-            f"{path} was written by a newer CIR Studio (schema {current}; this version "
-            f"understands up to {LATEST_VERSION}). Update CIR Studio to open it."
-        )
-    if current >= target:
+    revision = sqlite_revision(db.conn)
+    known = revision is None or revision in REVISIONS
+    if not known or current > LATEST_VERSION or (revision is None and current > LEGACY_VERSION):
+        raise SchemaTooNewError(newer_message(str(getattr(db, "path", "")), current, revision))
+    return current, revision
+
+
+def outdated_message(where: str, version: int) -> str:
+    return (
+        f"{where} is at schema {version} and this CIR Studio needs {LATEST_VERSION}; "
+        f"upgrade it first: cir-studio project upgrade {where} (or, for a team server's "
+        f"project, cir-studio server migrate --project {where})."
+    )
+
+
+def refuse_outdated(db: Any, where: str) -> None:
+    """Refuse (without touching it) a database that needs a migration or is too new."""
+    current, revision = needs_upgrade(db)
+    if revision != HEAD:
+        raise ProjectError(outdated_message(where, current))
+
+
+def migrate(db: sqlite_utils.Database, path: Path, target: int | None = None) -> Path | None:
+    """Bring the file to the newest schema; back it up first when it already holds data.
+
+    A file of schema 1-10 runs the numbered legacy scripts to 11, then (as a file at 11
+    made before Alembic) the Alembic chain from its baseline; a new, empty file runs the
+    whole chain. ``target`` (tests of the legacy path) stops at a legacy number.
+    Returns the backup's path (None for a new, empty file or one already current). A file
+    from a newer release is refused untouched: an old program must not guess at a schema
+    it does not know.
+    """
+    current, revision = needs_upgrade(db)
+    if revision == HEAD or (target is not None and current >= target):
         return None
     reason = getattr(db, "read_only_reason", None)
     if reason is not None:
         raise ProjectReadOnlyError(
-            f"{path} needs upgrading to schema {target} (it is at {current}) but {reason}; "
-            "make it writable once so CIR Studio can upgrade it."
+            f"{path} needs upgrading to schema {LATEST_VERSION} (it is at {current}) but "
+            f"{reason}; make it writable once so CIR Studio can upgrade it."
         )
     backup = backup_file(db, path, current) if current > 0 else None
-    for version in range(current + 1, target + 1):
+    legacy_target = LEGACY_VERSION if target is None else min(target, LEGACY_VERSION)
+    if current == 0 and target is None:
+        legacy_target = 0  # a new, empty file: the Alembic chain builds all of it
+    for version in range(current + 1, legacy_target + 1):
         script = MIGRATIONS[version - 1]
         try:
             # IMMEDIATE: wait for another writer instead of failing at the first write.
@@ -232,14 +269,26 @@ def migrate(db: sqlite_utils.Database, path: Path, target: int = LATEST_VERSION)
                 db.conn.execute("ROLLBACK")
             if schema_version(db) >= version:
                 continue  # another program opening the file migrated it while we waited
-            mapped = translate_error(error, path)
-            if mapped is not error:
-                raise mapped from error
-            raise ProjectError(
-                f"Migrating {path} to schema {version} failed ({error}); "
-                f"the file is unchanged{f' and a backup is at {backup}' if backup else ''}."
-            ) from error
+            raise _failed(error, path, version, backup) from error
+    if target is not None and target <= LEGACY_VERSION:
+        return backup  # tests making an old file
+    from studio.store.schema_upgrade import upgrade_sqlite
+
+    try:
+        upgrade_sqlite(db.conn)
+    except sqlite3.DatabaseError as error:
+        raise _failed(error, path, LATEST_VERSION, backup) from error
     return backup
+
+
+def _failed(error: sqlite3.Error, path: Path, version: int, backup: Path | None) -> Exception:
+    mapped = translate_error(error, path)
+    if mapped is not error:
+        return mapped
+    return ProjectError(
+        f"Migrating {path} to schema {version} failed ({error}); "
+        f"the file is unchanged{f' and a backup is at {backup}' if backup else ''}."
+    )
 
 
 def backup_file(db: sqlite_utils.Database, path: Path, version: int) -> Path:

@@ -14,9 +14,9 @@ from studio.store.project import Project
 
 def gallery(project: Project, category: str, split: str) -> list[str]:
     """The image ids of one gallery in split-file order."""
-    rows = project.db.execute(  # dialect: sqlite (rowid breaks position ties by insertion)
+    rows = project.db.execute(  # seq: ties of position in the order the members were added
         "SELECT image_id FROM gallery_members WHERE category = ? AND split = ? "
-        "ORDER BY position, rowid",
+        "ORDER BY position, seq",
         [category, split],
     )
     return [row[0] for row in rows]

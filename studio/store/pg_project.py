@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING
 from studio.errors import ProjectError
 from studio.store import pg_database
 from studio.store.database import utc_now
-from studio.store.migrations import LATEST_VERSION, MIGRATIONS
-from studio.store.pg_schema import pg_script
 
 if TYPE_CHECKING:
     from studio.store.project import Project
@@ -49,10 +47,9 @@ def create_postgresql(
         try:
             db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
             refuse_non_empty(db)
-            for version in range(1, LATEST_VERSION + 1):
-                db.raw.execute(pg_script(version, MIGRATIONS[version - 1]).encode())
-            db.raw.execute("CREATE TABLE cir_schema (version BIGINT NOT NULL)")
-            db.raw.execute("INSERT INTO cir_schema (version) VALUES (%s)", [LATEST_VERSION])
+            from studio.store.schema_upgrade import upgrade_postgresql
+
+            upgrade_postgresql(db.raw, create=True)  # the Alembic chain, in this transaction
             meta = {
                 "name": name or local_path.parent.name,
                 "image_root": project._portable_root(root),  # relative below the anchor
@@ -95,7 +92,7 @@ def refuse_non_empty(db: pg_database.PgDatabase) -> None:
         )
 
 
-def open_postgresql(cls: type[Project], url: str) -> Project:
+def open_postgresql(cls: type[Project], url: str, *, upgrade: bool = True) -> Project:
     project = cls(Path.cwd() / ANCHOR_NAME, url=url)
     try:
         db = project.pg_db
@@ -104,7 +101,10 @@ def open_postgresql(cls: type[Project], url: str) -> Project:
                 f"{pg_database.display(url)} is not a CIR Studio project (it has no schema); "
                 "create one there with 'cir-studio project copy' or Project.create."
             )
-        pg_database.migrate(db)
+        if upgrade:
+            migrate(db)
+        else:
+            refuse_outdated(db)
         stored = project.get_meta("local_path")
         if stored:
             project.path = Path(stored)
@@ -115,6 +115,71 @@ def open_postgresql(cls: type[Project], url: str) -> Project:
         raise
     project.listen()
     return project
+
+
+def state(db: pg_database.PgDatabase) -> tuple[int, str | None]:
+    """(schema number, Alembic revision), refusing a project newer than this studio."""
+    from studio.errors import SchemaTooNewError
+    from studio.store.database import newer_message
+    from studio.store.migrations import LATEST_VERSION, LEGACY_VERSION, REVISIONS
+    from studio.store.schema_upgrade import postgresql_revision
+
+    current, revision = db.schema_version(), postgresql_revision(db.raw)
+    if (revision is not None and revision not in REVISIONS) or current > LATEST_VERSION or (
+        revision is None and current > LEGACY_VERSION
+    ):
+        raise SchemaTooNewError(newer_message(pg_database.display(db.url), current, revision))
+    return current, revision
+
+
+def refuse_outdated(db: pg_database.PgDatabase) -> None:
+    from studio.store.database import outdated_message
+    from studio.store.migrations import HEAD
+
+    current, revision = state(db)
+    if revision != HEAD:
+        raise ProjectError(outdated_message(pg_database.display(db.url), current))
+
+
+def migrate(db: pg_database.PgDatabase) -> bool:
+    """Bring the project to the newest schema (Alembic, one transaction under the migration
+    lock); False when it already was. A project newer than this studio is refused.
+
+    PostgreSQL projects exist since schema 7: one made before Alembic (schema 7-10, never
+    opened since) is first brought to 11 by the numbered PostgreSQL scripts of
+    ``pg_schema`` (legacy, as SQLite files have theirs), then stamped at the baseline.
+    """
+    from studio.errors import ProjectReadOnlyError
+    from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION
+
+    current, revision = state(db)
+    where = pg_database.display(db.url)
+    if revision == HEAD:
+        return False
+    if db.read_only_reason is not None:
+        raise ProjectReadOnlyError(
+            f"{where} needs upgrading to schema {LATEST_VERSION} but {db.read_only_reason}."
+        )
+    if current < LEGACY_VERSION:
+        pg_database.migrate(db, LEGACY_VERSION)  # the numbered scripts, to schema 11
+    from studio.store.schema_upgrade import upgrade_postgresql
+
+    try:
+        db.raw.execute("BEGIN")
+        db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
+        upgrade_postgresql(db.raw)
+        db.raw.execute("COMMIT")
+    except Exception as error:
+        db.rollback()
+        mapped = pg_database.translate_error(error, db.url, "migration")
+        if isinstance(mapped, ProjectError):
+            raise mapped from error
+        raise ProjectError(
+            f"Upgrading {where} to schema {LATEST_VERSION} failed ({error}); "
+            "the database is unchanged."
+        ) from error
+    db.forget_schema()
+    return True
 
 
 def holds_project(url: str) -> bool:

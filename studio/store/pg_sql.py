@@ -11,7 +11,7 @@ CONFLICT DO NOTHING``), ``LIKE`` (SQLite's is case-insensitive for ASCII: ``ILIK
 null-safe ``IS [NOT]`` between two values (``IS [NOT] DISTINCT FROM``) and ``rowid``
 (``ctid``: insertion order until a row is updated — good enough for a tie-breaker).
 ``group_concat`` and two-argument ``max``/``min`` exist as functions in every PostgreSQL
-project (``pg_schema.PG_PRELUDE``).
+project (``schema.PG_FUNCTIONS``).
 Everything else SQLite-only fails loudly on PostgreSQL; it belongs in a repository.
 """
 

@@ -26,6 +26,7 @@ from studio.store.database import (
     connect,
     migrate,
     read_only_reason,
+    refuse_outdated,
     schema_version,
     utc_now,
 )
@@ -127,18 +128,20 @@ class Project:
         return project
 
     @classmethod
-    def open(cls, path: Path | str) -> Project:
+    def open(cls, path: Path | str, *, upgrade: bool = True) -> Project:
         """Open an existing project, backing up and migrating an older schema first.
 
         The file's header is checked before SQLite touches it (SQLite would write a header
         into an empty file). A file or folder that cannot be written is opened read-only:
         reading works, and a write says which permission is missing.
-        A ``postgresql://`` URL opens the project in that database.
+        A ``postgresql://`` URL opens the project in that database. ``upgrade=False`` (the
+        team server's workers) refuses an older schema instead of migrating it: migrations
+        run at ``server start`` or ``server migrate``, never inside a request.
         """
         if is_url(path):
             from studio.store.pg_project import open_postgresql
 
-            return open_postgresql(cls, str(path))
+            return open_postgresql(cls, str(path), upgrade=upgrade)
         path = resolve_project_path(path)
         if not path.is_file():
             raise ProjectError(f"No project at {path}: the file does not exist.")
@@ -148,6 +151,8 @@ class Project:
         try:
             if schema_version(project.db) == 0:
                 raise ProjectError(f"{path} is not a CIR Studio project (it has no schema).")
+            if not upgrade:
+                refuse_outdated(project.db, str(path))
             project.backup_path = migrate(project.db, project.path)
         except Exception:
             project.close()

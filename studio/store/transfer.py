@@ -29,8 +29,6 @@ from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import pg_database
 from studio.store.database import connect, migrate
 from studio.store.engines import POSTGRESQL, engine_for
-from studio.store.migrations import LATEST_VERSION, MIGRATIONS
-from studio.store.pg_schema import pg_script
 from studio.store.project import (
     Project,
     _publish,
@@ -41,7 +39,9 @@ from studio.store.project import (
 
 # Meta rows that name places on this machine: rewritten by a copy, compared resolved.
 LOCAL_KEYS = ("image_root", "image_folders", "local_path", "cache_dir")
-NOT_PROJECT_TABLES = {"sqlite_sequence", "sqlite_stat1", "cir_schema"}
+# The schema's bookkeeping: each destination gets its own from the migration chain.
+NOT_PROJECT_TABLES = {"sqlite_sequence", "sqlite_stat1", "cir_schema", "alembic_version"}
+ORDERED_TABLES = ("images", "gallery_members")  # their ``seq`` numbers follow the copy
 BATCH = 1000
 
 
@@ -126,10 +126,9 @@ def _copy_to_postgresql(
         db.raw.execute("BEGIN")
         db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
         refuse_non_empty(db)
-        for version in range(1, LATEST_VERSION + 1):
-            db.raw.execute(pg_script(version, MIGRATIONS[version - 1]).encode())
-        db.raw.execute("CREATE TABLE cir_schema (version BIGINT NOT NULL)")
-        db.raw.execute("INSERT INTO cir_schema (version) VALUES (%s)", [LATEST_VERSION])
+        from studio.store.schema_upgrade import upgrade_postgresql
+
+        upgrade_postgresql(db.raw, create=True)  # the Alembic chain, in this transaction
         db.forget_schema()
         _copy_rows(src, db, counts, progress, cancel, _local_meta(src, anchor, postgres=True))
         for table in project_tables(db):
@@ -138,6 +137,11 @@ def _copy_to_postgresql(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
                 )
+        for table in ORDERED_TABLES:  # rows added after the copy follow the copied ones
+            db.raw.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'seq'), "
+                f"coalesce((SELECT max(seq) FROM {table}), 0) + 1, false)"
+            )
         db.raw.execute("COMMIT")
     except BaseException as error:
         db.rollback()

@@ -26,7 +26,7 @@ from studio.captions.store import load_policy, review_caption
 from studio.errors import ProjectError, StudioError
 from studio.store import Project
 from studio.store.database import connect, migrate
-from studio.store.team_schema import UID_TABLES
+from studio.store.schema import UID_TABLES
 from studio.team.assignments import assign_captions, team_progress
 from studio.team.merge import merge_packages
 from studio.team.pack import pack

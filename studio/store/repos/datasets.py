@@ -110,8 +110,7 @@ def split_images(
     if source:
         clauses.append("source = ?")
         params.append(source)
-    # dialect: sqlite (rowid: insertion order; images has no column that keeps it)
-    sql = f"SELECT id, path FROM images WHERE {' AND '.join(clauses)} ORDER BY rowid"
+    sql = f"SELECT id, path FROM images WHERE {' AND '.join(clauses)} ORDER BY seq"
     return [(str(row[0]), str(row[1])) for row in project.db.execute(sql, params)]
 
 
@@ -150,8 +149,7 @@ def gallery_members(
     if source:
         sql += " AND i.source = ?"
         params.append(source)
-    # dialect: sqlite (rowid breaks position ties in insertion order)
-    sql += " ORDER BY g.position, g.rowid"
+    sql += " ORDER BY g.position, g.seq"  # seq: ties in the order the members were added
     return [str(row[0]) for row in project.db.execute(sql, params)]
 
 
