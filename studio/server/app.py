@@ -339,9 +339,9 @@ def create_app(config: ServerConfig) -> FastAPI:
         """The worker answers (the database is not asked)."""
         return {"ok": True}
 
-    v1 = {"dependencies": secured, "responses": _ERRORS}
-    v1_body = {"dependencies": secured, "responses": _BODY_ERRORS}
-    lease_opts = {"dependencies": secured, "responses": {**_LEASE_ERRORS, **{
+    v1: dict[str, Any] = {"dependencies": secured, "responses": _ERRORS}
+    v1_body: dict[str, Any] = {"dependencies": secured, "responses": _BODY_ERRORS}
+    lease_opts: dict[str, Any] = {"dependencies": secured, "responses": {**_LEASE_ERRORS, **{
         400: _BODY_ERRORS[400], 413: _BODY_ERRORS[413]}}}
 
     @app.get("/v1/whoami", response_model=models.Whoami, tags=["any role"], **v1)
@@ -455,7 +455,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         answer = await serve(request, "images", lambda project, who: pictures.serve(
             project, who, image_id, size, if_none_match))
         if not isinstance(answer, pictures.Picture):
-            return answer  # type: ignore[no-any-return]
+            return answer
         headers = {"ETag": answer.etag, "Cache-Control": pictures.CACHE_CONTROL}
         return Response(answer.body, status_code=answer.status, headers=headers,
                         media_type=answer.media_type or None)
@@ -481,8 +481,9 @@ def create_app(config: ServerConfig) -> FastAPI:
     async def rating_scores(request: Request, assignment_id: Id,
                             body: models.RatingScores) -> Any:
         """Save scores (merged with those saved before); applied once per edit_uid."""
+        scores: dict[str, int | None] = {str(key): value for key, value in body.scores.items()}
         return await serve(request, "ratings", lambda project, who: rating_server.save_scores(
-            project, who, assignment_id, body.edit_uid, dict(body.scores), body.note))
+            project, who, assignment_id, body.edit_uid, scores, body.note))
 
     @app.post("/v1/ratings/{assignment_id}/status", response_model=models.RatingItem,
               tags=["rater"], **v1_body)

@@ -253,7 +253,8 @@ class Client:
                 message = message_of(json.loads(error.read() or b"null"))
             except ValueError:
                 message = None
-            raise StudioError(message or f"The server refused the picture ({error.code}).") from None
+            refused = f"The server refused the picture ({error.code})."
+            raise StudioError(message or refused) from None
         except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
             return self._cached_or_offline(cached, str(error))
         cached.parent.mkdir(parents=True, exist_ok=True)
