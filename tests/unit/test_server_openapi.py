@@ -18,7 +18,7 @@ from server_support import Server, call, tokens
 
 from studio.store import Project
 
-FUZZ_EXAMPLES = 8  # per operation, role and mode: about 500 requests in all
+FUZZ_EXAMPLES = 5  # per operation, role and mode: about 300 requests in all
 
 
 def _team_project(url: str, folder: Path) -> None:
@@ -137,7 +137,9 @@ def test_the_fuzzer_finds_no_server_error_and_no_undeclared_answer(served: dict)
             try:
                 case.call_and_validate(base_url=base, headers=headers, checks=checks,
                                        timeout=30)
-            except Exception as error:  # noqa: BLE001 (collected, reported below)
+            except BaseException as error:  # schemathesis's FailureGroup: collected below
+                if isinstance(error, KeyboardInterrupt):
+                    raise
                 failures.append(f"{operation.label} as {person}, {mode.value}: "
                                 f"{str(error)[:800]}")
 
@@ -174,7 +176,6 @@ def test_a_database_that_goes_away_is_a_503_with_retry_after(tmp_path: Path) -> 
         assert call(server.base, "GET", "/v1/progress", key)[0] == 200
         pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=pg.pgdata, user=pg.system_user)
         document = call(server.base, "GET", "/openapi.json")[1]  # no database needed
-        codes = _error_codes(document)
         for method, path, body in (("GET", "/v1/progress", None),
                                    ("GET", "/v1/whoami", None),
                                    ("POST", "/v1/captions/next", {}),
@@ -183,7 +184,7 @@ def test_a_database_that_goes_away_is_a_503_with_retry_after(tmp_path: Path) -> 
             status, answer, retry = _with_header(server.base, method, path, key, body)
             assert status == 503, (path, status, answer)
             assert "503" in document["paths"][_template(path)][method.lower()]["responses"]
-            assert answer["error"]["code"] == "unavailable" and "unavailable" in codes
+            assert answer["error"]["code"] == "unavailable" in _error_codes(document)
             assert "Cannot reach" in answer["error"]["message"]
             assert retry is not None and int(retry) > 0
         assert server.alive()
@@ -195,6 +196,7 @@ def test_a_database_that_goes_away_is_a_503_with_retry_after(tmp_path: Path) -> 
     finally:
         if server is not None:
             server.stop()
+        pg.ensure_postgres_running()  # so that cleanup finds it
         pg.cleanup()
         shutil.rmtree(folder, ignore_errors=True)
 
