@@ -103,6 +103,23 @@ def test_errors_outside_the_routes_have_the_same_shape(served: dict) -> None:
         assert answer["error"]["code"] in codes and answer["error"]["message"], path
 
 
+def test_an_edit_uid_resent_for_another_edit_is_refused(served: dict) -> None:
+    """Found by the fuzzer: a uid applied as a draft and sent again as a submission (or on
+    another pair) got the draft's answer back, as if the submission had been made."""
+    base, ann = served["base"], served["tokens"]["ann"]
+    item = call(base, "POST", "/v1/captions/next", ann, {})[1]["item"]
+    pair = item["pair_id"]
+    edit = {"edit_uid": "ann-once-0001", "text": "is darker"}
+    first = call(base, "PUT", f"/v1/captions/{pair}/draft", ann, edit)
+    assert first[0] == 200 and first[1]["status"] == "draft"
+    status, answer = call(base, "POST", f"/v1/captions/{pair}/submit", ann, edit)
+    assert status == 409 and "another edit" in answer["error"]["message"], answer
+    assert call(base, "PUT", f"/v1/captions/{pair}/draft", ann, edit) == first  # resent
+    status, answer = call(base, "POST", f"/v1/captions/{pair}/submit", ann,
+                          {**edit, "edit_uid": "ann-once-0002"})
+    assert status == 200 and answer["status"] == "submitted"
+
+
 def test_the_fuzzer_finds_no_server_error_and_no_undeclared_answer(served: dict) -> None:
     """schemathesis generates requests from /openapi.json (valid and invalid ones) for
     every operation, as a coordinator and as a rater, over the socket, and checks each
