@@ -41,6 +41,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     start.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
     start.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
+    start.add_argument(
+        "--forwarded-allow-ips", metavar="IPS", default="",
+        help="behind a reverse proxy: the proxies' addresses or networks, comma-separated "
+        "(or '*'), whose X-Forwarded-For and X-Forwarded-Proto are believed; the client "
+        "they name is the client (failed-login delays included). None by default: the "
+        "client is the connection's peer",
+    )
+    start.add_argument(
+        "--root-path", default="", metavar="PREFIX",
+        help="the path prefix the proxy serves the API under (e.g. /cir), for the URLs "
+        "of /openapi.json",
+    )
+    start.add_argument(
+        "--edits-retention-days", type=float, default=30.0, metavar="DAYS",
+        help="how long the server remembers applied edits (what makes a resent edit apply "
+        "once); older ones are deleted at start and hourly; 0 keeps them all (30)",
+    )
     start.set_defaults(func=run_start)
 
     migrate = actions.add_parser(
@@ -92,8 +109,17 @@ def run_start(args: argparse.Namespace) -> int:
         from studio.errors import StudioError
 
         raise StudioError("HTTPS needs both --ssl-certfile and --ssl-keyfile.")
+    if args.edits_retention_days < 0:
+        from studio.errors import StudioError
+
+        raise StudioError("--edits-retention-days is 0 (keep all) or more.")
+    if args.root_path and (not args.root_path.startswith("/") or args.root_path.endswith("/")):
+        from studio.errors import StudioError
+
+        raise StudioError("--root-path starts with '/' and does not end with one (/cir).")
     serve(_url(args), args.host, args.port, args.workers, args.lease_seconds,
-          args.ssl_certfile, args.ssl_keyfile)
+          args.ssl_certfile, args.ssl_keyfile, args.forwarded_allow_ips, args.root_path,
+          args.edits_retention_days)
     return 0
 
 

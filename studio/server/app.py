@@ -1,40 +1,54 @@
-"""The HTTP face: routes, the token and role check, body limits, JSON errors.
+"""The HTTP face: routes with typed bodies, the token and role check, limits, JSON errors.
 
-Handlers are plain synchronous functions of ``(project, identity, body, params)``; each
-request runs on one of ``pool_size`` threads of the worker, each with its own database
-connection, so a slow database call never blocks the event loop and a worker never
-holds more than ``pool_size`` connections (all workers share PostgreSQL's
-``max_connections``). Every refusal is a 4xx with ``{"error": message}``; a busy or
-unreachable database is a 503 (clients send again); anything unexpected is a 500 with a
-generic message (the details go to the server's log, never a token).
+FastAPI on Starlette: the routes below and the models of ``studio.server.models`` are
+the only description of the API; ``/openapi.json`` is generated from them (and from the
+``responses`` each route declares), so it cannot drift from the code. Starlette alone
+would have needed the schemas written a second time (its schema generator reads YAML
+from docstrings); FastAPI validates with the same pydantic models it documents, the way
+Argilla's server does.
+
+Handlers are plain synchronous functions of ``(project, identity)``; each request runs
+on one of ``pool_size`` threads of the worker, each with its own database connection, so
+a slow database call never blocks the event loop and a worker never holds more than
+``pool_size`` connections (all workers share PostgreSQL's ``max_connections``). Every
+refusal is a 4xx with ``{"error": {"code", "message"}}`` (``studio.server.errors``); a
+busy, read-only or unreachable database is a 503 with ``Retry-After`` (clients send
+again); anything unexpected is a 500 with a generic message (the details go to the
+server's log, never a token).
 """
 
-from __future__ import annotations
-
 import asyncio
+import contextlib
 import json
-import re
+import logging
 import threading
-import unicodedata
-from collections.abc import Callable
+import time
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
 
-from studio.captions.records import MAX_CAPTION_CHARS
-from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, StudioError
-from studio.server import attribute_queue, auth, edits, pictures, reviews, tokens
+from fastapi import Depends, FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPBearer
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from studio.errors import ProjectError, StudioError
+from studio.server import attribute_queue, auth, edits, models, pictures, reviews, tokens
 from studio.server import queue as caption_queue
 from studio.server import ratings as rating_server
-from studio.server.errors import ApiError
-from studio.server.openapi import describe
+from studio.server.errors import RETRY_AFTER, ApiError, error_body
 from studio.store import Project
 from studio.store.repos import server as server_repo
 
 MAX_BODY = 64 * 1024
-_UID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-
-Handler = Callable[[Project, tokens.Identity, dict[str, Any], dict[str, Any]], tuple[int, Any]]
+EDITS_RETENTION_DAYS = 30.0
+PRUNE_EVERY_S = 3600.0
+_MAX_ID = 2**63 - 1  # the database's integers
+log = logging.getLogger("studio.server")
 
 
 @dataclass
@@ -43,6 +57,10 @@ class ServerConfig:
     lease_seconds: float = 300.0
     max_body: int = MAX_BODY
     pool_size: int = 8
+    root_path: str = ""
+    # Applied edits (``server_edits``: what makes a resent edit apply once) older than
+    # this are deleted at start and every ``PRUNE_EVERY_S``; None keeps them all.
+    edits_retention_days: float | None = EDITS_RETENTION_DAYS
 
 
 @dataclass
@@ -88,298 +106,413 @@ class _State:
         return found
 
 
-# -- input checks ---------------------------------------------------------------------
+def prune_edits(project: Project, retention_days: float, now: datetime | None = None) -> int:
+    """Delete applied edits older than ``retention_days``; how many. An edit resent after
+    that is applied again (a client offline that long sends it as new)."""
+    moment = (now or datetime.now(UTC)) - timedelta(days=retention_days)
+    with project.writing():
+        return server_repo.prune_edits(project, moment.isoformat(timespec="milliseconds"))
 
 
-def text_field(body: dict[str, Any], name: str, limit: int = MAX_CAPTION_CHARS) -> str:
-    value = body.get(name)
-    if not isinstance(value, str):
-        raise ApiError(422, f"'{name}' must be a string.")
-    if len(value) > limit:
-        raise ApiError(422, f"'{name}' is {len(value):,} characters; the limit is {limit:,}.")
-    for char in value:
-        if char in "\n\t":
-            continue
-        if unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn"):
-            raise ApiError(
-                422, f"'{name}' holds a control or unassigned character (U+{ord(char):04X})."
-            )
-    return value
+# -- the responses each route may send -------------------------------------------------
 
 
-def uid_field(body: dict[str, Any]) -> str:
-    value = body.get("edit_uid")
-    if not isinstance(value, str) or not _UID.match(value):
-        raise ApiError(422, "'edit_uid' must be 8-64 letters, digits, '-' or '_'.")
-    return value
+def _error(description: str, **extra: Any) -> dict[str, Any]:
+    return {"model": models.ErrorBody, "description": description, **extra}
 
 
-def scores_field(body: dict[str, Any]) -> dict[str, int | None]:
-    from studio.quality.criteria import CRITERION_KEYS
-
-    value = body.get("scores")
-    if not isinstance(value, dict):
-        raise ApiError(422, "'scores' must be an object of criterion: 1-5 or null.")
-    for key, score in value.items():
-        if key not in CRITERION_KEYS:
-            raise ApiError(422, f"Unknown criterion; the criteria are {', '.join(CRITERION_KEYS)}.")
-        if score is not None and (type(score) is not int or not 1 <= score <= 5):
-            raise ApiError(422, f"The score of '{key}' must be 1 to 5 or null.")
-    return value
-
-
-def note_field(body: dict[str, Any]) -> str | None:
-    return None if body.get("note") is None else text_field(body, "note")
-
-
-# -- handlers -------------------------------------------------------------------------
-
-
-def _whoami(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple[int, Any]:
-    return 200, {"name": who.name, "role": who.role}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: _error("no token, or one that is unknown or revoked (answered slower after each "
+                "failure from one client)"),
+    403: _error("the role may not use this route, or the item is someone else's"),
+    404: _error("no such record (an id that is not a number names none)"),
+    409: _error("a rule of the project refused: a quota, an item held by others, an edit "
+                "uid used by someone else"),
+    422: _error("a field is missing or wrong; the message names it"),
+    500: _error("the server failed; the details are in its log"),
+    503: _error("the database is busy, read-only or unreachable: send again after "
+                "Retry-After seconds", headers={"Retry-After": {
+                    "description": "seconds to wait", "schema": {"type": "integer"}}}),
+}
+_BODY_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS,
+    400: _error("the body is not UTF-8 or not JSON"),
+    413: _error("the body is larger than the server takes (64 KiB)"),
+    422: _error("the body is not a JSON object, or a field is missing or wrong; the message "
+                "names it"),
+}
+_LEASE_ERRORS = {**_ERRORS, 410: _error("the lease expired; ask for the next item")}
 
 
-def _next(config: ServerConfig) -> Handler:
-    def handler(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-        return 200, {"item": caption_queue.take_next(project, who, config.lease_seconds)}
-
-    return handler
-
-
-def _renew(config: ServerConfig) -> Handler:
-    def handler(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-        return 200, caption_queue.renew(project, who, params["lease_id"], config.lease_seconds)
-
-    return handler
-
-
-def _release(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    return 200, caption_queue.release(project, who, params["lease_id"])
+def _messages(errors: list[Any]) -> tuple[int, str]:
+    """Status and message for FastAPI's validation errors: a path that is not a number
+    names no record (404, as before); a body or query field is a 422 naming it."""
+    first = errors[0]
+    where, *place = first.get("loc", ("body",))
+    if where == "path":
+        return 404, f"There is no such {place[0] if place else 'item'} ({first.get('input')!r})."
+    if first.get("type") == "json_invalid":
+        return 400, "The request body is not valid JSON."
+    if where == "body" and not place and first.get("type") == "missing":
+        return 422, "The request body must be a JSON object."
+    name = ".".join(str(part) for part in place) or where
+    return 422, f"'{name}': {first.get('msg', 'is wrong')}."
 
 
-def _draft(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    uid, text = uid_field(body), text_field(body, "text")
-    return edits.save_draft(project, who, params["pair_id"], uid, text)
+class JsonBodies:
+    """Reads the body of a POST or PUT before anything else: larger than the limit is a
+    413, not UTF-8 or not JSON a 400, not an object a 422 (each in the error format); a
+    good one goes on as ``application/json`` whatever the client called it (the API takes
+    nothing else), so the routes' models validate it."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        try:
+            raw = await self._read(scope, receive)
+        except ApiError as error:
+            await JSONResponse(error.body(), status_code=error.status)(scope, receive, send)
+            return
+        headers = [(k, v) for k, v in scope["headers"] if k not in (b"content-type",
+                                                                     b"content-length")]
+        if raw:
+            headers += [(b"content-type", b"application/json"),
+                        (b"content-length", str(len(raw)).encode())]
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": raw, "more_body": False}
+            return await receive()
+
+        await self.app({**scope, "headers": headers}, replay, send)
+
+    async def _read(self, scope: Scope, receive: Receive) -> bytes:
+        too_large = ApiError(413, f"The request body is larger than {self.limit:,} bytes.")
+        for key, value in scope["headers"]:
+            if key == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                raise too_large
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        raw = b"".join(chunks)
+        if not raw.strip():
+            return b""
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            raise ApiError(400, f"The request body is not valid JSON ({error}).") from None
+        if not isinstance(body, dict):
+            raise ApiError(422, "The request body must be a JSON object.")
+        return raw
 
 
-def _submit(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    uid, text = uid_field(body), text_field(body, "text")
-    return edits.submit(project, who, params["pair_id"], uid, text)
+def create_app(config: ServerConfig) -> FastAPI:
+    """The application serving one project (``config.url``)."""
+    from studio import __version__
+
+    state = _State(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(_pruning()) if config.edits_retention_days else None
+        yield
+        if task is not None:
+            task.cancel()
+        if state.executor is not None:
+            state.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _pruning() -> None:
+        """Prune applied edits now and every ``PRUNE_EVERY_S`` (each worker: the delete is
+        the same from any of them)."""
+        assert config.edits_retention_days is not None
+        days = config.edits_retention_days
+        while True:
+            try:
+                count = await asyncio.get_running_loop().run_in_executor(
+                    state.threads(), lambda: prune_edits(state.project(), days))
+                if count:
+                    log.info("pruned %d applied edits older than %g days", count, days)
+            except StudioError as error:  # the database is away: next time
+                log.warning("pruning applied edits failed: %s", error)
+            await asyncio.sleep(PRUNE_EVERY_S)
+
+    app = FastAPI(
+        title="CIR Studio team server",
+        version=__version__,
+        description="Live queues with leases over one PostgreSQL project. Every error "
+        "body is {\"error\": {\"code\", \"message\"}}; the codes are those of ErrorDetail.",
+        root_path=config.root_path,
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.add_middleware(JsonBodies, limit=config.max_body)
+    bearer = HTTPBearer(auto_error=False, description="'Authorization: Bearer <token>' "
+                        "(cir-studio server token add)")
+    secured = [Depends(bearer)]
+
+    async def serve(request: Request, group: str,
+                    handler: Callable[[Project, tokens.Identity], Any]) -> Any:
+        """Authenticate, check the role and run ``handler`` on the worker's threads; its
+        answer (a 200 body, or ``(status, body)`` for a kept answer) or the error."""
+        client = request.client.host if request.client else "?"
+        header = request.headers.get("authorization", "")
+
+        def work() -> Any:
+            project = state.project()
+            who = state.identify(project, header)
+            state.failures.succeed(client)
+            if not auth.allowed(who, group):
+                raise ApiError(403, f"The {who.role} role may not use this endpoint.")
+            return handler(project, who)
+
+        try:
+            answer = await asyncio.get_running_loop().run_in_executor(state.threads(), work)
+        except ApiError as error:
+            if error.status == 401:
+                await asyncio.sleep(state.failures.fail(client))
+            return JSONResponse(error.body(), status_code=error.status)
+        except ProjectError as error:  # busy, read-only or unreachable: send again later
+            return _unavailable(str(error))
+        except StudioError as error:  # a rule of the store refused (another rater's item …)
+            return JSONResponse(error_body(409, str(error)), status_code=409)
+        if isinstance(answer, tuple):  # an edit's answer, kept: 200 or a refusal
+            status, body = answer
+            if status != 200:
+                if isinstance(body.get("error"), str):  # kept by an earlier server
+                    body = error_body(status, body["error"])
+                return JSONResponse(body, status_code=status)
+            return body
+        return answer
+
+    # -- errors raised outside the handlers ----------------------------------------
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        messages = {404: "There is no such route.",
+                    405: f"This route does not take {request.method}."}
+        message = messages.get(error.status_code, str(error.detail))
+        return JSONResponse(error_body(error.status_code, message),
+                            status_code=error.status_code, headers=error.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        status, message = _messages(list(error.errors()))
+        return JSONResponse(error_body(status, message), status_code=status)
+
+    @app.exception_handler(ProjectError)
+    async def unavailable(request: Request, error: ProjectError) -> JSONResponse:
+        return _unavailable(str(error))
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, error: Exception) -> JSONResponse:
+        return JSONResponse(error_body(500, "The server failed on this request; see its log."),
+                            status_code=500)
+
+    # -- routes ----------------------------------------------------------------------
+
+    Id = Annotated[int, Path(ge=0, le=_MAX_ID)]
+
+    @app.get("/healthz", response_model=models.Health, tags=["server"])
+    async def health() -> Any:
+        """The worker answers (the database is not asked)."""
+        return {"ok": True}
+
+    v1: dict[str, Any] = {"dependencies": secured, "responses": _ERRORS}
+    v1_body: dict[str, Any] = {"dependencies": secured, "responses": _BODY_ERRORS}
+    lease_opts: dict[str, Any] = {"dependencies": secured, "responses": {**_LEASE_ERRORS, **{
+        400: _BODY_ERRORS[400], 413: _BODY_ERRORS[413]}}}
+
+    @app.get("/v1/whoami", response_model=models.Whoami, tags=["any role"], **v1)
+    async def whoami(request: Request) -> Any:
+        """The token's person and role."""
+        return await serve(request, "whoami",
+                           lambda project, who: {"name": who.name, "role": who.role})
+
+    @app.post("/v1/captions/next", response_model=models.CaptionNext,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def captions_next(request: Request) -> Any:
+        """The pair this person holds, or the next one that needs them, with a lease (item
+        is null when nothing is left); 'rejected' holds this person's last rejected caption
+        on the pair and the reviewer's reason."""
+        return await serve(request, "captions", lambda project, who: {
+            "item": caption_queue.take_next(project, who, config.lease_seconds)})
+
+    @app.put("/v1/captions/{pair_id}/draft", response_model=models.CaptionAnswer,
+             tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def draft(request: Request, pair_id: Id, body: models.CaptionEdit) -> Any:
+        """Keep a draft (applied once per edit_uid)."""
+        return await serve(request, "captions", lambda project, who: edits.save_draft(
+            project, who, pair_id, body.edit_uid, body.text))
+
+    @app.post("/v1/captions/{pair_id}/submit", response_model=models.CaptionAnswer,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def submit(request: Request, pair_id: Id, body: models.CaptionEdit) -> Any:
+        """Submit the caption (applied once per edit_uid); the per-pair quota and
+        one-caption-per-person rules are checked in the same transaction."""
+        return await serve(request, "captions", lambda project, who: edits.submit(
+            project, who, pair_id, body.edit_uid, body.text))
+
+    @app.post("/v1/leases/{lease_id}/renew", response_model=models.Lease,
+              tags=["annotator, reviewer, coordinator"], **lease_opts)
+    async def renew(request: Request, lease_id: Id) -> Any:
+        """Extend a lease held (any kind)."""
+        return await serve(request, "leases", lambda project, who: caption_queue.renew(
+            project, who, lease_id, config.lease_seconds))
+
+    @app.delete("/v1/leases/{lease_id}", response_model=models.Released,
+                response_model_exclude_unset=True, tags=["annotator, reviewer, coordinator"],
+                dependencies=secured, responses=_LEASE_ERRORS)
+    async def release(request: Request, lease_id: Id) -> Any:
+        """Skip: release the lease (any kind); the pair, caption or image leaves this
+        person's queue. The answer names the item by pair_id, caption_id or image_id."""
+        return await serve(request, "leases", lambda project, who: caption_queue.release(
+            project, who, lease_id))
+
+    @app.post("/v1/reviews/next", response_model=models.ReviewNext,
+              tags=["reviewer, coordinator"], **v1_body)
+    async def reviews_next(request: Request) -> Any:
+        """The caption this reviewer holds, or the next submitted caption written by
+        someone else, with a lease (item is null when nothing is left)."""
+        return await serve(request, "reviews", lambda project, who: {
+            "item": reviews.take_next(project, who, config.lease_seconds)})
+
+    @app.post("/v1/reviews/{caption_id}/decision", response_model=models.ReviewAnswer,
+              tags=["reviewer, coordinator"], **v1_body)
+    async def review_decision(request: Request, caption_id: Id,
+                              body: models.ReviewDecision) -> Any:
+        """Accept (optionally with edited text) or reject (with a reason); reviewer ≠
+        author is checked in the same transaction. Applied once per edit_uid."""
+        return await serve(request, "reviews", lambda project, who: reviews.decide(
+            project, who, caption_id, body.edit_uid, body.decision, body.reason or "",
+            body.text))
+
+    @app.post("/v1/attributes/next", response_model=models.AttributeNext,
+              tags=["annotator, coordinator"], **v1_body)
+    async def attributes_next(request: Request) -> Any:
+        """The image this person holds, or the next one with undecided attribute
+        suggestions (own team batch first), with a lease."""
+        return await serve(request, "attributes", lambda project, who: {
+            "item": attribute_queue.take_next(project, who, config.lease_seconds)})
+
+    @app.post("/v1/attributes/{image_id}/decisions", response_model=models.AttributeAnswer,
+              tags=["annotator, coordinator"], **v1_body)
+    async def attribute_decisions(request: Request, image_id: str,
+                                  body: models.AttributeDecisions) -> Any:
+        """Accept or reject attributes of the image, in one transaction (the last decision
+        on one attribute wins). Applied once per edit_uid."""
+        pictures.check_id(image_id)
+        decided: dict[str, str] = {}
+        for number, entry in enumerate(body.decisions, 1):
+            name = " ".join(entry.attribute.split())
+            if not name:
+                raise ApiError(422, f"Decision {number}: 'attribute' is empty.")
+            decided[name] = entry.status
+        return await serve(request, "attributes", lambda project, who: attribute_queue.decide(
+            project, who, image_id, body.edit_uid, list(decided.items())))
+
+    @app.get("/v1/images/{image_id}", response_class=Response, tags=["any role"],
+             dependencies=secured, responses={
+                 **_ERRORS,
+                 200: {"description": "the picture (the file, or a JPEG thumbnail); ETag and "
+                       "Cache-Control: private", "content": {
+                           "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+                           "image/png": {"schema": {"type": "string", "format": "binary"}}}},
+                 304: {"description": "not modified (If-None-Match named its ETag)"},
+                 422: _error("the image id or size is wrong, or the file cannot be read")})
+    async def picture(
+        request: Request,
+        image_id: Annotated[str, Path(description="no separators, '..' or control "
+                                                  "characters; at most 200 characters")],
+        size: Annotated[int | None, Query(ge=pictures.MIN_SIZE, le=pictures.MAX_SIZE,
+                                          description="longest side of a JPEG thumbnail; "
+                                          "without it the file itself")] = None,
+        if_none_match: Annotated[str | None, Header()] = None,
+    ) -> Response:
+        """The picture of an image in an item this person holds (a rater: of a turn they
+        still have to rate; a coordinator: any)."""
+        answer = await serve(request, "images", lambda project, who: pictures.serve(
+            project, who, image_id, size, if_none_match))
+        if not isinstance(answer, pictures.Picture):
+            return answer
+        headers = {"ETag": answer.etag, "Cache-Control": pictures.CACHE_CONTROL}
+        return Response(answer.body, status_code=answer.status, headers=headers,
+                        media_type=answer.media_type or None)
+
+    @app.get("/v1/ratings/samples", response_model=models.Samples, tags=["rater"], **v1)
+    async def rating_samples(request: Request) -> Any:
+        """The samples in which this rater has a queue, in name order, with their items by
+        status (total, pending, done, skipped, flagged)."""
+        return await serve(request, "ratings", lambda project, who: {
+            "samples": rating_server.samples(project, who)})
+
+    @app.post("/v1/ratings/next", response_model=models.RatingNextAnswer, tags=["rater"],
+              **v1_body)
+    async def rating_next(request: Request, body: models.RatingNext | None = None) -> Any:
+        """The rater's next pending item, blind: image ids and texts of the turn and its
+        history, the rater's own scores; never the dataset, origin or others' scores."""
+        sample = body.sample if body is not None else "main"
+        return await serve(request, "ratings", lambda project, who: {
+            "item": rating_server.next_item(project, who, sample)})
+
+    @app.put("/v1/ratings/{assignment_id}/scores", response_model=models.RatingItem,
+             tags=["rater"], **v1_body)
+    async def rating_scores(request: Request, assignment_id: Id,
+                            body: models.RatingScores) -> Any:
+        """Save scores (merged with those saved before); applied once per edit_uid."""
+        scores: dict[str, int | None] = {str(key): value for key, value in body.scores.items()}
+        return await serve(request, "ratings", lambda project, who: rating_server.save_scores(
+            project, who, assignment_id, body.edit_uid, scores, body.note))
+
+    @app.post("/v1/ratings/{assignment_id}/status", response_model=models.RatingItem,
+              tags=["rater"], **v1_body)
+    async def rating_status(request: Request, assignment_id: Id,
+                            body: models.RatingStatus) -> Any:
+        """Finish (done needs all five scores), skip, flag or reopen; applied once per
+        edit_uid."""
+        return await serve(request, "ratings", lambda project, who: rating_server.set_status(
+            project, who, assignment_id, body.edit_uid, body.status, body.note))
+
+    @app.get("/v1/progress", response_model=models.Progress, tags=["coordinator"], **v1)
+    async def progress(request: Request) -> Any:
+        """Pairs complete, captions by status, leases by kind, captions submitted and
+        reviewed per person, images with undecided suggestions, labels and rating items
+        by status."""
+        return await serve(request, "progress", _progress)
+
+    return app
 
 
-def _rating_next(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    sample = text_field(body, "sample", 200) if "sample" in body else "main"
-    return 200, {"item": rating_server.next_item(project, who, sample)}
-
-
-def _rating_samples(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    return 200, {"samples": rating_server.samples(project, who)}
-
-
-def _rating_scores(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    uid, scores, note = uid_field(body), scores_field(body), note_field(body)
-    return rating_server.save_scores(project, who, params["assignment_id"], uid, scores, note)
-
-
-def _rating_status(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    uid, note = uid_field(body), note_field(body)
-    status = body.get("status")
-    if status not in ("done", "skipped", "flagged", "pending"):
-        raise ApiError(422, "'status' must be done, skipped, flagged or pending.")
-    return rating_server.set_status(project, who, params["assignment_id"], uid, status, note)
-
-
-def _review_next(config: ServerConfig) -> Handler:
-    def handler(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-        return 200, {"item": reviews.take_next(project, who, config.lease_seconds)}
-
-    return handler
-
-
-def _review_decision(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    uid = uid_field(body)
-    decision = body.get("decision")
-    if decision not in ("accept", "reject"):
-        raise ApiError(422, "'decision' must be accept or reject.")
-    reason = "" if body.get("reason") is None else text_field(body, "reason", 500)
-    text = None if body.get("text") is None else text_field(body, "text")
-    return reviews.decide(project, who, params["caption_id"], uid, decision, reason, text)
-
-
-def _attributes_next(config: ServerConfig) -> Handler:
-    def handler(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-        return 200, {"item": attribute_queue.take_next(project, who, config.lease_seconds)}
-
-    return handler
-
-
-MAX_DECISIONS = 500
-
-
-def decisions_field(body: dict[str, Any]) -> list[tuple[str, str]]:
-    value = body.get("decisions")
-    if not isinstance(value, list) or not 1 <= len(value) <= MAX_DECISIONS:
-        raise ApiError(422, f"'decisions' must be a list of 1 to {MAX_DECISIONS} objects "
-                            "{attribute, status}.")
-    out: dict[str, str] = {}
-    for number, entry in enumerate(value, 1):
-        if not isinstance(entry, dict):
-            raise ApiError(422, f"Decision {number} must be an object {{attribute, status}}.")
-        name = " ".join(text_field(entry, "attribute", 60).split())
-        if not name:
-            raise ApiError(422, f"Decision {number}: 'attribute' is empty.")
-        if entry.get("value") is not None:
-            raise ApiError(422, f"Decision {number}: attributes are words without values; "
-                                "leave 'value' out or null.")
-        status = entry.get("status")
-        if status not in attribute_queue.DECISIONS:
-            raise ApiError(422, f"Decision {number}: 'status' must be accepted or rejected.")
-        out[name] = status  # the last decision on one attribute wins, as typed
-    return list(out.items())
-
-
-def _attributes_decide(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    pictures.check_id(params["image_id"])
-    uid, decisions = uid_field(body), decisions_field(body)
-    return attribute_queue.decide(project, who, params["image_id"], uid, decisions)
-
-
-def _picture(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    size = pictures.check_size(params.get("size"))
-    picture = pictures.serve(project, who, params["image_id"], size, params.get("if_none_match"))
-    return picture.status, picture
-
-
-def _progress(project: Project, who: tokens.Identity, body: dict, params: dict) -> tuple:
-    import time
-
+def _progress(project: Project, who: tokens.Identity) -> dict[str, Any]:
     from studio.captions.store import load_policy
 
     policy = load_policy(project)
     figures = server_repo.caption_progress(project, policy.per_pair, time.time())
-    return 200, {"per_pair": policy.per_pair, **figures}
+    return {"per_pair": policy.per_pair, **figures}
 
 
-# -- the application ------------------------------------------------------------------
-
-
-async def _read_json(request: Any, limit: int) -> dict[str, Any]:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > limit):
-        raise ApiError(413, f"The request body is larger than {limit:,} bytes.")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(413, f"The request body is larger than {limit:,} bytes.")
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ApiError(400, f"The request body is not valid JSON ({error}).") from None
-    if not isinstance(body, dict):
-        raise ApiError(422, "The request body must be a JSON object.")
-    return body
-
-
-def create_app(config: ServerConfig) -> Any:
-    """The Starlette application serving one project (``config.url``)."""
-    from starlette.applications import Starlette
-    from starlette.exceptions import HTTPException
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
-
-    state = _State(config)
-
-    def endpoint(group: str, handler: Handler) -> Callable[[Request], Any]:
-        async def run(request: Request) -> Response:
-            client = request.client.host if request.client else "?"
-            try:
-                body = (
-                    await _read_json(request, config.max_body)
-                    if request.method in ("POST", "PUT")
-                    else {}
-                )
-                params = {**request.query_params, **request.path_params,
-                          "if_none_match": request.headers.get("if-none-match")}
-                header = request.headers.get("authorization", "")
-
-                def work() -> tuple[int, Any]:
-                    project = state.project()
-                    who = state.identify(project, header)
-                    state.failures.succeed(client)
-                    if not auth.allowed(who, group):
-                        raise ApiError(403, f"The {who.role} role may not use this endpoint.")
-                    return handler(project, who, body, params)
-
-                loop = asyncio.get_running_loop()
-                status, payload = await loop.run_in_executor(state.threads(), work)
-            except ApiError as error:
-                if error.status == 401:
-                    await asyncio.sleep(state.failures.fail(client))
-                return JSONResponse({"error": error.message}, status_code=error.status)
-            except (ProjectBusyError, ProjectReadOnlyError) as error:
-                return JSONResponse({"error": f"{error} Try again in a moment."},
-                                    status_code=503)
-            except ProjectError:
-                raise  # the database is unreachable: a 500, logged
-            except StudioError as error:  # a rule of the store refused (another rater's item …)
-                return JSONResponse({"error": str(error)}, status_code=409)
-            if isinstance(payload, pictures.Picture):
-                headers = {"ETag": payload.etag, "Cache-Control": pictures.CACHE_CONTROL}
-                return Response(payload.body, status_code=payload.status, headers=headers,
-                                media_type=payload.media_type or None)
-            return JSONResponse(payload, status_code=status)
-
-        return run
-
-    async def openapi(request: Request) -> JSONResponse:
-        return JSONResponse(describe())
-
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
-
-    async def http_error(request: Request, error: Exception) -> JSONResponse:
-        assert isinstance(error, HTTPException)
-        return JSONResponse({"error": error.detail}, status_code=error.status_code)
-
-    async def server_error(request: Request, error: Exception) -> JSONResponse:
-        return JSONResponse({"error": "The server failed on this request; see its log."},
-                            status_code=500)
-
-    routes = [
-        Route("/openapi.json", openapi, methods=["GET"]),
-        Route("/healthz", health, methods=["GET"]),
-        Route("/v1/whoami", endpoint("whoami", _whoami), methods=["GET"]),
-        Route("/v1/captions/next", endpoint("captions", _next(config)), methods=["POST"]),
-        Route("/v1/captions/{pair_id:int}/draft", endpoint("captions", _draft), methods=["PUT"]),
-        Route("/v1/captions/{pair_id:int}/submit", endpoint("captions", _submit),
-              methods=["POST"]),
-        Route("/v1/leases/{lease_id:int}/renew", endpoint("leases", _renew(config)),
-              methods=["POST"]),
-        Route("/v1/leases/{lease_id:int}", endpoint("leases", _release), methods=["DELETE"]),
-        Route("/v1/reviews/next", endpoint("reviews", _review_next(config)), methods=["POST"]),
-        Route("/v1/reviews/{caption_id:int}/decision", endpoint("reviews", _review_decision),
-              methods=["POST"]),
-        Route("/v1/attributes/next", endpoint("attributes", _attributes_next(config)),
-              methods=["POST"]),
-        Route("/v1/attributes/{image_id}/decisions", endpoint("attributes", _attributes_decide),
-              methods=["POST"]),
-        Route("/v1/images/{image_id}", endpoint("images", _picture), methods=["GET"]),
-        Route("/v1/ratings/samples", endpoint("ratings", _rating_samples), methods=["GET"]),
-        Route("/v1/ratings/next", endpoint("ratings", _rating_next), methods=["POST"]),
-        Route("/v1/ratings/{assignment_id:int}/scores", endpoint("ratings", _rating_scores),
-              methods=["PUT"]),
-        Route("/v1/ratings/{assignment_id:int}/status", endpoint("ratings", _rating_status),
-              methods=["POST"]),
-        Route("/v1/progress", endpoint("progress", _progress), methods=["GET"]),
-    ]
-    return Starlette(
-        routes=routes,
-        exception_handlers={HTTPException: http_error, Exception: server_error},
-    )
+def _unavailable(message: str) -> JSONResponse:
+    return JSONResponse(error_body(503, f"{message} Try again in a moment."), status_code=503,
+                        headers={"Retry-After": str(RETRY_AFTER)})

@@ -89,4 +89,4 @@ def decide(
             server_repo.release_item_key(project, KIND, image_id, who.name)  # all decided
         return {"image_id": image_id, "attributes": after}
 
-    return apply_once(project, who, uid, work, "labels")
+    return apply_once(project, who, uid, work, "labels", f"decisions {image_id}")

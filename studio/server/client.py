@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import StudioError
+from studio.server.errors import message_of
 from studio.settings import data_dir
 from studio.store import outbox
 
@@ -41,6 +42,16 @@ def outbox_for(url: str, token: str) -> Path:
     The file is named by a hash of both; the token itself is written nowhere."""
     key = hashlib.sha256(f"{url.rstrip('/')}\n{token}".encode()).hexdigest()[:16]
     return data_dir() / "outbox" / f"{key}.sqlite"
+
+
+def _refusal(payload: Any) -> Any:
+    """A refusal as the client's callers read it: ``{"error": message, "code": code}``
+    (the server sends ``{"error": {"code", "message"}}``; a server of an earlier version
+    sent the message alone)."""
+    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        detail = payload["error"]
+        return {"error": message_of(payload) or "", "code": detail.get("code")}
+    return payload
 
 
 class Offline(StudioError):
@@ -87,7 +98,7 @@ class Client:
                 payload = {"error": error.reason}
             if error.code >= 500:
                 raise Offline(f"The server failed ({error.code}); your edits wait.") from None
-            return error.code, payload
+            return error.code, _refusal(payload)
         except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
             # HTTPException: the server went away in the middle of its answer
             raise Offline(f"The server does not answer ({error}); your edits wait.") from None
@@ -239,10 +250,11 @@ class Client:
             if error.code >= 500:
                 return self._cached_or_offline(cached, f"the server failed ({error.code})")
             try:
-                message = json.loads(error.read() or b"null")["error"]
-            except (ValueError, KeyError, TypeError):
-                message = f"The server refused the picture ({error.code})."
-            raise StudioError(message) from None
+                message = message_of(json.loads(error.read() or b"null"))
+            except ValueError:
+                message = None
+            refused = f"The server refused the picture ({error.code})."
+            raise StudioError(message or refused) from None
         except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
             return self._cached_or_offline(cached, str(error))
         cached.parent.mkdir(parents=True, exist_ok=True)

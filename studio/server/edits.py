@@ -21,7 +21,7 @@ from typing import Any
 
 from studio.captions import store as caption_store
 from studio.errors import ProjectBusyError, ProjectReadOnlyError, StudioError
-from studio.server.errors import ApiError
+from studio.server.errors import ApiError, error_body
 from studio.server.tokens import Identity
 from studio.store import Project
 from studio.store.database import utc_now
@@ -55,21 +55,32 @@ def apply_once(
     uid: str,
     work: Callable[[], dict[str, Any]],
     kind: str = "captions",
+    what: str = "",
 ) -> tuple[int, dict[str, Any]]:
-    """Run ``work`` once for ``uid`` and keep its answer; a repeated uid gets that answer."""
+    """Run ``work`` once for ``uid`` and keep its answer; a repeated uid gets that answer.
+
+    ``what`` names the edit (``draft 12``: the route and its item): a uid resent for
+    another edit is refused, never answered with the first edit's answer."""
     with project.writing(kind):
         done = server_repo.applied_edit(project, uid)
         if done is not None:
             if done["holder"] != who.name:
                 raise ApiError(409, "This edit_uid was already used by someone else; make a new one.")
-            return int(done["status"]), json.loads(done["answer"])
+            kept = json.loads(done["answer"])
+            if isinstance(kept, dict) and set(kept) == {"edit", "answer"}:
+                if kept["edit"] != what:
+                    raise ApiError(409, f"This edit_uid was already used for another edit "
+                                        f"({kept['edit']}); make a new one.")
+                kept = kept["answer"]
+            return int(done["status"]), kept
         try:
             status, answer = 200, work()
         except (ProjectBusyError, ProjectReadOnlyError):
             raise  # the database, not the edit: no answer kept, the client sends it again
         except StudioError as error:
-            status, answer = 409, {"error": str(error)}
-        server_repo.record_edit(project, uid, who.name, status, json.dumps(answer), utc_now())
+            status, answer = 409, error_body(409, str(error))
+        server_repo.record_edit(project, uid, who.name, status,
+                                json.dumps({"edit": what, "answer": answer}), utc_now())
     return status, answer
 
 
@@ -80,7 +91,7 @@ def save_draft(
         _check_room(project, who, pair_id)
         return _answer(caption_store.save_draft(project, pair_id, who.name, text))
 
-    return apply_once(project, who, uid, work)
+    return apply_once(project, who, uid, work, what=f"draft {pair_id}")
 
 
 def submit(
@@ -92,4 +103,4 @@ def submit(
         server_repo.release_item(project, KIND, pair_id, who.name)
         return _answer(caption)
 
-    return apply_once(project, who, uid, work)
+    return apply_once(project, who, uid, work, what=f"submit {pair_id}")

@@ -67,7 +67,7 @@ def save_scores(project: Project, who: Identity, assignment_id: int, uid: str,
         ratings.save_scores(project, assignment_id, who.name, scores, note)
         return blind(ratings.load_item(project, assignment_id, who.name))
 
-    return apply_once(project, who, uid, work, "ratings")
+    return apply_once(project, who, uid, work, "ratings", f"scores {assignment_id}")
 
 
 def set_status(project: Project, who: Identity, assignment_id: int, uid: str, status: str,
@@ -78,4 +78,4 @@ def set_status(project: Project, who: Identity, assignment_id: int, uid: str, st
         ratings.set_status(project, assignment_id, who.name, status, note)
         return blind(ratings.load_item(project, assignment_id, who.name))
 
-    return apply_once(project, who, uid, work, "ratings")
+    return apply_once(project, who, uid, work, "ratings", f"status {assignment_id}")

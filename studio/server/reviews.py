@@ -99,4 +99,4 @@ def decide(
         server_repo.release_item(project, KIND, caption_id, who.name)
         return _answer(caption)
 
-    return apply_once(project, who, uid, work)
+    return apply_once(project, who, uid, work, what=f"decision {caption_id}")

@@ -50,8 +50,9 @@ def free_port() -> int:
 class Server:
     """``cir-studio server start`` in a subprocess; ``stop`` / ``start`` on the same port."""
 
-    def __init__(self, url: str, lease_seconds: float = 300.0) -> None:
+    def __init__(self, url: str, lease_seconds: float = 300.0, args: tuple[str, ...] = ()) -> None:
         self.url = url
+        self.args = args
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.lease_seconds = lease_seconds
@@ -62,7 +63,8 @@ class Server:
             [str(ROOT), os.environ.get("PYTHONPATH", "")])}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "studio", "server", "start", "--project", self.url,
-             "--port", str(self.port), "--lease-seconds", str(self.lease_seconds)],
+             "--port", str(self.port), "--lease-seconds", str(self.lease_seconds),
+             *self.args],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 60

@@ -206,6 +206,12 @@ def record_edit(
     )
 
 
+def prune_edits(project: Project, before: str) -> int:
+    """Forget applied edits older than ``before`` (ISO 8601, UTC); how many went."""
+    return int(project.db.execute(
+        "DELETE FROM server_edits WHERE applied_at < ?", [before]).rowcount or 0)
+
+
 def edit_count(project: Project) -> int:
     return int(project.db.execute("SELECT count(*) FROM server_edits").fetchone()[0])
 
