@@ -11,6 +11,7 @@ import pytest
 from studio.errors import ProjectBusyError, ProjectError
 from studio.store import Project
 from studio.store.engines import engine_for
+from studio.store.errors import StoreUnreachable
 from studio.store.pg_sql import translate
 
 
@@ -51,14 +52,14 @@ def test_create_refuses_a_non_empty_database(postgresql_url: str, tmp_path: Path
 def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Path) -> None:
     """A constraint error caught around a nested ``atomic()`` (a savepoint) leaves the
     transaction usable, on PostgreSQL as on SQLite."""
-    import sqlite3
+    from studio.store.errors import RecordRejected
 
     with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
         with project.writing("people"):
             project.db.execute(
                 "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["a", "admin", "t"]
             )
-            with pytest.raises(sqlite3.IntegrityError), project.db.atomic():
+            with pytest.raises(RecordRejected), project.db.atomic():
                 project.db.execute(
                     "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)",
                     ["a", "admin", "t"],
@@ -165,7 +166,7 @@ def test_a_dropped_connection_is_one_clear_error_then_reconnects(
         pid = project.pg_db.raw.info.backend_pid
         with psycopg.connect(postgresql_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", [pid])
-        with pytest.raises(ProjectError, match="Cannot reach the PostgreSQL project") as error:
+        with pytest.raises(StoreUnreachable, match="Cannot reach the PostgreSQL project") as error:
             project.ensure_person("lost")
         assert "psycopg" not in str(error.value)
         project.ensure_person("after")
