@@ -4,7 +4,6 @@ and the database then refuses a second draft by one person on one pair."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest

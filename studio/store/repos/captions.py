@@ -27,6 +27,13 @@ _SELECT = """
 """
 
 
+def lock_pair(project: Project, pair_id: int) -> None:
+    """Lock the pair for this write transaction, before its captions are read: one writer
+    at a time per pair, so what is read (the person's draft, the live count) stays true
+    until commit. Writers on other pairs do not wait (``studio.store.locks``)."""
+    lock_row(project, "pairs", pair_id)
+
+
 def caption_row(project: Project, caption_id: int) -> dict[str, Any] | None:
     rows = list(project.db.query(_SELECT + " WHERE c.id = ?", [caption_id]))
     return rows[0] if rows else None
