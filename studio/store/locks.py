@@ -47,9 +47,14 @@ def lock_row(project: Project, table: str, key: object) -> bool:
         raise ValueError(f"No rule locks rows of {table!r}.")
     if not _postgresql(project):
         return True
+    held = project.pg_db.row_locks
+    if (table, key) in held:
+        return True  # this transaction holds it already: no second round trip
     row = project.db.execute(
         f"SELECT 1 FROM {table} WHERE id = ? FOR NO KEY UPDATE", [key]
     ).fetchone()
+    if row is not None:
+        held.add((table, key))
     return row is not None
 
 

@@ -221,6 +221,10 @@ class PgDatabase:
         self.busy_waits = 0  # writers that found the lock taken and waited (for the bench)
         self._identity_tables: set[str] | None = None
         self._savepoints = 0
+        # Rows this transaction locked for a rule (``studio.store.locks``: not asked twice)
+        # and the notifications it sends with its COMMIT (one round trip for both).
+        self.row_locks: set[tuple[str, object]] = set()
+        self._notifications: list[tuple[str, str]] = []
 
     # -- statements ------------------------------------------------------------------
 
@@ -292,8 +296,8 @@ class PgDatabase:
             try:
                 yield self
             except BaseException:
-                self._quietly(f"ROLLBACK TO SAVEPOINT {name}")
-                self._quietly(f"RELEASE SAVEPOINT {name}")
+                self._quietly(f"ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}")
+                self.row_locks.clear()  # the savepoint's row locks went with it
                 raise
             finally:
                 self._savepoints -= 1
@@ -310,10 +314,29 @@ class PgDatabase:
             self.rollback()
             raise
         try:
-            self.raw.execute("COMMIT")
+            self.raw.execute(self._commit_statement())
         except Exception as error:
             self.rollback()
             raise self._mapped(error, "COMMIT") from error
+        finally:
+            self.row_locks.clear()
+            self._notifications.clear()
+
+    def notify_at_commit(self, channel: str, payload: str) -> None:
+        """``pg_notify(channel, payload)`` sent in the round trip of this transaction's
+        COMMIT (delivered at commit either way; dropped with a rollback)."""
+        self._notifications.append((channel, payload))
+
+    def _commit_statement(self) -> Any:
+        if not self._notifications:
+            return "COMMIT"
+        from psycopg import sql
+
+        calls = [
+            sql.SQL("SELECT pg_notify({}, {});").format(sql.Literal(channel), sql.Literal(payload))
+            for channel, payload in self._notifications
+        ]
+        return sql.SQL(" ").join([*calls, sql.SQL("COMMIT")])
 
     def begin_write(self, whole: bool = False) -> None:
         """BEGIN and the project's lock: shared for a write (writers never wait for each
@@ -324,6 +347,8 @@ class PgDatabase:
 
     def _begin_write_once(self, timeout_ms: int | None, whole: bool = False) -> None:
         mode = "" if whole else "_shared"
+        self.row_locks.clear()
+        self._notifications.clear()
         try:  # one round trip: BEGIN and the first try at the lock
             got = self.raw.execute(
                 f"BEGIN; SELECT pg_try_advisory_xact_lock{mode}({WRITE_LOCK_KEY})"
@@ -341,6 +366,8 @@ class PgDatabase:
             raise self._mapped(error, "BEGIN") from error
 
     def rollback(self) -> None:
+        self.row_locks.clear()
+        self._notifications.clear()
         if self.conn.in_transaction:
             self._quietly("ROLLBACK")
 

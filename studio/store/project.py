@@ -372,10 +372,9 @@ class Project:
 
     def _notify(self, kinds: set[str]) -> None:
         """PostgreSQL: tell every other studio on this database what changed (NOTIFY)."""
-        if kinds:
-            self.db.execute(
-                "SELECT pg_notify(?, ?)",
-                [pg_database.EVENT_CHANNEL, f"{self._token} {','.join(sorted(kinds))}"],
+        if kinds:  # sent with the COMMIT, in its round trip
+            self.pg_db.notify_at_commit(
+                pg_database.EVENT_CHANNEL, f"{self._token} {','.join(sorted(kinds))}"
             )
 
     def listen(self) -> None:
