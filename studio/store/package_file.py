@@ -122,7 +122,7 @@ def copy_project(project: Project, target: Path) -> None:
         return
     try:
         project.db.execute("VACUUM INTO ?", [str(target)])  # dialect: sqlite
-    except sqlite3.DatabaseError as error:
+    except StoreError as error:
         raise PackageFileError(str(error)) from error
 
 
