@@ -34,7 +34,7 @@ from studio.hashing import file_digest
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.embedding_cache import EmbeddingKeys
-from studio.store.errors import DATABASE_ERRORS
+from studio.store.errors import StoreError
 from studio.store.records import ImageRecord
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class EmbeddingCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._check_model()
             self.keys = EmbeddingKeys(self.folder)
-        except (OSError, *DATABASE_ERRORS) as error:  # type: ignore[misc]  # read-only disk
+        except (OSError, StoreError) as error:  # a read-only disk
             raise StudioError(
                 f"Cannot write the embedding cache in {self.folder} ({error}); it must be a "
                 "folder you can write to."

@@ -21,11 +21,19 @@ class ValidationError(StudioError):
     """Input data is malformed; the message names the file and the entry."""
 
 
-class ProjectBusyError(ProjectError):
+class StoreError(ProjectError):
+    """The project's database refused a statement or could not be reached.
+
+    The store raises only these (``studio.store.errors`` lists them all), whatever the
+    engine: no ``sqlite3`` or ``psycopg`` type leaves ``studio/store/``.
+    """
+
+
+class ProjectBusyError(StoreError):
     """Another program held the project's write lock for longer than the busy timeout."""
 
 
-class ProjectReadOnlyError(ProjectError):
+class ProjectReadOnlyError(StoreError):
     """The project file or its folder cannot be written; reading still works."""
 
 

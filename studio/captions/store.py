@@ -78,12 +78,14 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
 
     On the author's submitted (not yet reviewed) caption this is an audited edit
     instead, so a later change of mind is never silent. The lookup and the write are one
-    ``BEGIN IMMEDIATE`` transaction, so one person in two windows gets one draft (the
-    database's partial unique index ``captions_one_draft`` backs this up).
+    transaction, after the pair was locked (SQLite: ``BEGIN IMMEDIATE``), so one person in
+    two windows gets one draft (the partial unique index ``captions_one_draft`` backs
+    this up).
     """
     check_length(text)
     now = utc_now()
     with project.writing("captions"):
+        captions_repo.lock_pair(project, pair_id)
         current = own_caption(project, pair_id, author)
         if current is not None and current.status == "submitted":
             if text == current.text:
@@ -104,14 +106,16 @@ def submit_caption(
     Refuses empty text, a pair that already has all its captions, and (by default) a
     second caption of the same person on one pair. The draft stays in every case: it is
     committed first, then the rule is counted and the caption submitted inside one
-    ``BEGIN IMMEDIATE`` transaction, so annotators submitting at the same moment cannot
-    together exceed the rule (the second waits, then counts the first one's caption).
+    transaction that first locks the pair (SQLite: ``BEGIN IMMEDIATE``), so annotators
+    submitting at the same moment cannot together exceed the rule (the second waits, then
+    counts the first one's caption); annotators on other pairs do not wait.
     """
     text = " ".join(text.split())
     if not text:
         raise StudioError("The caption is empty; type how the wanted item differs.")
     check_length(text)
     with project.writing("captions"):
+        captions_repo.lock_pair(project, pair_id)
         current = own_caption(project, pair_id, author)
         if current is not None and current.status == "submitted":
             before = current.audit_state()

@@ -2,8 +2,9 @@
 
 Without a subcommand it opens the window (importing Qt only then); with one it runs
 headless. Heavy libraries are imported by the commands that need them, so ``--help`` and
-``--version`` are instant. Every ``StudioError``, ``OSError`` and database error (the
-store's ``DATABASE_ERRORS``, whatever the engine) becomes one line on stderr and exit 2: no traceback reaches a user.
+``--version`` are instant. Every ``StudioError`` (the store's errors among them:
+busy, read-only, unreachable, a broken rule, whatever the engine) and ``OSError`` becomes
+one line on stderr and exit 2: no traceback reaches a user.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from studio.cli import (
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store.busy import waiting_for_writers
-from studio.store.errors import DATABASE_ERRORS
 
 PROCESS_START = time.perf_counter()
 
@@ -141,11 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cir-studio: interrupted", file=sys.stderr)
         return 130
-    except DATABASE_ERRORS as error:  # the store maps busy/read-only; anything else, one line
-        print(
-            f"cir-studio: error: the project database refused the change ({error})", file=sys.stderr
-        )
-        return 2
 
 
 if __name__ == "__main__":

@@ -21,13 +21,17 @@ Layout (followed by every branch that moves SQL here; keep it when adding tables
   only), ``embedding_cache.py`` (the cache folder's key file), ``schema.py`` (the
   tables, declared once), ``migrations.py`` / ``schema_upgrade.py`` / ``alembic/`` (the
   migration chain; ``legacy_migrations.py`` and ``pg_schema.py`` the numbered schemas
-  before it), ``errors.py`` (``DATABASE_ERRORS``, ``RecordRejected``).
+  before it), ``errors.py`` (the store's errors: ``StoreError``, busy, read-only,
+  unreachable, ``RecordRejected`` naming the rule; no engine type leaves the store),
+  ``locks.py`` (the row lock a rule needs: ``lock_row`` / ``lock_key``).
 - Repositories return plain values: scalars, tuples, ``dict`` rows, or the records of
   ``studio.store.records``. They never import feature modules (``studio.captions`` …);
   the feature module turns rows into its own dataclasses and keeps its business rules.
 - Writes run inside the caller's ``project.change(...)`` / ``project.writing(...)``; a rule
   that several writers could break (N captions per pair, one draft per person and pair) is
-  checked by the repository function that runs inside that same transaction.
+  checked by the repository function that runs inside that same transaction, after it
+  locked the one thing the rule is about (``locks.lock_row``: the pair, the caption; on
+  SQLite a no-op, ``BEGIN IMMEDIATE`` already serialized the writers).
 - SQL is portable (SQLite and PostgreSQL): ``ON CONFLICT … DO NOTHING/DO UPDATE``,
   ``RETURNING id``, no ``rowid``, explicit ``ORDER BY``. A line that stays SQLite-only
   (``group_concat``, ``PRAGMA``, date functions, ``randomblob``) is marked

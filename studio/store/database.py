@@ -15,6 +15,7 @@ import sqlite_utils
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
+from studio.store.errors import RecordRejected, StatementFailed, StoreError
 from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION, MIGRATIONS, REVISIONS
 
 BUSY_TIMEOUT_MS = 5000
@@ -43,15 +44,56 @@ def read_only_message(path: Path, reason: str | None) -> str:
 
 
 def translate_error(
-    error: sqlite3.Error, path: Path, read_only_reason: str | None = None
-) -> Exception:
-    """The user-facing error for a SQLite error: busy and read-only become one clear line."""
+    error: sqlite3.Error,
+    path: Path,
+    read_only_reason: str | None = None,
+    conn: sqlite3.Connection | None = None,
+) -> StoreError:
+    """The store's error for a SQLite error (``studio.store.errors``): busy and read-only
+    become one clear line, a broken rule names it (``conn`` resolves the index's name)."""
     code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF
     if code in _BUSY_CODES:
         return ProjectBusyError(busy_message(path))
     if code == _READONLY_CODE:
         return ProjectReadOnlyError(read_only_message(path, read_only_reason))
-    return error
+    if isinstance(error, sqlite3.IntegrityError):
+        return _rejected(str(error), conn)
+    return StatementFailed(f"the project database refused the change ({error}; {path})")
+
+
+def _rejected(message: str, conn: sqlite3.Connection | None) -> RecordRejected:
+    """``RecordRejected`` naming the rule as PostgreSQL does (an index by its name, an
+    inline ``UNIQUE`` as ``<table>_<columns>_key``, a primary key as ``<table>_pkey``)."""
+    kind, _, detail = message.partition(" constraint failed: ")
+    if not detail:
+        return RecordRejected(message, rule=message.split(" constraint")[0].lower())
+    if detail.startswith("index '"):
+        return RecordRejected(message, rule=detail[len("index '") : -1])
+    qualified = [part.strip() for part in detail.split(",")]
+    table = qualified[0].split(".", 1)[0] if "." in qualified[0] else ""
+    columns = [part.split(".", 1)[-1] for part in qualified]
+    if kind == "UNIQUE" and table:
+        rule = _unique_rule(conn, table, columns)
+    elif kind == "NOT NULL" and table:
+        rule = f"{table}.{columns[0]} not null"
+    else:
+        rule = detail
+    return RecordRejected(message, rule=rule, table=table, key=", ".join(columns))
+
+
+def _unique_rule(conn: sqlite3.Connection | None, table: str, columns: list[str]) -> str:
+    inline = f"{table}_{'_'.join(columns)}_key"
+    if conn is None:
+        return inline
+    try:
+        indexes = conn.execute(f'PRAGMA index_list("{table}")').fetchall()  # dialect: sqlite
+        for _, name, unique, origin, *_ in indexes:
+            info = conn.execute(f'PRAGMA index_info("{name}")').fetchall()  # dialect: sqlite
+            if unique and [row[2] for row in info] == columns:
+                return {"pk": f"{table}_pkey", "u": inline}.get(origin, name)
+    except sqlite3.Error:
+        return inline
+    return f"{table}_pkey" if columns == ["id"] else inline
 
 
 class StudioDatabase(sqlite_utils.Database):
@@ -61,7 +103,8 @@ class StudioDatabase(sqlite_utils.Database):
     writer waits out the busy timeout at ``BEGIN`` instead of failing at its first write
     after a read (a deferred ``BEGIN`` cannot wait there: its snapshot would be stale).
     sqlite-utils' own helpers (``insert_all`` …) call ``atomic()`` too, so they follow.
-    Busy and read-only errors become ``ProjectBusyError`` / ``ProjectReadOnlyError``.
+    Every SQLite error becomes the store's (``translate_error``): busy and read-only
+    ``ProjectBusyError`` / ``ProjectReadOnlyError``, a broken rule ``RecordRejected``.
     """
 
     path: Path = Path()
@@ -71,14 +114,26 @@ class StudioDatabase(sqlite_utils.Database):
     def execute(self, sql: str, parameters: Any = None) -> sqlite3.Cursor:
         try:
             return super().execute(sql, parameters)
-        except sqlite3.OperationalError as error:
-            mapped = translate_error(error, self.path, self.read_only_reason)
-            if mapped is error:
-                raise
-            raise mapped from error
+        except sqlite3.Error as error:
+            raise self._mapped(error) from error
+
+    def _mapped(self, error: sqlite3.Error) -> StoreError:
+        return translate_error(error, self.path, self.read_only_reason, self.conn)
 
     @contextlib.contextmanager
-    def atomic(self) -> Generator[sqlite_utils.Database, None, None]:
+    def atomic(self, whole: bool = False) -> Generator[sqlite_utils.Database, None, None]:
+        """A write transaction (a savepoint when nested); a SQLite error that leaves the
+        block (from ``execute``, ``conn.executemany`` or sqlite-utils' helpers) arrives
+        as the store's error (``studio.store.errors``). ``whole`` (an operation on the
+        whole project) changes nothing here: every SQLite writer has the project alone."""
+        try:
+            with self._atomic() as db:
+                yield db
+        except sqlite3.Error as error:
+            raise self._mapped(error) from error
+
+    @contextlib.contextmanager
+    def _atomic(self) -> Generator[sqlite_utils.Database, None, None]:
         if self.conn.in_transaction:
             with super().atomic() as db:
                 yield db
@@ -168,7 +223,7 @@ def connect(
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as error:
         mapped = translate_error(error, path, read_only_reason)
-        if mapped is not error:
+        if isinstance(mapped, ProjectBusyError | ProjectReadOnlyError):
             raise mapped from error
         raise ProjectError(f"{path} is not a CIR Studio project database ({error}).") from error
     db = StudioDatabase(conn)
@@ -264,7 +319,7 @@ def migrate(db: sqlite_utils.Database, path: Path, target: int | None = None) ->
             db.conn.executescript(
                 f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;"
             )
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, StoreError) as error:
             if db.conn.in_transaction:
                 db.conn.execute("ROLLBACK")
             if schema_version(db) >= version:
@@ -276,14 +331,15 @@ def migrate(db: sqlite_utils.Database, path: Path, target: int | None = None) ->
 
     try:
         upgrade_sqlite(db.conn)
-    except sqlite3.DatabaseError as error:
+    except (sqlite3.DatabaseError, StoreError) as error:
         raise _failed(error, path, LATEST_VERSION, backup) from error
     return backup
 
 
-def _failed(error: sqlite3.Error, path: Path, version: int, backup: Path | None) -> Exception:
-    mapped = translate_error(error, path)
-    if mapped is not error:
+def _failed(error: Exception, path: Path, version: int, backup: Path | None) -> Exception:
+    """Busy and read-only as themselves; anything else says the file is unchanged."""
+    mapped = translate_error(error, path) if isinstance(error, sqlite3.Error) else error
+    if isinstance(mapped, ProjectBusyError | ProjectReadOnlyError):
         return mapped
     return ProjectError(
         f"Migrating {path} to schema {version} failed ({error}); "

@@ -9,12 +9,32 @@ the order it was made, and a resend of an edit whose answer was lost is harmless
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from studio.store.database import utc_now
+from studio.store.errors import ProjectBusyError, StatementFailed
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
+def _store_errors(function: Function) -> Function:
+    """SQLite's errors leave as the store's (``studio.store.errors``)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except sqlite3.Error as error:
+            if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in (5, 6):
+                raise ProjectBusyError("The outbox is busy; try again.") from error
+            raise StatementFailed(f"The outbox refused the change ({error}).") from error
+
+    return wrapper  # type: ignore[return-value]
 
 Outbox = sqlite3.Connection
 
@@ -35,6 +55,7 @@ CREATE INDEX IF NOT EXISTS outbox_waiting ON outbox (server, status, seq);
 """
 
 
+@_store_errors
 def open_outbox(path: Path) -> sqlite3.Connection:
     """Open (creating) the outbox; every write is synced before it returns."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,6 +69,7 @@ def open_outbox(path: Path) -> sqlite3.Connection:
     return conn
 
 
+@_store_errors
 def add(conn: sqlite3.Connection, server: str, uid: str, method: str, path: str,
         body: dict[str, Any]) -> None:
     conn.execute(
@@ -57,6 +79,7 @@ def add(conn: sqlite3.Connection, server: str, uid: str, method: str, path: str,
     )
 
 
+@_store_errors
 def waiting(conn: sqlite3.Connection, server: str) -> list[dict[str, Any]]:
     """Edits the server has not answered yet, oldest first."""
     rows = conn.execute(
@@ -67,6 +90,7 @@ def waiting(conn: sqlite3.Connection, server: str) -> list[dict[str, Any]]:
     return [{"uid": r[0], "method": r[1], "path": r[2], "body": json.loads(r[3])} for r in rows]
 
 
+@_store_errors
 def waiting_count(conn: sqlite3.Connection, server: str) -> int:
     row = conn.execute(
         "SELECT count(*) FROM outbox WHERE server = ? AND status IS NULL", [server]
@@ -74,6 +98,7 @@ def waiting_count(conn: sqlite3.Connection, server: str) -> int:
     return int(row[0])
 
 
+@_store_errors
 def answered(conn: sqlite3.Connection, uid: str, status: int, answer: Any) -> None:
     conn.execute(
         "UPDATE outbox SET status = ?, answer = ?, answered_at = ? WHERE uid = ?",
@@ -81,6 +106,7 @@ def answered(conn: sqlite3.Connection, uid: str, status: int, answer: Any) -> No
     )
 
 
+@_store_errors
 def answer_of(conn: sqlite3.Connection, uid: str) -> tuple[int, Any] | None:
     row = conn.execute("SELECT status, answer FROM outbox WHERE uid = ?", [uid]).fetchone()
     if row is None or row[0] is None:
@@ -88,6 +114,7 @@ def answer_of(conn: sqlite3.Connection, uid: str) -> tuple[int, Any] | None:
     return int(row[0]), json.loads(row[1])
 
 
+@_store_errors
 def entries(conn: sqlite3.Connection, server: str) -> list[dict[str, Any]]:
     """Every edit kept for ``server``, oldest first, with the status of its answer (None
     while it waits): what a session sent, for a report or a check."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from studio.errors import ProjectError
-from studio.store.errors import DATABASE_ERRORS
+from studio.store.errors import StoreError
 from studio.store.project import Project
 from studio.store.repos.team_records import snapshot
 
@@ -117,12 +117,12 @@ def copy_project(project: Project, target: Path) -> None:
 
         try:
             copy_between_engines(project.url, target)
-        except DATABASE_ERRORS as error:
+        except StoreError as error:
             raise PackageFileError(str(error)) from error
         return
     try:
         project.db.execute("VACUUM INTO ?", [str(target)])  # dialect: sqlite
-    except sqlite3.DatabaseError as error:
+    except StoreError as error:
         raise PackageFileError(str(error)) from error
 
 

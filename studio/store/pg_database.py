@@ -5,25 +5,29 @@ returning a cursor whose rows index by position, ``query()`` giving dicts, ``ato
 (savepoints when nested), ``conn.in_transaction`` and ``table(name).insert_all``. SQL
 arrives in the portable dialect with ``?`` placeholders (``pg_sql.translate``).
 
-Writers take their turn at ``BEGIN``: the transaction's first statement takes a
-transaction-level advisory lock held until commit (``pg_advisory_xact_lock``), the
-PostgreSQL form of SQLite's ``BEGIN IMMEDIATE``. Read committed then gives every later
-statement the newest data, so the project's rules (two captions per pair, one draft per
-person and pair) are checked under the same lock on both engines. A writer that waits
-longer than ``lock_timeout`` gets the same ``ProjectBusyError`` as on SQLite.
+Locks: a write takes no lock on the whole project. Its ``BEGIN`` takes the project's
+advisory lock in *shared* mode (in the same round trip), which writers never wait for
+among themselves; only a whole-project operation (a team merge: ``atomic(whole=True)``)
+takes it exclusively and so waits for the writers in flight, and they for it, as on
+SQLite, with the same ``ProjectBusyError`` after ``lock_timeout``. The project's rules
+hold by constraints (unique and partial unique indexes: one draft per person and pair, an
+identity once) or by a row lock on the one thing a rule is about, taken by the
+repository that checks it (``studio.store.locks``: the pair when a caption is submitted
+or a lease taken). Read committed then gives every later statement the newest data.
 
 A failed statement aborts PostgreSQL's whole transaction (SQLite undoes only the
 statement): a repository that catches an error and goes on runs that statement in a
 nested ``atomic()`` (a savepoint), as ``repos/team_merge._guarded`` does. (A savepoint
 around every statement would keep SQLite's behaviour everywhere but double the round
-trips of every write.) Integrity errors are raised as subclasses of
-``sqlite3.IntegrityError`` so the one ``except`` the repositories write serves both.
+trips of every write.) psycopg's errors become the store's (``studio.store.errors``):
+a deadlock, a serialization failure or a lock timeout is ``ProjectBusyError`` (the write
+was undone whole; the person or client tries again), a broken constraint
+``RecordRejected`` naming it, a lost server ``StoreUnreachable``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -32,22 +36,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
+from studio.store.errors import RecordRejected, StatementFailed, StoreError, StoreUnreachable
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 from studio.store.pg_schema import pg_script
 from studio.store.pg_sql import insert_target, translate
 
 LOCK_TIMEOUT_MS = 5000
-WRITE_LOCK_KEY = 0x43495253  # "CIRS": one project per database, one writer lock
+WRITE_LOCK_KEY = 0x43495253  # "CIRS": one project per database; shared by every writer
 MIGRATION_LOCK_KEY = 0x4349524D
 EVENT_CHANNEL = "cir_studio_events"
-
-
-class PgIntegrityError(sqlite3.IntegrityError):
-    """A constraint PostgreSQL enforced (caught as ``sqlite3.IntegrityError``)."""
-
-
-class PgOperationalError(sqlite3.OperationalError):
-    """Any other database error from PostgreSQL, with the statement that raised it."""
 
 
 def display(url: str) -> str:
@@ -76,11 +73,14 @@ def busy_message(url: str) -> str:
     return f"the project is busy: another program is writing to it; try again ({display(url)})."
 
 
-def translate_error(error: Exception, url: str, sql: str = "") -> Exception:
-    """The studio's error for a psycopg error: busy, read-only, unreachable or integrity."""
+def translate_error(error: Exception, url: str, sql: str = "") -> StoreError:
+    """The store's error for a psycopg error: busy, read-only, unreachable, a broken rule,
+    or any other refusal (``studio.store.errors``)."""
     import psycopg
     from psycopg import errors
 
+    if isinstance(error, StoreError):
+        return error
     if isinstance(error, errors.LockNotAvailable | errors.DeadlockDetected):
         return ProjectBusyError(busy_message(url))
     if isinstance(error, errors.SerializationFailure | errors.QueryCanceled):
@@ -92,16 +92,22 @@ def translate_error(error: Exception, url: str, sql: str = "") -> Exception:
         )
     if isinstance(error, psycopg.IntegrityError):
         diag = error.diag
-        return PgIntegrityError(
-            f"{diag.message_primary or error} ({diag.constraint_name or 'constraint'})"
+        table = diag.table_name or ""
+        rule = diag.constraint_name or (
+            f"{table}.{diag.column_name} not null" if diag.column_name else "constraint"
         )
-    if isinstance(error, psycopg.OperationalError):
-        return ProjectError(
-            f"Cannot reach the PostgreSQL project {display(url)}: "
-            f"{str(error).strip().splitlines()[0] if str(error).strip() else 'no answer'}."
+        detail = (diag.message_detail or "").strip()
+        return RecordRejected(
+            f"{diag.message_primary or error} ({rule})", rule=rule, table=table,
+            key=detail.removeprefix("Key ").removesuffix("."),
         )
+    if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
+        first = str(error).strip().splitlines()[0] if str(error).strip() else "no answer"
+        return StoreUnreachable(f"Cannot reach the PostgreSQL project {display(url)}: {first}.")
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return PgOperationalError(f"{message} (in: {sql.strip()[:200]})")
+    return StatementFailed(
+        f"the project database refused the change ({message}; in: {sql.strip()[:200]})"
+    )
 
 
 class PgCursor:
@@ -215,6 +221,10 @@ class PgDatabase:
         self.busy_waits = 0  # writers that found the lock taken and waited (for the bench)
         self._identity_tables: set[str] | None = None
         self._savepoints = 0
+        # Rows this transaction locked for a rule (``studio.store.locks``: not asked twice)
+        # and the notifications it sends with its COMMIT (one round trip for both).
+        self.row_locks: set[tuple[str, object]] = set()
+        self._notifications: list[tuple[str, str]] = []
 
     # -- statements ------------------------------------------------------------------
 
@@ -265,7 +275,20 @@ class PgDatabase:
     # -- transactions ----------------------------------------------------------------
 
     @contextlib.contextmanager
-    def atomic(self) -> Generator[PgDatabase, None, None]:
+    def atomic(self, whole: bool = False) -> Generator[PgDatabase, None, None]:
+        """A write transaction (a savepoint when nested). ``whole``: an operation on the
+        whole project (a team merge), which takes the project's lock exclusively. A
+        psycopg error that leaves the block arrives as the store's error."""
+        try:
+            with self._atomic(whole) as db:
+                yield db
+        except Exception as error:
+            if type(error).__module__.split(".")[0] != "psycopg":
+                raise
+            raise self._mapped(error, "") from error
+
+    @contextlib.contextmanager
+    def _atomic(self, whole: bool) -> Generator[PgDatabase, None, None]:
         if self.conn.in_transaction:
             self._savepoints += 1
             name = f"cir_nested_{self._savepoints}"
@@ -273,8 +296,8 @@ class PgDatabase:
             try:
                 yield self
             except BaseException:
-                self._quietly(f"ROLLBACK TO SAVEPOINT {name}")
-                self._quietly(f"RELEASE SAVEPOINT {name}")
+                self._quietly(f"ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}")
+                self.row_locks.clear()  # the savepoint's row locks went with it
                 raise
             finally:
                 self._savepoints -= 1
@@ -284,26 +307,52 @@ class PgDatabase:
             raise ProjectReadOnlyError(
                 f"{display(self.url)} cannot be changed: {self.read_only_reason}."
             )
-        self.begin_write()
+        self.begin_write(whole)
         try:
             yield self
         except BaseException:
             self.rollback()
             raise
         try:
-            self.raw.execute("COMMIT")
+            self.raw.execute(self._commit_statement())
         except Exception as error:
             self.rollback()
             raise self._mapped(error, "COMMIT") from error
+        finally:
+            self.row_locks.clear()
+            self._notifications.clear()
 
-    def begin_write(self) -> None:
-        """BEGIN, then wait for this project's write lock (the ``BEGIN IMMEDIATE`` of PG);
-        on the command line, for as long as another program holds it (``studio.store.busy``)."""
-        busy.begin_write(self._begin_write_once, display(self.url))
+    def notify_at_commit(self, channel: str, payload: str) -> None:
+        """``pg_notify(channel, payload)`` sent in the round trip of this transaction's
+        COMMIT (delivered at commit either way; dropped with a rollback)."""
+        self._notifications.append((channel, payload))
 
-    def _begin_write_once(self, timeout_ms: int | None) -> None:
+    def _commit_statement(self) -> Any:
+        if not self._notifications:
+            return "COMMIT"
+        from psycopg import sql
+
+        calls = [
+            sql.SQL("SELECT pg_notify({}, {});").format(sql.Literal(channel), sql.Literal(payload))
+            for channel, payload in self._notifications
+        ]
+        return sql.SQL(" ").join([*calls, sql.SQL("COMMIT")])
+
+    def begin_write(self, whole: bool = False) -> None:
+        """BEGIN and the project's lock: shared for a write (writers never wait for each
+        other), exclusive for a whole-project operation; while a whole-project operation
+        holds it, a write waits for it (on the command line for as long as it takes,
+        ``studio.store.busy``)."""
+        busy.begin_write(lambda timeout: self._begin_write_once(timeout, whole), display(self.url))
+
+    def _begin_write_once(self, timeout_ms: int | None, whole: bool = False) -> None:
+        mode = "" if whole else "_shared"
+        self.row_locks.clear()
+        self._notifications.clear()
         try:  # one round trip: BEGIN and the first try at the lock
-            got = self.raw.execute(f"BEGIN; SELECT pg_try_advisory_xact_lock({WRITE_LOCK_KEY})")
+            got = self.raw.execute(
+                f"BEGIN; SELECT pg_try_advisory_xact_lock{mode}({WRITE_LOCK_KEY})"
+            )
             while got.description is None and got.nextset():
                 pass
             row = got.fetchone()
@@ -311,12 +360,14 @@ class PgDatabase:
                 self.busy_waits += 1
                 if timeout_ms is not None:
                     self.raw.execute(f"SET LOCAL lock_timeout = {int(timeout_ms)}")
-                self.raw.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK_KEY])
+                self.raw.execute(f"SELECT pg_advisory_xact_lock{mode}(%s)", [WRITE_LOCK_KEY])
         except Exception as error:
             self.rollback()
             raise self._mapped(error, "BEGIN") from error
 
     def rollback(self) -> None:
+        self.row_locks.clear()
+        self._notifications.clear()
         if self.conn.in_transaction:
             self._quietly("ROLLBACK")
 
@@ -352,7 +403,7 @@ class PgDatabase:
         with contextlib.suppress(Exception):
             self.raw.execute(sql)
 
-    def _mapped(self, error: Exception, sql: str) -> Exception:
+    def _mapped(self, error: Exception, sql: str) -> StoreError:
         return translate_error(error, self.url, sql)
 
 
@@ -429,7 +480,7 @@ def migrate(db: PgDatabase, target: int = LATEST_VERSION) -> None:
         except Exception as error:
             db.rollback()
             mapped = translate_error(error, db.url, f"migration {version}")
-            if isinstance(mapped, ProjectError):
+            if isinstance(mapped, ProjectBusyError | ProjectReadOnlyError | StoreUnreachable):
                 raise mapped from error
             raise ProjectError(
                 f"Migrating {display(db.url)} to schema {version} failed ({error}); "

@@ -347,13 +347,15 @@ class Project:
     # -- changes ---------------------------------------------------------------------
 
     @contextmanager
-    def writing(self, *kinds: str) -> Iterator[StudioDatabase]:
+    def writing(self, *kinds: str, whole: bool = False) -> Iterator[StudioDatabase]:
         """A write transaction that announces ``kinds`` once the outermost one commits.
 
         Nested writes (a savepoint inside an open transaction) only add their kinds; the
         listeners hear about them after the outer transaction commits, never before, and
         not at all if it rolls back. (A busy or read-only project raises its
-        ``ProjectError`` from ``StudioDatabase``.)
+        ``ProjectError`` from ``StudioDatabase``.) ``whole``: an operation on the whole
+        project (a team merge): on PostgreSQL it waits for the writes in flight and they
+        for it, as every write does on SQLite (``pg_database``).
         """
         for kind in kinds:
             if kind not in KINDS:
@@ -361,7 +363,7 @@ class Project:
         pending = self._pending_kinds()
         outermost = not self.db.conn.in_transaction
         try:
-            with self.db.atomic():
+            with self.db.atomic(whole=whole):
                 yield self.db
                 if outermost and self.url is not None:
                     self._notify(pending | set(kinds))  # delivered with the commit
@@ -375,10 +377,9 @@ class Project:
 
     def _notify(self, kinds: set[str]) -> None:
         """PostgreSQL: tell every other studio on this database what changed (NOTIFY)."""
-        if kinds:
-            self.db.execute(
-                "SELECT pg_notify(?, ?)",
-                [pg_database.EVENT_CHANNEL, f"{self._token} {','.join(sorted(kinds))}"],
+        if kinds:  # sent with the COMMIT, in its round trip
+            self.pg_db.notify_at_commit(
+                pg_database.EVENT_CHANNEL, f"{self._token} {','.join(sorted(kinds))}"
             )
 
     def listen(self) -> None:
@@ -439,6 +440,7 @@ class Project:
         entity_id: object = None,
         before: Any = None,
         kinds: tuple[str, ...] | None = None,
+        whole: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """One user action: a transaction and an audit row recording before and after.
 
@@ -446,7 +448,8 @@ class Project:
         raises, nothing is written, the audit row included. After the commit the project
         announces the kinds of data the entity belongs to (``studio.project_events``). A
         body that found nothing to do (a team merge of a package already merged) sets
-        ``record["nothing_changed"] = True``: no audit row then, and no event.
+        ``record["nothing_changed"] = True``: no audit row then, and no event. ``whole``:
+        see ``writing``.
         """
         announced = kinds if kinds is not None else kinds_for(entity)
         for kind in announced:
@@ -455,7 +458,7 @@ class Project:
         record: dict[str, Any] = {"entity_id": entity_id, "after": None}
         written: int | None = None
         try:
-            with self.writing():
+            with self.writing(whole=whole):
                 yield record
                 if record.get("nothing_changed"):
                     return

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from studio.errors import StoreError
 from studio.project_events import KINDS, kinds_for
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class ChangeWatcher:
                 return []
             try:
                 return self._poll()
-            except (sqlite3.Error, OSError) as error:
+            except (StoreError, sqlite3.Error, OSError) as error:
                 log.debug("change watcher: %s", error)
                 return []
 

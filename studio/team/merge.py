@@ -35,7 +35,7 @@ from studio.errors import ProjectError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
 from studio.store.database import utc_now
-from studio.store.errors import DATABASE_ERRORS, RecordRejected
+from studio.store.errors import RecordRejected, StatementFailed
 from studio.store.package_file import PackageFile
 from studio.store.repos import people as people_repo
 from studio.store.repos import team as team_repo
@@ -183,7 +183,9 @@ def _merge_one(
     base = package.base()
     try:
         # every kind of record may come back: the change announces every kind
-        with project.change(actor, "team.merge", "team_package", report.package_id) as change:
+        with project.change(
+            actor, "team.merge", "team_package", report.package_id, whole=True
+        ) as change:
             # versions an earlier merge of this same package already brought in: against
             # them, not the packing snapshot, is "changed since" judged on a second merge
             # (else a caption the coordinator reviewed in between would look like a conflict)
@@ -198,7 +200,7 @@ def _merge_one(
                 change["after"] = report.to_json()
             else:
                 change["nothing_changed"] = True  # merged before: no audit row, no event
-    except DATABASE_ERRORS as error:
+    except (RecordRejected, StatementFailed) as error:
         raise ProjectError(f"Merging {path} failed ({error}); nothing of it was merged.") from error
     return report
 

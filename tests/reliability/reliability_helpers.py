@@ -65,9 +65,13 @@ def make_images(folder: Path, count: int, prefix: str = "im") -> Path:
     return folder
 
 
-def make_pair_project(path: Path, pairs: int = 12) -> Path:
-    """A project with catalog images (no files needed) and ``pairs`` mined pairs."""
-    with Project.create(path) as project:
+def make_pair_project(path: Path | str, pairs: int = 12, local_path: Path | None = None) -> Path:
+    """A project with catalog images (no files needed) and ``pairs`` mined pairs (at a
+    ``postgresql://`` URL: ``local_path`` is its anchor; the URL's project's anchor is
+    returned, open it by the URL)."""
+    with Project.create(path, local_path=local_path) if local_path else Project.create(
+        path
+    ) as project:
         project.add_images(
             ImageRecord(
                 id=f"img{i}",

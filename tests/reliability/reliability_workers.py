@@ -106,6 +106,30 @@ def annotate(path: str, name: str, go: str, seed: str, together: str = "0") -> N
                 print(f"submitted {pair_id}", flush=True)
 
 
+def annotate_pairs(location: str, name: str, go: str, pair_ids: str) -> None:
+    """One annotator on the given pairs only (ids, comma-separated), at a project path or
+    URL: a draft then a submit on each, as ``annotate`` does; prints the same lines."""
+    from studio.captions.records import CaptionPolicy
+    from studio.captions.store import save_draft, submit_caption
+    from studio.errors import StudioError
+    from studio.store import Project
+
+    pairs = [int(pair) for pair in pair_ids.split(",")]
+    with Project.open(location) as project:
+        policy = CaptionPolicy(per_pair=2, distinct_authors=True)
+        print("ready", flush=True)
+        while not Path(go).exists():
+            time.sleep(0.002)
+        for pair_id in pairs:
+            save_draft(project, pair_id, name, f"{name} is typing on {pair_id}")
+            try:
+                submit_caption(project, pair_id, name, f"{name} wrote {pair_id}", policy)
+            except StudioError as error:
+                print(f"refused {pair_id} {error}", flush=True)
+            else:
+                print(f"submitted {pair_id}", flush=True)
+
+
 WRITE_CALLS = {
     "connect",
     "execute",
@@ -154,5 +178,6 @@ def create(path: str, image_root: str, kill_at: str) -> None:
 
 
 if __name__ == "__main__":
-    kinds = {"hold-lock": hold_lock, "flagger": flagger, "annotate": annotate, "create": create}
+    kinds = {"hold-lock": hold_lock, "flagger": flagger, "annotate": annotate, "create": create,
+             "annotate-pairs": annotate_pairs}
     kinds[sys.argv[1]](*sys.argv[2:])

@@ -84,3 +84,52 @@ def test_eight_writers_keep_both_rules(tmp_path: Path) -> None:
         if line.startswith("submitted ")
     }
     assert acknowledged == set(live)  # every acknowledged submit is stored, nothing else
+
+
+def test_thirty_two_writers_on_postgresql_keep_every_rule(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """32 processes on one PostgreSQL project, which takes no project-wide lock: 16 people
+    all on the same 8 pairs (each pair's rule is raced 16 ways) and 16 people each on two
+    pairs of their own. No pair gets more than its two captions, none two from one person,
+    no identity twice, every acknowledged submit kept, nothing else."""
+    make_pair_project(postgresql_url, pairs=40, local_path=tmp_path / "project.pg")
+    with Project.open(postgresql_url) as project:
+        pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+    assert len(pairs) == 40
+    shared, own = pairs[:8], pairs[8:]
+    plan = {f"s{n:02d}": shared[n % 8 :] + shared[: n % 8] for n in range(16)}
+    plan.update({f"o{n:02d}": own[2 * n : 2 * n + 2] for n in range(16)})
+    go = tmp_path / "go"
+    processes = {
+        name: worker("annotate-pairs", postgresql_url, name, go, ",".join(map(str, mine)))
+        for name, mine in plan.items()
+    }
+    start_together(list(processes.values()), go)
+    acknowledged = set()
+    for name, process in processes.items():
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        assert not has_traceback(err), err
+        acknowledged |= {
+            (int(line.split()[1]), name) for line in out.splitlines() if line.startswith("submitted ")
+        }
+    with Project.open(postgresql_url) as project:
+        rows = project.db.execute(
+            "SELECT c.pair_id, p.name, c.status FROM captions c JOIN people p ON p.id = c.author_id"
+        ).fetchall()
+        identities = {
+            table: project.db.execute(f"SELECT count(*), count(DISTINCT uid) FROM {table}").fetchone()
+            for table in ("captions", "people")
+        }
+        names = [row[0] for row in project.db.execute("SELECT name FROM people")]
+    live = [(pair, name) for pair, name, status in rows if status in ("submitted", "accepted")]
+    per_pair = Counter(pair for pair, _ in live)
+    assert all(per_pair[pair] == 2 for pair in shared)  # full, never over
+    assert all(per_pair[pair] == 1 for pair in own)  # its one writer's caption
+    assert len(set(live)) == len(live)  # never two live captions of one person on a pair
+    drafts = Counter((pair, name) for pair, name, status in rows if status == "draft")
+    assert all(count == 1 for count in drafts.values()), drafts.most_common(3)
+    assert all(total == distinct for total, distinct in identities.values()), identities
+    assert sorted(names) == sorted(set(names)) and len(names) == 32
+    assert acknowledged == set(live)  # no lost write, nothing unacknowledged

@@ -4,13 +4,13 @@ and the database then refuses a second draft by one person on one pair."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from studio.store import Project
 from studio.store.database import connect, migrate
+from studio.store.errors import RecordRejected
 
 DRAFTS = [  # (id, author, text, updated_at)
     (1, 1, "ann's first try", "2025-01-01T10:00:00.000+00:00"),
@@ -57,8 +57,9 @@ def test_duplicate_drafts_keep_the_newest_and_the_others_as_rejected(tmp_path: P
         assert [(a[0], a[1]) for a in audit] == [("1", "schema 4"), ("2", "schema 4")]
         assert json.loads(audit[0][2])["status"] == "draft"
         assert json.loads(audit[0][3])["status"] == "rejected"
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(RecordRejected) as refused:
             project.db.execute(
                 "INSERT INTO captions (pair_id, text, author_id, status, created_at, "
                 "updated_at) VALUES (1, 'third window', 1, 'draft', 'x', 'x')"
             )
+        assert refused.value.rule == "captions_one_draft"

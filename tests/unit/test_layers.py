@@ -146,6 +146,61 @@ def test_sql_lives_only_in_the_store() -> None:
     assert offenders == {}
 
 
+ENGINE_ERRORS = {  # the DB-API's error names, and the engine modules that define them
+    "sqlite3", "sqlite_utils", "apsw", "psycopg", "psycopg2", "DATABASE_ERRORS",
+    "Error", "DatabaseError", "IntegrityError", "OperationalError", "InterfaceError",
+    "ProgrammingError", "DataError", "NotSupportedError", "InternalError",
+}
+
+
+def engine_errors_named(path: Path) -> list[str]:
+    """Names of engine error types (``sqlite3.IntegrityError``, ``psycopg.errors.X``, a
+    bare ``OperationalError``) in a module's code: only the store may catch or raise them;
+    everyone else catches the store's errors (``studio.store.errors``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name) and node.id in ENGINE_ERRORS:
+            found.append(f"line {node.lineno}: {node.id}")
+        elif isinstance(node, ast.Attribute) and node.attr in ENGINE_ERRORS - {"Error"}:
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
+            DATABASE_MODULES
+        ):
+            found.append(f"line {node.lineno}: from {node.module} import")
+        elif isinstance(node, ast.Import) and {
+            alias.name.split(".")[0] for alias in node.names
+        } & DATABASE_MODULES:
+            found.append(f"line {node.lineno}: import")
+    return sorted(set(found))
+
+
+def test_no_engine_error_type_is_named_outside_the_store() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): engine_errors_named(path)
+        for path in outside_the_store()
+        if engine_errors_named(path)
+    }
+    assert offenders == {}
+
+
+def test_the_engine_error_checker_sees_except_clauses_and_imports(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "def f(store):\n"
+        "    try:\n"
+        "        store.save()\n"
+        "    except (OperationalError, errors.IntegrityError):\n"
+        "        pass\n"
+        "from psycopg.errors import UniqueViolation as Unique\n"
+    )
+    assert engine_errors_named(module) == [
+        "line 4: .IntegrityError", "line 4: OperationalError",
+        "line 6: from psycopg.errors import",
+    ]
+    module.write_text("from studio.store.errors import RecordRejected\nERROR = 'OperationalError'\n")
+    assert engine_errors_named(module) == []
+
+
 def test_the_not_yet_moved_list_names_only_modules_that_still_hold_sql() -> None:
     moved = sorted(name for name in NOT_YET_MOVED if not database_use(ROOT / name))
     assert moved == [], "these hold no SQL any more: remove them from NOT_YET_MOVED"

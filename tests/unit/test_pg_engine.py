@@ -11,6 +11,7 @@ import pytest
 from studio.errors import ProjectBusyError, ProjectError
 from studio.store import Project
 from studio.store.engines import engine_for
+from studio.store.errors import StoreUnreachable
 from studio.store.pg_sql import translate
 
 
@@ -51,14 +52,14 @@ def test_create_refuses_a_non_empty_database(postgresql_url: str, tmp_path: Path
 def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Path) -> None:
     """A constraint error caught around a nested ``atomic()`` (a savepoint) leaves the
     transaction usable, on PostgreSQL as on SQLite."""
-    import sqlite3
+    from studio.store.errors import RecordRejected
 
     with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
         with project.writing("people"):
             project.db.execute(
                 "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["a", "admin", "t"]
             )
-            with pytest.raises(sqlite3.IntegrityError), project.db.atomic():
+            with pytest.raises(RecordRejected), project.db.atomic():
                 project.db.execute(
                     "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)",
                     ["a", "admin", "t"],
@@ -69,7 +70,36 @@ def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Pa
         assert [p.name for p in project.people()] == ["a", "b"]
 
 
-def test_writers_wait_their_turn_then_busy_is_one_clear_line(
+def test_writers_on_different_records_do_not_wait_for_each_other(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """No lock on the whole project: a write commits while another is still open."""
+    project = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    other = Project.open(postgresql_url)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with project.writing("people"):
+            project.db.execute("INSERT INTO people (name, role, created_at) VALUES ('h', 'admin', 't')")
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holding.wait(10)
+    try:
+        other.ensure_person("meanwhile")  # does not wait for the open transaction
+        assert not release.is_set() and thread.is_alive()
+        assert other.db.busy_waits == 0
+    finally:
+        release.set()
+        thread.join()
+    assert {p.name for p in other.people()} == {"h", "meanwhile"}
+    project.close()
+    other.close()
+
+
+def test_a_whole_project_operation_makes_writers_wait_then_busy_is_one_clear_line(
     postgresql_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from studio.store import pg_database
@@ -79,7 +109,7 @@ def test_writers_wait_their_turn_then_busy_is_one_clear_line(
     holding, release = threading.Event(), threading.Event()
 
     def hold(name: str = "h") -> None:
-        with project.writing("people"):
+        with project.writing("people", whole=True):  # a team merge
             project.db.execute(
                 "INSERT INTO people (name, role, created_at) VALUES (?, 'admin', 't')", [name]
             )
@@ -90,7 +120,7 @@ def test_writers_wait_their_turn_then_busy_is_one_clear_line(
     thread.start()
     holding.wait(10)
     threading.Timer(0.3, release.set).start()
-    other.ensure_person("waited")  # waits for the lock, then writes
+    other.ensure_person("waited")  # waits for the whole-project operation, then writes
     thread.join()
     assert {p.name for p in other.people()} == {"h", "waited"}
     assert other.db.busy_waits == 1
@@ -108,6 +138,48 @@ def test_writers_wait_their_turn_then_busy_is_one_clear_line(
     thread.join()
     for opened in (project, other, impatient):
         opened.close()
+
+
+def test_writers_on_one_pair_take_turns_then_busy_is_one_clear_line(
+    postgresql_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pair a caption rule is about is locked: a second writer on it waits for the
+    first, past ``lock_timeout`` it gets the busy error (and nothing of it is written)."""
+    from studio.captions.store import own_caption, save_draft
+    from studio.store import pg_database
+    from studio.store.records import ImageRecord
+    from studio.store.repos import captions as captions_repo
+
+    monkeypatch.setattr(pg_database, "LOCK_TIMEOUT_MS", 300)
+    project = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    project.add_images(ImageRecord(id=f"im{i}", path=f"im{i}.jpg") for i in range(2))
+    with project.writing("pairs"):
+        pair = project.db.execute(
+            "INSERT INTO pairs (reference_id, target_id, external_key, created_at) "
+            "VALUES ('im0', 'im1', 'k', 'now') RETURNING id"
+        ).fetchone()[0]
+    ann = project.ensure_person("ann")
+    other = Project.open(postgresql_url)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with project.writing("captions"):
+            captions_repo.write_draft(project, pair, ann.id, "ann types", "now")
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holding.wait(10)
+    with pytest.raises(ProjectBusyError, match="busy"):
+        save_draft(other, pair, "bob", "bob types")
+    release.set()
+    thread.join()
+    assert own_caption(other, pair, "bob") is None
+    save_draft(other, pair, "bob", "bob types")  # free again
+    assert own_caption(other, pair, "bob") is not None
+    project.close()
+    other.close()
 
 
 def test_caption_event_reaches_another_project_object(postgresql_url: str, tmp_path: Path) -> None:
@@ -165,7 +237,7 @@ def test_a_dropped_connection_is_one_clear_error_then_reconnects(
         pid = project.pg_db.raw.info.backend_pid
         with psycopg.connect(postgresql_url, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", [pid])
-        with pytest.raises(ProjectError, match="Cannot reach the PostgreSQL project") as error:
+        with pytest.raises(StoreUnreachable, match="Cannot reach the PostgreSQL project") as error:
             project.ensure_person("lost")
         assert "psycopg" not in str(error.value)
         project.ensure_person("after")

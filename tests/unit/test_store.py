@@ -55,9 +55,9 @@ def test_pragmas_are_set_on_every_connection(project: Project) -> None:
 
 
 def test_foreign_keys_are_enforced(project: Project) -> None:
-    import sqlite3
+    from studio.store.errors import RecordRejected
 
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(RecordRejected):
         project.db.execute(
             "INSERT INTO pairs (reference_id, external_key, created_at) VALUES ('nope', 'k', 'now')"
         )

@@ -5,13 +5,15 @@ feature module builds the record). Every write runs inside the caller's
 ``project.writing`` / ``project.change`` transaction; ``write_draft`` and
 ``submit_draft`` read and write in that one transaction, so the rules "one draft per
 person and pair" and "N live captions per pair, from distinct people" hold when several
-writers race (SQLite: ``BEGIN IMMEDIATE``).
+writers race: both lock the pair first (``locks.lock_row``; SQLite: ``BEGIN IMMEDIATE``
+already did), so writers on one pair take turns and writers on different pairs never wait.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from studio.store.locks import lock_row
 from studio.store.project import Project
 
 LIVE = ("submitted", "accepted")
@@ -23,6 +25,13 @@ _SELECT = """
     LEFT JOIN people a ON a.id = c.author_id
     LEFT JOIN people r ON r.id = c.reviewer_id
 """
+
+
+def lock_pair(project: Project, pair_id: int) -> None:
+    """Lock the pair for this write transaction, before its captions are read: one writer
+    at a time per pair, so what is read (the person's draft, the live count) stays true
+    until commit. Writers on other pairs do not wait (``studio.store.locks``)."""
+    lock_row(project, "pairs", pair_id)
 
 
 def caption_row(project: Project, caption_id: int) -> dict[str, Any] | None:
@@ -52,11 +61,12 @@ def own_caption_row(project: Project, pair_id: int, author: str) -> dict[str, An
 def write_draft(project: Project, pair_id: int, author_id: int, text: str, now: str) -> int:
     """Keep ``text`` as the person's one draft of the pair (created at the next position).
 
-    Call inside a write transaction: the lookup and the write are one step, so one person
-    in two windows gets one draft (the partial unique index ``captions_one_draft`` backs
-    this up). Returns the draft's id.
+    Call inside a write transaction: the pair is locked, then the lookup and the write are
+    one step, so one person in two windows gets one draft (the partial unique index
+    ``captions_one_draft`` backs this up). Returns the draft's id.
     """
     db = project.db
+    lock_row(project, "pairs", pair_id)
     row = db.execute(
         "SELECT id FROM captions WHERE pair_id = ? AND author_id = ? AND status = 'draft' "
         "ORDER BY id LIMIT 1",
@@ -92,9 +102,11 @@ def submit_draft(
     one and ``outcome`` is ``"submitted"``, ``"changed"`` (the caption is no longer a
     draft), ``"full"`` (the pair has ``per_pair`` live captions) or ``"mine"`` (the author
     already has a live caption on it and captions must come from distinct people).
-    Call inside the ``change`` that audits the submit.
+    Call inside the ``change`` that audits the submit: the pair is locked before anything
+    is counted, so a second writer on it counts this one's caption.
     """
     db = project.db
+    lock_row(project, "pairs", pair_id)
     status = db.execute("SELECT status FROM captions WHERE id = ?", [caption_id]).fetchone()
     live_authors = [
         row[0]

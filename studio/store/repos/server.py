@@ -1,8 +1,10 @@
 """The team server's tables: tokens, leases, applied edits, and the queue with leases.
 
-Every write runs inside the caller's ``project.change`` / ``project.writing`` (the engine's
-write lock), so "take the next pair" reads the queue and writes the lease in one
-serialized step: two people never hold one pair beyond its quota. The queue is the
+Every write runs inside the caller's ``project.change`` / ``project.writing``, and "take
+the next pair" locks the pair it hands out (``studio.store.locks``) and counts its room
+again before the lease is written: two people never hold one pair beyond its quota, and
+people asking at once are handed different pairs (SQLite: ``BEGIN IMMEDIATE`` already
+made each writer the only one). The queue is the
 captions queue of ``caption_queue`` (same conditions) plus one more: the pair's live
 captions and the other people's unexpired leases together stay under the quota.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.store.locks import lock_key, lock_row, skip_locked
 from studio.store.project import Project
 from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me
 
@@ -79,7 +82,13 @@ def drop_expired(project: Project, now: float) -> int:
 
 
 def held_lease(project: Project, kind: str, holder: str, now: float) -> dict[str, Any] | None:
-    """The holder's unexpired lease of this kind (the oldest), if any."""
+    """The holder's unexpired lease of this kind (the oldest), if any.
+
+    Inside a write transaction it first locks this holder's leases of this kind
+    (``lock_key``), so the same person asking twice at once gets one lease, not two.
+    """
+    if project.db.conn.in_transaction:
+        lock_key(project, "lease", kind, holder)
     rows = list(
         project.db.query(
             "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
@@ -156,17 +165,41 @@ _OTHERS_LEASES = (
 def next_pair_to_lease(
     project: Project, author: str, per_pair: int, distinct_authors: bool, now: float
 ) -> int | None:
-    """The first pair that needs this author and has room beside the others' leases."""
-    row = project.db.execute(
-        f"SELECT p.id FROM pairs p WHERE {_VISIBLE} AND {_needs_me(distinct_authors)} "
-        f"AND {_LIVE} + {_OTHERS_LEASES} < :quota ORDER BY p.id LIMIT 1",
-        {"me": author, "quota": per_pair, "now": now},
-    ).fetchone()
-    return None if row is None else int(row[0])
+    """The first pair that needs this author and has room beside the others' leases.
+
+    Call inside the transaction that writes the lease: the pair comes back locked. On
+    PostgreSQL pairs another writer holds are passed over (``skip_locked``), and the room
+    is counted again once the pair is locked (the first count read a snapshot taken
+    before the lock; a lease committed in between counts now).
+    """
+    wanted = f"{_VISIBLE} AND {_needs_me(distinct_authors)} AND {_LIVE} + {_OTHERS_LEASES} < :quota"
+    params: dict[str, Any] = {"me": author, "quota": per_pair, "now": now}
+    after = -1
+    while True:
+        row = project.db.execute(
+            f"SELECT p.id FROM pairs p WHERE p.id > :after AND {wanted} ORDER BY p.id LIMIT 1"
+            + skip_locked(project, "p"),
+            {**params, "after": after},
+        ).fetchone()
+        if row is None or project.url is None:
+            return None if row is None else int(row[0])
+        pair_id = int(row[0])
+        still = project.db.execute(
+            f"SELECT 1 FROM pairs p WHERE p.id = :pair AND {wanted}", {**params, "pair": pair_id}
+        ).fetchone()
+        if still is not None:
+            return pair_id
+        after = pair_id
 
 
 def pair_room(project: Project, pair_id: int, holder: str, now: float) -> tuple[int, int] | None:
-    """``(live captions, others' unexpired leases)`` of a visible pair; None: no such pair."""
+    """``(live captions, others' unexpired leases)`` of a visible pair; None: no such pair.
+
+    Inside a write transaction the pair is locked first, so the count holds until the
+    transaction that acts on it commits.
+    """
+    if project.db.conn.in_transaction:
+        lock_row(project, "pairs", pair_id)
     row = project.db.execute(
         f"SELECT {_LIVE}, {_OTHERS_LEASES} FROM pairs p WHERE p.id = :pair AND {_VISIBLE}",
         {"me": holder, "now": now, "pair": pair_id},
@@ -188,6 +221,11 @@ def pair_images(project: Project, pair_id: int) -> dict[str, Any] | None:
 
 
 def applied_edit(project: Project, uid: str) -> dict[str, Any] | None:
+    """The answer kept for edit ``uid``, if it was applied. Inside a write transaction the
+    uid is locked first (``lock_key``): a resend that arrives while the first is being
+    applied waits for it, then reads its answer, so an edit is applied once."""
+    if project.db.conn.in_transaction:
+        lock_key(project, "edit", uid)
     rows = list(
         project.db.query(
             "SELECT uid, holder, status, answer FROM server_edits WHERE uid = ?", [uid]

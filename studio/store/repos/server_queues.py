@@ -1,14 +1,17 @@
 """The team server's review and attribute queues, and who may see which picture.
 
 Like the caption queue (``server.next_pair_to_lease``) these are queries run inside the
-write transaction that then takes the lease, so two reviewers never hold one caption and
-two annotators never hold one image. A person's skips are the audit rows of their
+write transaction that then takes the lease; the item comes back locked
+(``studio.store.locks``) and checked again once locked, so two reviewers never hold one
+caption and two annotators never hold one image, while people asking at once are handed
+different items. A person's skips are the audit rows of their
 releases (``skip_review`` on a caption, ``attributes.skip`` on an image): a skipped item
 leaves that person's queue, as a skipped pair does on the desktop.
 """
 
 from __future__ import annotations
 
+from studio.store.locks import lock_row, skip_locked
 from studio.store.project import Project
 
 REVIEW_SKIP = "skip_review"
@@ -27,19 +30,37 @@ _OTHERS_IMAGE = (
 def next_caption_to_review(project: Project, reviewer: str, now: float) -> int | None:
     """The first submitted caption written by someone else that nobody else holds and this
     reviewer did not skip, in pair order (the desktop's default review order)."""
-    row = project.db.execute(
-        "SELECT c.id FROM captions c LEFT JOIN people a ON a.id = c.author_id "
-        "WHERE c.status = 'submitted' AND (a.name IS NULL OR a.name != :me) "
+    wanted = (
+        "c.status = 'submitted' AND (a.name IS NULL OR a.name != :me) "
         f"AND NOT {_OTHERS_REVIEW} "
         "AND NOT EXISTS (SELECT 1 FROM audit_log s WHERE s.entity = 'caption' "
-        "AND s.entity_id = CAST(c.id AS TEXT) AND s.action = :skip AND s.actor = :me) "
-        "ORDER BY c.pair_id, c.position, c.id LIMIT 1",
-        {"me": reviewer, "now": now, "skip": REVIEW_SKIP},
-    ).fetchone()
-    return None if row is None else int(row[0])
+        "AND s.entity_id = CAST(c.id AS TEXT) AND s.action = :skip AND s.actor = :me)"
+    )
+    params = {"me": reviewer, "now": now, "skip": REVIEW_SKIP}
+    found = "SELECT c.id FROM captions c LEFT JOIN people a ON a.id = c.author_id WHERE "
+    skipped: list[int] = []
+    while True:
+        passed = f"AND c.id NOT IN ({', '.join(map(str, skipped))}) " if skipped else ""
+        row = project.db.execute(
+            f"{found}{wanted} {passed}ORDER BY c.pair_id, c.position, c.id LIMIT 1"
+            + skip_locked(project, "c"),
+            params,
+        ).fetchone()
+        if row is None or project.url is None:
+            return None if row is None else int(row[0])
+        still = project.db.execute(
+            f"{found}c.id = :caption AND {wanted}", {**params, "caption": int(row[0])}
+        ).fetchone()  # again, now that it is locked: a lease committed meanwhile counts
+        if still is not None:
+            return int(row[0])
+        skipped.append(int(row[0]))
 
 
 def review_held_by_others(project: Project, caption_id: int, holder: str, now: float) -> bool:
+    """Whether another reviewer holds the caption; inside a write transaction the caption
+    is locked first, so the answer holds until that transaction commits."""
+    if project.db.conn.in_transaction:
+        lock_row(project, "captions", caption_id)
     row = project.db.execute(
         f"SELECT {_OTHERS_REVIEW} FROM captions c WHERE c.id = :caption",
         {"me": holder, "now": now, "caption": caption_id},
@@ -57,20 +78,41 @@ def next_image_to_decide(project: Project, person: str, now: float) -> str | Non
     """The first image with undecided suggestions that nobody else holds, that no team
     batch gave to someone else, and that this person did not skip; images of their own
     attribute batches (``team assign attributes``) come first."""
-    row = project.db.execute(
-        "SELECT i.id FROM images i WHERE i.missing = 0 "
+    wanted = (
+        "i.missing = 0 "
         "AND EXISTS (SELECT 1 FROM image_attributes s WHERE s.image_id = i.id "
         "AND s.status = 'suggested') "
         f"AND NOT {_OTHERS_IMAGE} AND NOT {_ASSIGNED_TO.format(op='!=')} "
         "AND NOT EXISTS (SELECT 1 FROM audit_log k WHERE k.entity = 'image_attributes' "
-        "AND k.entity_id = i.id AND k.action = :skip AND k.actor = :me) "
-        f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, i.id LIMIT 1",
-        {"me": person, "now": now, "skip": ATTRIBUTE_SKIP},
-    ).fetchone()
-    return None if row is None else str(row[0])
+        "AND k.entity_id = i.id AND k.action = :skip AND k.actor = :me)"
+    )
+    params: dict[str, object] = {"me": person, "now": now, "skip": ATTRIBUTE_SKIP}
+    skipped: list[str] = []
+    while True:
+        holes = {f"s{n}": image for n, image in enumerate(skipped)}
+        passed = f"AND i.id NOT IN ({', '.join(':' + h for h in holes)}) " if holes else ""
+        row = project.db.execute(
+            f"SELECT i.id FROM images i WHERE {wanted} {passed}"
+            f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, i.id LIMIT 1"
+            + skip_locked(project, "i"),
+            {**params, **holes},
+        ).fetchone()
+        if row is None or project.url is None:
+            return None if row is None else str(row[0])
+        still = project.db.execute(
+            f"SELECT 1 FROM images i WHERE i.id = :image AND {wanted}",
+            {**params, "image": str(row[0])},
+        ).fetchone()  # again, now that it is locked: a lease committed meanwhile counts
+        if still is not None:
+            return str(row[0])
+        skipped.append(str(row[0]))
 
 
 def image_held_by_others(project: Project, image_id: str, holder: str, now: float) -> bool:
+    """Whether someone else holds the image; inside a write transaction the image is
+    locked first, so the answer holds until that transaction commits."""
+    if project.db.conn.in_transaction:
+        lock_row(project, "images", image_id)
     row = project.db.execute(
         f"SELECT {_OTHERS_IMAGE} FROM images i WHERE i.id = :image",
         {"me": holder, "now": now, "image": image_id},

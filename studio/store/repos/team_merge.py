@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studio.store.database import utc_now
-from studio.store.errors import RecordRejected
 from studio.store.project import Project
 
 # audit_log.entity -> (table, SQL expression giving the entity_id text) to re-point rows
@@ -92,13 +91,8 @@ def update_record(project: Project, table: str, uid: str, values: Mapping[str, A
 def _guarded(project: Project, sql: str, params: Sequence[Any]) -> None:
     """Run one statement in a savepoint, so a refused row leaves the transaction usable
     (PostgreSQL aborts the whole transaction otherwise)."""
-    import sqlite3
-
-    try:
-        with project.db.atomic():  # nested: a savepoint
-            project.db.execute(sql, params)
-    except sqlite3.IntegrityError as error:
-        raise RecordRejected(str(error)) from error
+    with project.db.atomic():  # nested: a savepoint
+        project.db.execute(sql, params)
 
 
 def add_transaction_images(

@@ -1,0 +1,73 @@
+"""The lock a rule needs, and no more (ARCHITECTURE.md, Data).
+
+A rule that several writers could break together (two live captions per pair from
+different people, a pair's captions and leases under its quota, one reviewer per caption,
+an edit applied once) is checked inside the write transaction that acts on it, after the
+repository locked the one thing the rule is about:
+
+- ``lock_row(project, "pairs", pair_id)``: that row, until the transaction ends
+  (PostgreSQL ``SELECT … FOR NO KEY UPDATE``: it does not block the foreign-key checks of
+  rows that merely point at it). A second writer on the same pair waits for the first to
+  commit, then reads what it wrote (read committed: every statement sees the newest data).
+- ``lock_key(project, "edit", uid)``: a thing that has no row yet (an edit's uid, a
+  person's lease of one kind): a transaction-level advisory lock on its name.
+- ``skip_locked(project, "p")``: the end of a "next item" query, so that people asking
+  at once are handed different items instead of queueing behind one (PostgreSQL
+  ``FOR NO KEY UPDATE OF p SKIP LOCKED``); the caller re-checks its item with a fresh
+  statement once it holds it.
+
+On SQLite each is a no-op: ``BEGIN IMMEDIATE`` already made the transaction the only
+writer of the project. Writers on different pairs never wait for each other on
+PostgreSQL. Waits end after the connection's ``lock_timeout`` with ``ProjectBusyError``;
+a deadlock PostgreSQL detects is the same ``ProjectBusyError`` (the transaction was
+undone whole, so trying again is safe).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from studio.store.project import Project
+
+ITEM_LOCK_CLASS = 0x43495249  # "CIRI": first key of the two-key advisory locks of items
+_LOCKABLE = {"pairs", "captions", "images", "rating_assignments"}
+
+
+def _postgresql(project: Project) -> bool:
+    if not project.db.conn.in_transaction:
+        raise RuntimeError("A rule's lock is taken inside the write transaction that checks it.")
+    return project.url is not None
+
+
+def lock_row(project: Project, table: str, key: object) -> bool:
+    """Lock the row of ``table`` whose id is ``key`` until the transaction ends; whether
+    the row exists (always True on SQLite, where nothing is locked)."""
+    if table not in _LOCKABLE:
+        raise ValueError(f"No rule locks rows of {table!r}.")
+    if not _postgresql(project):
+        return True
+    held = project.pg_db.row_locks
+    if (table, key) in held:
+        return True  # this transaction holds it already: no second round trip
+    row = project.db.execute(
+        f"SELECT 1 FROM {table} WHERE id = ? FOR NO KEY UPDATE", [key]
+    ).fetchone()
+    if row is not None:
+        held.add((table, key))
+    return row is not None
+
+
+def lock_key(project: Project, *name: object) -> None:
+    """Lock the thing called ``name`` (no row of its own) until the transaction ends."""
+    if not _postgresql(project):
+        return
+    text = "\x1f".join(str(part) for part in name)
+    project.db.execute(f"SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, hashtext(?))", [text])
+
+
+def skip_locked(project: Project, alias: str) -> str:
+    """The locking clause that ends a "next item" query (empty on SQLite)."""
+    if not _postgresql(project):
+        return ""
+    return f" FOR NO KEY UPDATE OF {alias} SKIP LOCKED"
