@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from studio.errors import StudioError
+from studio.importers.registry import import_formats
 from studio.jobs import JobCancelled
 from studio.settings import demo_project_dir
 from studio.store import Project
@@ -27,6 +28,7 @@ from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
 from widgets.elided_label import ElidedLabel
 from widgets.file_dialogs import choose_folder, open_file, open_files
+from widgets.format_dialog import FormatDialog, fill_format_menu
 from widgets.image_folder_action import ImageFolderAction
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
@@ -113,6 +115,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
+        self.import_menu = file_menu.addMenu("&Import")  # every format (studio/importers/formats)
+        fill_format_menu(self.import_menu, import_formats(), self.import_format)
+        self.import_menu.setEnabled(False)
         self._action(file_menu, "&Fetch Pictures from URL Lists…", self.fetch_pictures)
         self.team_menu = TeamMenu(self, file_menu)
         self._action(file_menu, "Connect to &Team Server…", self.show_connect_dialog)
@@ -159,6 +164,7 @@ class MainWindow(QMainWindow):
         return [pane.title for pane in self.panes]
 
     def _on_project_changed(self, project: Project | None) -> None:
+        self.import_menu.setEnabled(project is not None and not project.read_only)
         if project is not self._shown_project:
             self._shown_project, self._told_backup = project, False
         if project is None:
@@ -184,6 +190,13 @@ class MainWindow(QMainWindow):
             )
 
     # -- projects --------------------------------------------------------------------
+
+    def import_format(self, name: str) -> FormatDialog | None:
+        """File → Import → NAME: its options in one dialog; the Pairs pane runs the import
+        as a job (progress and Cancel in the status bar) and says what it added."""
+        pairs = next(pane for pane in self.panes if isinstance(pane, PairsPane))
+        self.show_pane(self.panes.index(pairs))
+        return pairs.open_import(name)
 
     def open_project(self, path: Path | str) -> bool:
         try:

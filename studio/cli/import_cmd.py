@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from contextlib import nullcontext
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, cli_user, open_project, project_for_import
 from studio.importers.registry import ImportFormat, Option, import_formats
+from studio.store import Project
 
 NEW_PROJECT = ("the project (created, with the images as its image root, when the path does "
                "not exist)")
@@ -49,37 +50,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_option(parser: argparse.ArgumentParser, option: Option) -> None:
-    """One declared option as an argparse argument (its ``dest`` is the option's name)."""
+    """One declared option as an argparse argument (``dest``: ``option.argument``)."""
     if option.flag is None:
-        parser.add_argument(option.name, type=CLI_TYPES[option.kind], help=option.help,
+        parser.add_argument(option.argument, type=CLI_TYPES[option.kind], help=option.help,
                             metavar=option.metavar or option.name.upper())
         return
     if option.kind == "bool":
-        parser.add_argument(option.flag, dest=option.name, action="store_true",
+        parser.add_argument(option.flag, dest=option.argument, action="store_true",
                             help=option.help)
         return
     default = f" ({option.default})" if option.default not in (None, "") else ""
-    parser.add_argument(option.flag, dest=option.name, type=CLI_TYPES[option.kind],
+    parser.add_argument(option.flag, dest=option.argument, type=CLI_TYPES[option.kind],
                         default=option.default, metavar=option.metavar,
                         choices=option.choices or None, help=option.help + default)
 
 
 def values_of(options: tuple[Option, ...], args: argparse.Namespace) -> dict[str, Any]:
-    return {option.name: getattr(args, option.name) for option in options}
+    """The options' values; one the command did not set falls back to the same-named
+    argument before the command (``cir-studio --model M export ranking …``)."""
+    values = {}
+    for option in options:
+        value = getattr(args, option.argument)
+        if value is None and option.argument != option.name:
+            value = getattr(args, option.name, None)
+        values[option.name] = value
+    return values
 
 
 def run_import(args: argparse.Namespace) -> int:
     fmt: ImportFormat = import_formats()[args.import_kind]
     values = values_of(fmt.options, args)
+    opened: AbstractContextManager[Project]
     if fmt.image_root is None:
         opened = open_project(args)
     else:
         given = getattr(args, "sub_project", None) or getattr(args, "project", None)
         opened = project_for_import(args, fmt.image_root(values, Path(given) if given else None))
-    bar = TerminalProgress(f"Importing {fmt.name}") if fmt.terminal_progress else nullcontext()
-    with opened as project, bar as progress:
-        report = fmt.run(project, values, actor=cli_user(),
-                         **({"progress": progress} if progress is not None else {}))
+    with opened as project:
+        if fmt.terminal_progress:
+            with TerminalProgress(f"Importing {fmt.name}") as bar:
+                report = fmt.run(project, values, actor=cli_user(), progress=bar)
+        else:
+            report = fmt.run(project, values, actor=cli_user())
     outcome = fmt.outcome(report)
     if args.json:
         print(json.dumps(outcome.data, sort_keys=True, default=str))

@@ -1,61 +1,15 @@
-"""``import fashionpedia|fashionx`` and ``export fashionpedia|fashionx|omnifashion``:
-head-to-toe outfit annotation in and out (issue #25)."""
+"""``cir-studio outfits suggest|review``: model help on outfit annotations (issue #25).
+
+Their import and export are declared with every other format, in
+``studio/importers/formats/`` and ``studio/exporters/formats/``."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import add_project_argument, cli_user, open_project
-
-EXPORTS = {
-    "fashionpedia": "the outfits as one Fashionpedia (COCO-style) file OUT",
-    "fashionx": "the outfits as a FashionX-style JSON file OUT (one object per picture)",
-    "omnifashion": "OmniFashion-style dialogue samples as JSON Lines in OUT",
-}
-
-
-def register_exports(kinds: argparse._SubParsersAction) -> None:
-    for name, help_text in EXPORTS.items():
-        parser = kinds.add_parser(name, help=help_text,
-                                  description=help_text[0].upper() + help_text[1:] + ".")
-        parser.add_argument("out", type=Path, help="the file to write")
-        add_project_argument(parser)
-        parser.add_argument("--json", action="store_true", help="print a JSON summary")
-        if name == "omnifashion":
-            parser.add_argument("--seed", type=int, default=0,
-                                help="seed for the wording and the order (same seed, same file)")
-        parser.set_defaults(func=run_export)
-
-
-def run_export(args: argparse.Namespace) -> int:
-    with open_project(args) as project, \
-            TerminalProgress(f"Exporting {args.export_kind}") as progress:
-        if args.export_kind == "fashionpedia":
-            from studio.outfits.fashionpedia_write import export_fashionpedia
-
-            summary = export_fashionpedia(project, args.out, progress=progress)
-        elif args.export_kind == "fashionx":
-            from studio.outfits.fashionx_io import export_fashionx
-
-            summary = export_fashionx(project, args.out, progress=progress)
-        else:
-            from studio.outfits.omnifashion import export_omnifashion
-
-            summary = export_omnifashion(project, args.out, seed=args.seed, progress=progress)
-    if args.json:
-        print(json.dumps(summary, sort_keys=True))
-        return 0
-    for key, value in summary.items():
-        if key == "tasks":
-            for task, count in value.items():
-                print(f"  {task}: {count}")
-        elif key != "out":
-            print(f"{key.replace('_', ' ')}: {value}")
-    print(f"Written to {summary['out']}")
-    return 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

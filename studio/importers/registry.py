@@ -47,7 +47,9 @@ class Option:
     """One setting of a format: an argparse argument and one row of its dialog.
 
     ``flag`` None makes it the positional argument (always required); ``name`` is the
-    keyword ``read`` receives and the argparse ``dest``.
+    keyword ``read`` receives, and the argparse ``dest`` unless ``dest`` says otherwise
+    (``--model`` of an export is ``export_model``, so ``cir-studio --model M export …``
+    still reaches it when the command's own flag is not given).
     """
 
     name: str
@@ -60,6 +62,7 @@ class Option:
     choices: tuple[str, ...] = ()
     minimum: int = 0
     maximum: int = 1_000_000
+    dest: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in OPTION_KINDS:
@@ -71,6 +74,11 @@ class Option:
             raise ValueError(f"option {self.name!r}: a flag starts with --")
         if self.kind == "bool" and self.flag is None:
             raise ValueError(f"option {self.name!r}: an on/off option needs a flag")
+
+    @property
+    def argument(self) -> str:
+        """The argparse ``dest``."""
+        return self.dest or self.name
 
     @property
     def required(self) -> bool:
@@ -125,27 +133,20 @@ class ImportFormat:
     terminal_progress: bool = True  # a quick check-then-write prints no bar (one line on error)
 
     def __post_init__(self) -> None:
-        names = [o.name for o in self.options]
-        if len(set(names)) != len(names):
-            raise ValueError(f"format {self.name!r}: two options share a name")
-        if sum(o.flag is None for o in self.options) != 1:
-            raise ValueError(f"format {self.name!r}: exactly one option has no flag (its input)")
-        reserved = {"project", "demo", "model", "device", "json", "command", "func"}
-        if clash := reserved & set(names):
-            raise ValueError(f"format {self.name!r}: option names {sorted(clash)} are taken")
+        check_options(self.name, self.options)
 
     @property
     def input(self) -> Option:
         """The positional option: the file or folder read."""
         return next(o for o in self.options if o.flag is None)
 
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
     @property
     def skips_invalid(self) -> bool:
         """Whether it can import the valid entries of a file with bad ones."""
         return any(o.name == "skip_invalid" for o in self.options)
-
-    def defaults(self) -> dict[str, Any]:
-        return {o.name: o.default for o in self.options}
 
     def run(
         self,
@@ -158,16 +159,38 @@ class ImportFormat:
     ) -> Any:
         """Read with ``values`` (missing options take their defaults): the job both faces
         run (the window through its job runner, so progress and cancel arrive as keywords)."""
-        unknown = set(values) - {o.name for o in self.options}
-        if unknown:
-            raise StudioError(f"{self.name}: no option {', '.join(sorted(unknown))}")
-        options = {**self.defaults(), **values}
-        if options.get(self.input.name) in (None, ""):
-            raise StudioError(f"{self.name}: say which {self.input.title.lower()} to import.")
+        options = complete(self, values, "import")
         return self.read(project, actor=actor, progress=progress, cancel=cancel, **options)
 
 
-def _declared(package: str) -> list[Any]:
+# Names the command line's own arguments take (argparse dests of every parser above a format).
+RESERVED = {"sub_project", "sub_demo", "project", "demo", "model", "device", "json", "command",
+            "func", "import_kind", "export_kind", "screenshots", "smoke_test"}
+
+
+def check_options(name: str, options: tuple[Option, ...]) -> None:
+    names = [o.name for o in options]
+    if len(set(names)) != len(names):
+        raise ValueError(f"format {name!r}: two options share a name")
+    if sum(o.flag is None for o in options) != 1:
+        raise ValueError(f"format {name!r}: exactly one option has no flag (its input)")
+    if clash := RESERVED & {o.argument for o in options}:
+        raise ValueError(f"format {name!r}: option names {sorted(clash)} are taken (give a dest)")
+
+
+def complete(fmt: Any, values: Mapping[str, Any], verb: str) -> dict[str, Any]:
+    """``values`` with every option (defaults for the missing), refused when the input is
+    not given or an option is unknown."""
+    unknown = set(values) - {o.name for o in fmt.options}
+    if unknown:
+        raise StudioError(f"{fmt.name}: no option {', '.join(sorted(unknown))}")
+    options = {**fmt.defaults(), **values}
+    if options.get(fmt.input.name) in (None, ""):
+        raise StudioError(f"{fmt.name}: say which {fmt.input.title.lower()} to {verb}.")
+    return options
+
+
+def declared(package: str) -> list[Any]:
     module = importlib.import_module(package)
     found = []
     for info in pkgutil.iter_modules(module.__path__):
@@ -180,7 +203,7 @@ def _declared(package: str) -> list[Any]:
     return found
 
 
-def _by_name(formats: Iterable[Any], what: str) -> dict[str, Any]:
+def by_name(formats: Iterable[Any], what: str) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for fmt in sorted(formats, key=lambda f: f.name):
         if fmt.name in table:
@@ -192,7 +215,7 @@ def _by_name(formats: Iterable[Any], what: str) -> dict[str, Any]:
 @cache
 def import_formats() -> dict[str, ImportFormat]:
     """Every format the studio reads, by name, in order of name."""
-    return _by_name(_declared("studio.importers.formats"), "import")
+    return by_name(declared("studio.importers.formats"), "import")
 
 
 def import_format(name: str) -> ImportFormat:
