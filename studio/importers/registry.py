@@ -95,6 +95,8 @@ class Option:
             return self.metavar or self.name.upper()
         if self.kind == "bool":
             return self.flag
+        if self.kind == "choice" and not self.metavar:
+            return f"{self.flag} {{{','.join(self.choices)}}}"
         return f"{self.flag} {self.metavar or self.name.upper()}"
 
 
@@ -229,9 +231,9 @@ def import_format(name: str) -> ImportFormat:
 def options_markdown(options: Iterable[Option]) -> list[str]:
     lines = []
     for option in options:
-        default = "" if option.default in (None, False, "") else f" (default: {option.default})"
-        choices = f" One of: {', '.join(option.choices)}." if option.choices else ""
-        lines.append(f"  - `{option.cli()}`: {option.help}{choices}{default}")
+        unset = option.default is None or option.default is False or option.default == ""
+        default = "" if unset else f" (default: {option.default})"
+        lines.append(f"  - `{option.cli()}`: {option.help}{default}")
     return lines
 
 

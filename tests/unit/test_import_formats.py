@@ -81,7 +81,7 @@ def test_the_formats_page_lists_every_format_with_its_options() -> None:
         assert f"`cir-studio import {fmt.name}`" in page
         for option in fmt.options:
             assert f"`{option.cli()}`" in page
-    assert "`--id-from ID_FROM`: " in page and "One of: stem, path." in page
+    assert "`--id-from {stem,path}`: " in page and "(default: stem)" in page
 
 
 FASHIONMT = [{"ref": "dress-00000", "tar1": "dress-00001", "mod1": "is beige"},
@@ -122,3 +122,20 @@ def test_an_import_that_needs_an_existing_project_does_not_make_one(tmp_path: Pa
     source.write_text(json.dumps(FASHIONMT), encoding="utf-8")
     assert main(["import", "fashionmt", str(source), "--project", str(tmp_path / "new")]) == 2
     assert not (tmp_path / "new").exists()
+
+
+def test_a_format_is_one_file_the_registry_finds(tmp_path: Path, monkeypatch) -> None:
+    from studio.importers.registry import by_name, declared
+
+    package = tmp_path / "more_formats"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "coco.py").write_text(
+        "from studio.importers.registry import ImportFormat, Option, Outcome\n"
+        "FORMAT = ImportFormat(name='coco', title='COCO captions', description='COCO',\n"
+        "    options=(Option('file', 'file', 'the captions file'),),\n"
+        "    read=lambda project, **options: options, outcome=lambda r: Outcome('done'))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    [found] = by_name(declared("more_formats"), "import").values()
+    assert found.name == "coco" and found.run(None, {"file": "c.json"})["file"] == "c.json"

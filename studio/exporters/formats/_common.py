@@ -8,10 +8,9 @@ from typing import Any
 
 from studio.importers.registry import Option, OptionKind, Outcome
 
-PAIRS_OUT = "folder (or .jsonl file) to write"
 
-
-def out(kind: OptionKind, help_text: str = PAIRS_OUT, label: str = "Write to") -> Option:
+def out(kind: OptionKind, help_text: str = "", label: str = "Write to") -> Option:
+    help_text = help_text or (f"the {kind} to write" if kind == "folder" else "the file to write")
     return Option("out", kind, help_text, label=label, metavar="OUT")
 
 

@@ -9,7 +9,7 @@ FORMAT = ExportFormat(
     name="jsonl",
     title="Pairs as JSON Lines",
     description="one JSON line per pair with every caption's author, reviewer, status and times",
-    options=(out("path"), SOURCE),
+    options=(out("path", "the .jsonl file to write"), SOURCE),
     write=pairs_writer("studio.exporters.jsonl", "export_jsonl"),
     outcome=pairs_outcome,
 )
