@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
 from qasync import asyncSlot
 
 from studio.errors import StudioError
+from studio.exporters.registry import export_format, export_formats
+from studio.importers.registry import import_formats
 from studio.jobs import JobCancelled
 from studio.settings import demo_project_dir
 from studio.store import Project
@@ -27,6 +29,7 @@ from studio.workspace import Workspace
 from widgets.about_dialog import AboutDialog
 from widgets.elided_label import ElidedLabel
 from widgets.file_dialogs import choose_folder, open_file, open_files
+from widgets.format_dialog import FormatDialog, fill_format_menu
 from widgets.image_folder_action import ImageFolderAction
 from widgets.job_status import JobStatus
 from widgets.panes.attributes_pane import AttributesPane
@@ -113,6 +116,12 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
+        self.import_menu = file_menu.addMenu("&Import")  # every format (studio/importers/formats)
+        fill_format_menu(self.import_menu, import_formats(), self.import_format)
+        self.import_menu.setEnabled(False)
+        self.export_menu = file_menu.addMenu("&Export")  # every format (studio/exporters/formats)
+        fill_format_menu(self.export_menu, export_formats(), self.export_format)
+        self.export_menu.setEnabled(False)
         self._action(file_menu, "&Fetch Pictures from URL Lists…", self.fetch_pictures)
         self.team_menu = TeamMenu(self, file_menu)
         self._action(file_menu, "Connect to &Team Server…", self.show_connect_dialog)
@@ -159,6 +168,8 @@ class MainWindow(QMainWindow):
         return [pane.title for pane in self.panes]
 
     def _on_project_changed(self, project: Project | None) -> None:
+        self.import_menu.setEnabled(project is not None and not project.read_only)
+        self.export_menu.setEnabled(project is not None)
         if project is not self._shown_project:
             self._shown_project, self._told_backup = project, False
         if project is None:
@@ -184,6 +195,44 @@ class MainWindow(QMainWindow):
             )
 
     # -- projects --------------------------------------------------------------------
+
+    def import_format(self, name: str) -> FormatDialog | None:
+        """File → Import → NAME: its options in one dialog; the Pairs pane runs the import
+        as a job (progress and Cancel in the status bar) and says what it added."""
+        pairs = next(pane for pane in self.panes if isinstance(pane, PairsPane))
+        self.show_pane(self.panes.index(pairs))
+        return pairs.open_import(name)
+
+    def export_format(self, name: str) -> FormatDialog | None:
+        """File → Export → NAME: its options in one dialog; OK writes it as a job."""
+        if self.workspace.project is None:
+            return None
+        dialog = FormatDialog(export_format(name), "Export", self.workspace.settings, self)
+        dialog.accepted.connect(lambda: self._export(name, dialog.values()))
+        dialog.open()
+        self.format_dialog = dialog
+        return dialog
+
+    @asyncSlot()
+    async def _export(self, name: str, values: dict) -> None:
+        await self.export_values(name, values)
+
+    async def export_values(self, name: str, values: dict):
+        """Write as a job (progress and Cancel in the status bar); say where it went."""
+        project = self.workspace.project
+        if project is None:
+            return None
+        fmt = export_format(name)
+        try:
+            summary = await self.runner.run(f"Exporting {fmt.title}", fmt.run, project, values)
+        except JobCancelled:
+            self.statusBar().showMessage("Export cancelled.", 10000)
+            return None
+        except StudioError as error:
+            self.show_error("Cannot export", str(error))
+            return None
+        self.statusBar().showMessage(fmt.outcome(summary).message, 15000)
+        return summary
 
     def open_project(self, path: Path | str) -> bool:
         try:

@@ -1,36 +1,12 @@
-"""``cir-studio import chatir`` and ``cir-studio evaluate chatir`` (registered by the
-import and evaluate commands)."""
+"""``cir-studio evaluate chatir`` (registered by the evaluate command; ``import chatir``
+is declared in ``studio/importers/formats/chatir.py``)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 
 from studio.cli.progress import TerminalProgress
 from studio.cli.project_arg import cli_user, open_project
-
-
-def print_import_report(report, as_json: bool) -> None:
-    if as_json:
-        print(json.dumps(report.to_dict(), sort_keys=True))
-        return
-    for name, count in sorted(report.datasets.items()):
-        print(f"{name}: {count} dialogs")
-    for name, count in sorted(report.search_spaces.items()):
-        print(f"Search_Space_{name}: {count} images")
-    print(
-        f"Added {report.images_added} images and {report.dialogs_added} recorded chat "
-        "dialogs (Retrieval → Recorded sessions)."
-    )
-    if report.missing_images:
-        print(
-            f"{len(report.missing_images)} image files are missing (give --images DIR, the "
-            "folder that holds unlabeled2017/)."
-        )
-    if report.targets_outside_search_space:
-        print(f"{report.targets_outside_search_space} dialog targets are not in the search space.")
-    for problem in report.problems[:10]:
-        print(f"  skipped: {problem}")
 
 
 def run_evaluate_chatir(args: argparse.Namespace) -> int:

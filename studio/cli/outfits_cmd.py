@@ -1,117 +1,15 @@
-"""``import fashionpedia|fashionx`` and ``export fashionpedia|fashionx|omnifashion``:
-head-to-toe outfit annotation in and out (issue #25)."""
+"""``cir-studio outfits suggest|review``: model help on outfit annotations (issue #25).
+
+Their import and export are declared with every other format, in
+``studio/importers/formats/`` and ``studio/exporters/formats/``."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from studio.cli.progress import TerminalProgress
-from studio.cli.project_arg import add_project_argument, cli_user, open_project, project_for_import
-
-IMPORTS = {
-    "fashionpedia": "a Fashionpedia (COCO-style) file: garments and parts with polygons or "
-    "RLE masks, categories and attributes",
-    "fashionx": "a FashionX-style JSON file: one hierarchical annotation per picture "
-    "(docs/fashionx.schema.json)",
-}
-EXPORTS = {
-    "fashionpedia": "the outfits as one Fashionpedia (COCO-style) file OUT",
-    "fashionx": "the outfits as a FashionX-style JSON file OUT (one object per picture)",
-    "omnifashion": "OmniFashion-style dialogue samples as JSON Lines in OUT",
-}
-
-
-def register_imports(kinds: argparse._SubParsersAction) -> None:
-    for name, help_text in IMPORTS.items():
-        parser = kinds.add_parser(
-            name, help=help_text,
-            description=help_text[0].upper() + help_text[1:] + ". The whole file is checked "
-            "first; any problem (listed by entry) stops the import before anything is written.",
-        )
-        parser.add_argument("file", type=Path, help="the JSON file")
-        parser.add_argument("--images", type=Path, metavar="DIR",
-                            help="folder of the picture files (default: FILE's folder/images)")
-        add_project_argument(parser, "the project (created, with the images as its image "
-                             "root, when the path does not exist)")
-        parser.add_argument("--ontology", type=Path, metavar="FILE",
-                            help="first add a Fashionpedia-style ontology file (categories and "
-                            "attributes): the one the file's names come from (an export's "
-                            "NAME.ontology.json beside it is read without this)")
-        parser.add_argument("--json", action="store_true", help="print the report as JSON")
-        parser.set_defaults(func=run_import)
-
-
-def register_exports(kinds: argparse._SubParsersAction) -> None:
-    for name, help_text in EXPORTS.items():
-        parser = kinds.add_parser(name, help=help_text,
-                                  description=help_text[0].upper() + help_text[1:] + ".")
-        parser.add_argument("out", type=Path, help="the file to write")
-        add_project_argument(parser)
-        parser.add_argument("--json", action="store_true", help="print a JSON summary")
-        if name == "omnifashion":
-            parser.add_argument("--seed", type=int, default=0,
-                                help="seed for the wording and the order (same seed, same file)")
-        parser.set_defaults(func=run_export)
-
-
-def run_import(args: argparse.Namespace) -> int:
-    images = args.images or args.file.parent / "images"
-    with project_for_import(args, images) as project, \
-            TerminalProgress(f"Importing {args.import_kind}") as progress:
-        if args.ontology:
-            from studio.outfits.ontology import import_ontology_file
-
-            import_ontology_file(project, args.ontology, cli_user())
-        if args.import_kind == "fashionpedia":
-            from studio.outfits.fashionpedia import import_fashionpedia
-
-            report = import_fashionpedia(project, args.file, images, actor=cli_user(),
-                                         progress=progress).to_dict()
-        else:
-            from studio.outfits.fashionx_io import import_fashionx
-
-            report = import_fashionx(project, args.file, images, actor=cli_user(),
-                                     progress=progress)
-    if args.json:
-        print(json.dumps(report, sort_keys=True))
-        return 0
-    for key, value in report.items():
-        if key == "missing_images":
-            if value:
-                print(f"{len(value)} picture files are missing: {', '.join(value[:10])}")
-        elif key != "file":
-            print(f"{key.replace('_', ' ')}: {value}")
-    return 0
-
-
-def run_export(args: argparse.Namespace) -> int:
-    with open_project(args) as project, \
-            TerminalProgress(f"Exporting {args.export_kind}") as progress:
-        if args.export_kind == "fashionpedia":
-            from studio.outfits.fashionpedia_write import export_fashionpedia
-
-            summary = export_fashionpedia(project, args.out, progress=progress)
-        elif args.export_kind == "fashionx":
-            from studio.outfits.fashionx_io import export_fashionx
-
-            summary = export_fashionx(project, args.out, progress=progress)
-        else:
-            from studio.outfits.omnifashion import export_omnifashion
-
-            summary = export_omnifashion(project, args.out, seed=args.seed, progress=progress)
-    if args.json:
-        print(json.dumps(summary, sort_keys=True))
-        return 0
-    for key, value in summary.items():
-        if key == "tasks":
-            for task, count in value.items():
-                print(f"  {task}: {count}")
-        elif key != "out":
-            print(f"{key.replace('_', ' ')}: {value}")
-    print(f"Written to {summary['out']}")
-    return 0
+from studio.cli.project_arg import add_project_argument, cli_user, open_project
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

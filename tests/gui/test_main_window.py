@@ -146,3 +146,76 @@ def test_a_postgresql_project_shows_its_url_without_the_password(
     for shown in (dashboard.heading.text(), window.project_label.text()):
         assert "postgresql://" in shown and parts.path.lstrip("/") in shown
         assert "s3cret" not in shown and "project.pg" not in shown
+
+
+def cli_formats(command: str) -> list[str]:
+    import argparse
+
+    from studio.cli.main import build_parser
+
+    top = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    kinds = next(a for a in top.choices[command]._actions
+                 if isinstance(a, argparse._SubParsersAction))
+    return list(kinds.choices)
+
+
+def test_file_import_and_export_list_the_formats_of_the_command_line(window, tmp_path) -> None:
+    assert not window.import_menu.isEnabled()  # nothing to import into yet
+    window.workspace.create_project(tmp_path / "p")
+    assert window.import_menu.isEnabled() and window.export_menu.isEnabled()
+    imports = [action.data() for action in window.import_menu.actions()]
+    assert imports == cli_formats("import") and len(imports) >= 11
+    assert [a.data() for a in window.export_menu.actions()] == cli_formats("export")
+    # The Pairs pane's Import… button offers the same list.
+    pairs = window.panes[0]
+    assert [a.data() for a in pairs.import_button.menu().actions()] == imports
+
+
+def test_importing_cirr_through_file_import_shows_progress_and_adds_the_pairs(
+    window, tmp_path, cirr_fixtures, event_loop_qt
+) -> None:
+    import asyncio
+
+    window.workspace.create_project(tmp_path / "p")
+    [cirr] = [a for a in window.import_menu.actions() if a.data() == "cirr"]
+    assert cirr.text() == "CIRR…"
+    seen: list[tuple[int, int]] = []
+    window.runner.progressed.connect(lambda _id, done, total, _m: seen.append((done, total)))
+    cirr.trigger()
+    dialog = window.panes[0].format_dialog
+    assert window.stack.currentWidget() is window.panes[0]  # the pane that says what it added
+    assert dialog.isVisible() and dialog.windowTitle() == "Import CIRR"
+    dialog.fields["root"].setText(str(cirr_fixtures))
+    dialog.ok_button.click()
+    pane = window.panes[0]
+
+    async def imported() -> None:
+        while not pane.message.text().startswith("Imported"):
+            await asyncio.sleep(0.05)
+
+    event_loop_qt.run_until_complete(asyncio.wait_for(imported(), 120))
+    assert seen and seen[-1][0] == seen[-1][1]  # progress reached the status bar's job
+    assert pane.message.text().startswith("Imported CIRR: 2,297 images, 400 pairs, 400 captions")
+    assert window.workspace.project.count_images(split="val") == 2297
+    assert pane.model.rowCount() == 400
+
+
+def test_exporting_through_file_export_writes_the_file(
+    window, demo_project_dir, tmp_path, event_loop_qt
+) -> None:
+    import asyncio
+
+    window.open_project(demo_project_dir)
+    [jsonl] = [a for a in window.export_menu.actions() if a.data() == "jsonl"]
+    jsonl.trigger()
+    out = tmp_path / "pairs.jsonl"
+    window.format_dialog.fields["out"].setText(str(out))
+    window.format_dialog.ok_button.click()
+
+    async def written() -> None:
+        while "Wrote" not in window.statusBar().currentMessage():
+            await asyncio.sleep(0.05)
+
+    event_loop_qt.run_until_complete(asyncio.wait_for(written(), 60))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert window.statusBar().currentMessage().startswith(f"Wrote {len(lines)} pairs with ")

@@ -12,7 +12,6 @@ from PySide6.QtCore import QItemSelection, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -31,14 +30,15 @@ from qasync import asyncSlot
 
 from studio.captions.store import captions_for_pair, load_policy
 from studio.errors import StudioError
-from studio.importers import ImportValidationError, import_cirr, import_fashioniq, import_folder
-from studio.importers.validation import for_the_window
+from studio.importers.registry import ImportFormat, import_format, import_formats
+from studio.importers.validation import ImportValidationError, for_the_window
 from studio.jobs import JobCancelled
 from studio.pairs.mining import embedding_available, mine_pairs
 from studio.pairs.query import STATUS_FILTERS, PairFilter, filter_choices
 from studio.store import Project
 from studio.wording import count, plural
 from widgets.elided_label import ElidedLabel, WrappedLabel
+from widgets.format_dialog import FormatDialog, fill_format_menu
 from widgets.mine_dialog import MineDialog
 from widgets.pair_model import PairTableModel
 from widgets.pair_view import PairView
@@ -46,7 +46,6 @@ from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.services import Services
 
-IMPORTERS = {"fashioniq": import_fashioniq, "cirr": import_cirr, "folder": import_folder}
 SEARCH_DELAY_MS = 250
 ROW_HEIGHT = 50
 
@@ -97,11 +96,10 @@ class PairsPane(Pane):
         self.mine_button.clicked.connect(lambda: self.mine_dialog())
         # A push button with a menu: its size includes the menu arrow, so the text stays whole.
         self.import_button = QPushButton("Import…")
-        self.import_button.setToolTip("Import Fashion IQ, CIRR or a folder of images")
+        self.import_button.setToolTip("Import a dataset: every format File → Import and "
+                                      "'cir-studio import' read")
         menu = QMenu(self.import_button)
-        menu.addAction("Fashion IQ…", lambda: self.import_dialog("fashioniq"))
-        menu.addAction("CIRR…", lambda: self.import_dialog("cirr"))
-        menu.addAction("Folder of images…", lambda: self.import_dialog("folder"))
+        fill_format_menu(menu, import_formats(), self.open_import)
         self.import_button.setMenu(menu)
         bar = QHBoxLayout()
         for widget in (self.category, self.split, self.status, self.annotator):
@@ -332,69 +330,59 @@ class PairsPane(Pane):
         self.message.setText(f"Added {report.added:,} {plural(f'{method} pair', report.added)}.")
         return report
 
-    def import_dialog(self, kind: str) -> None:
+    def open_import(self, name: str) -> FormatDialog | None:
+        """File → Import → NAME: the format's options in one dialog; OK runs the import."""
         if self.workspace.project is None:
-            return
-        prompt = {
-            "fashioniq": "Fashion IQ folder (with captions/ and image_splits/)",
-            "cirr": "CIRR folder (with captions/ and image_splits/)",
-            "folder": "Folder of images",
-        }[kind]
-        folder = QFileDialog.getExistingDirectory(self, prompt)
-        if folder:
-            self._import_valid(kind, Path(folder), None, False)
+            return None
+        dialog = FormatDialog(import_format(name), "Import", self.workspace.settings, self)
+        dialog.accepted.connect(lambda: self._import_valid(name, dialog.values()))
+        dialog.open()
+        self.format_dialog = dialog
+        return dialog
 
     async def run_import(
         self, kind: str, root: Path, extra: Path | None = None, skip_invalid: bool = False
     ):
+        """``import_values`` with the input ``root`` and the format's first optional path
+        (the pictures folder, or the metadata file of a folder of images) ``extra``."""
+        fmt = import_format(kind)
+        values: dict[str, object] = {fmt.input.name: root}
+        if extra is not None:
+            second = next(o for o in fmt.options if o.flag and o.kind in ("file", "folder"))
+            values[second.name] = extra
+        if fmt.skips_invalid:
+            values["skip_invalid"] = skip_invalid
+        return await self.import_values(kind, values)
+
+    async def import_values(self, name: str, values: dict):
         """Import as a job; on validation problems offer to import the valid entries."""
         project = self.workspace.project
         if project is None:
             return None
+        fmt = import_format(name)
         try:
             report = await self.runner.run(
-                f"Importing {kind}",
-                IMPORTERS[kind],
-                project,
-                root,
-                extra,
-                skip_invalid=skip_invalid,
+                f"Importing {fmt.title}", fmt.run, project, values,
                 actor=self.workspace.user_name,
             )
         except JobCancelled:
             self.message.setText("Import cancelled; nothing was written.")
             return None
         except ImportValidationError as error:
-            self._offer_skip(kind, root, extra, error)
+            if fmt.skips_invalid:
+                self._offer_skip(fmt, values, error)
+            else:
+                self.show_error("Import refused", str(error))
             return None
         except StudioError as error:
             self.show_error("Cannot import", str(error))
             return None
-        missing = (
-            f", {count(len(report.missing_images), 'image file')} missing"
-            if report.missing_images
-            else ""
-        )
-        skipped = f", {count(report.skipped, 'invalid entry')} skipped" if report.problems else ""
-        listed = [str(p) for p in report.skipped_files]  # named in full in the tooltip
-        if report.skipped_files:  # bad names, links out of the folder
-            skipped += f", {count(len(report.skipped_files), 'file')} skipped (not read)"
-        if unreadable := report.unreadable_images:  # broken, or too large to decode
-            skipped += f", {count(len(unreadable), 'picture')} that cannot be read"
-            listed += [f"cannot be read: {name}" for name in unreadable]
-        self.message.setToolTip("\n".join(listed[:50]))
-        self.message.setText(
-            f"Imported {report.dataset}: {count(report.images_added, 'image')}, "
-            f"{count(report.pairs_added, 'pair')}, {count(report.captions_added, 'caption')}"
-            f"{missing}{skipped}."
-            + (" Measuring colours was stopped; Build index measures the rest."
-               if report.measures is not None and report.measures.stopped else "")
-        )
+        outcome = fmt.outcome(report)
+        self.message.setToolTip("\n".join(outcome.details))
+        self.message.setText(outcome.message)
         return report
 
-    def _offer_skip(
-        self, kind: str, root: Path, extra: Path | None, error: ImportValidationError
-    ) -> None:
+    def _offer_skip(self, fmt: ImportFormat, values: dict, error: ImportValidationError) -> None:
         self.message.setText(for_the_window(str(error), f"“{IMPORT_VALID}” imports the rest"))
         box = QMessageBox(
             QMessageBox.Icon.Warning,
@@ -407,18 +395,18 @@ class PairsPane(Pane):
         skip = box.addButton(IMPORT_VALID, QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.buttonClicked.connect(
-            lambda button: self._import_valid(kind, root, extra, True) if button is skip else None
+            lambda button: self._import_valid(fmt.name, {**values, "skip_invalid": True})
+            if button is skip else None
         )
         box.open()
         self.problem_box = box
 
     @asyncSlot()
-    async def _import_valid(
-        self, kind: str, root: Path, extra: Path | None, skip_invalid: bool
-    ) -> None:
-        await self.run_import(kind, root, extra, skip_invalid=skip_invalid)
+    async def _import_valid(self, name: str, values: dict) -> None:
+        await self.import_values(name, values)
 
     def show_error(self, title: str, text: str) -> None:
         self.message.setText(text)
         box = QMessageBox(QMessageBox.Icon.Critical, title, text, parent=self)
         box.open()
+
