@@ -38,6 +38,7 @@ from studio.errors import StudioError
 from studio.store.attribute_counts import images_per_attribute
 from studio.wording import count
 from studio.workspace import Workspace
+from widgets import actions
 from widgets.attribute_chips import STATUS_MARK
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.thumbnail_cache import ThumbnailCache
@@ -84,8 +85,6 @@ class ThumbnailGrid(QListWidget):
     decided = Signal(str)  # status
     drawn_without_picture = Signal(int)  # row
 
-    KEYS = {Qt.Key.Key_A: "accepted", Qt.Key.Key_R: "rejected", Qt.Key.Key_U: "suggested"}
-
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setItemDelegate(_DrawnWithoutPicture(self.drawn_without_picture.emit, self))
@@ -96,15 +95,16 @@ class ThumbnailGrid(QListWidget):
         self.setGridSize(QSize(THUMB + 16, THUMB + 36))
         self.setUniformItemSizes(True)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self._keys = actions.KeyMap({
+            "attributes.bulk.accept": lambda: self.decided.emit("accepted"),
+            "attributes.bulk.reject": lambda: self.decided.emit("rejected"),
+            "attributes.bulk.undo": lambda: self.decided.emit("suggested"),
+        })
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        status = self.KEYS.get(event.key())
-        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if status is not None and plain:
-            self.decided.emit(status)
-            event.accept()
-            return
-        super().keyPressEvent(event)
+        """The keys of ``attributes.bulk`` in the key map (widgets/actions.py)."""
+        if not self._keys.handle(event):
+            super().keyPressEvent(event)
 
 
 class BulkReview(QWidget):

@@ -16,10 +16,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 
 from studio.captions.records import PROMPT
 from studio.captions.writing_and_review import ReviewSession, WritingSession
+from widgets import actions
 from widgets.elided_label import ElidedLabel
-from widgets.shortcuts import KeyPassthrough, add_shortcuts
-
-Keys = dict[str, tuple[str, ...]]
 
 
 class CaptionForm(QWidget):
@@ -29,14 +27,16 @@ class CaptionForm(QWidget):
 
     def __init__(
         self,
-        keys: Keys,
+        context: str,
         buttons: Sequence[tuple[str, str]],
-        actions: dict[str, Callable[[], object]],
+        slots: dict[str, Callable[[], object]],
         hint: str,
         reason_prompt: str,
         parent: QWidget | None = None,
     ) -> None:
-        """``buttons`` are (action name, label) in order; ``keys`` and ``actions`` by name."""
+        """``slots`` by action name: the action ``{context}.{name}`` of the key map
+        (widgets/actions.py) gives its keys; ``buttons`` are (action name, label) in order,
+        each labelled with its key."""
         super().__init__(parent)
         self.session: WritingSession | ReviewSession | None = None
         self.info = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
@@ -54,14 +54,13 @@ class CaptionForm(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
         for name, text in buttons:
-            button = QPushButton(text)
-            button.setToolTip(f"{text.split('  ')[0]} ({', '.join(keys[name])})")
-            button.clicked.connect(lambda _=False, slot=actions[name]: slot())
-            add_shortcuts(self, keys[name], actions[name])
+            button = QPushButton(f"{text}  {actions.action(f'{context}.{name}').shown}")
+            button.setToolTip(actions.tooltip(f"{context}.{name}", text))
+            button.clicked.connect(lambda _=False, slot=slots[name]: slot())
             self.buttons[name] = button
             row.addWidget(button)
-        for name in keys.keys() - {name for name, _text in buttons}:  # keys without a button
-            add_shortcuts(self, keys[name], actions[name])
+        for name, slot in slots.items():
+            actions.bind(self, f"{context}.{name}", slot)
         hint_label = QLabel(hint)
         hint_label.setStyleSheet("color: #6b7280; font-size: 11px;")
         hint_label.setWordWrap(True)
@@ -74,8 +73,9 @@ class CaptionForm(QWidget):
         layout.addWidget(self.state)
         layout.addLayout(row)
         layout.addWidget(hint_label)
-        add_shortcuts(self.reason, ("Esc",), self._cancel_reason)
-        passthrough = KeyPassthrough([k for combos in keys.values() for k in combos], self)
+        actions.bind(self.reason, f"{context}.cancel_reason", self._cancel_reason)
+        keys = [key for name in slots for key in actions.action(f"{context}.{name}").keys]
+        passthrough = actions.KeyPassthrough(keys, self)
         self.editor.installEventFilter(passthrough)
         self.reason.installEventFilter(passthrough)
 

@@ -16,21 +16,13 @@ from studio.errors import StudioError
 from studio.wording import count
 from widgets.caption_form import CaptionForm
 
-KEYS = {
-    "accept": ("Ctrl+Return", "Ctrl+Enter"),
-    "reject": ("Ctrl+R",),
-    "previous": ("Alt+Left", "PgUp"),
-    "next": ("Alt+Right", "PgDown"),
-    "skip": ("Ctrl+K",),
-    "undo_decision": ("Ctrl+Alt+Z",),
-}
 BUTTONS = (
-    ("previous", "◀ Previous  Alt+←"),
-    ("next", "Next ▶  Alt+→"),
-    ("skip", "Skip  Ctrl+K"),
-    ("undo_decision", "Undo last decision  Ctrl+Alt+Z"),
-    ("reject", "Reject…  Ctrl+R"),
-    ("accept", "Accept  Ctrl+Enter"),
+    ("previous", "◀ Previous"),
+    ("next", "Next ▶"),
+    ("skip", "Skip"),
+    ("undo_decision", "Undo last decision"),
+    ("reject", "Reject…"),
+    ("accept", "Accept"),
 )
 HINT = (
     "Ctrl+Enter accept (with your edits) · Ctrl+R reject with a reason · "
@@ -53,7 +45,8 @@ class CaptionReviewer(CaptionForm):
             "undo_decision": self.undo_last_decision,
         }
         super().__init__(
-            KEYS, BUTTONS, actions, HINT, "Why is it rejected? Enter rejects, Esc cancels", parent
+            "captions.review", BUTTONS, actions, HINT,
+            "Why is it rejected? Enter rejects, Esc cancels", parent
         )
         self.flags = QLabel()
         self.flags.setWordWrap(True)

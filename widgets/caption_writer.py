@@ -37,23 +37,13 @@ MAX_UNSAVED_MS = 1000  # typing without a pause is saved at least this often
 FLUSH_WAIT_S = 6.0  # a save in flight is waited for this long before saving again
 BUSY_NOTE = "Saving… (another program is writing to the project; your text is kept)"
 SaveSubmitter = Callable[..., Future]
-KEYS = {
-    "save": ("Ctrl+Return", "Ctrl+Enter"),
-    "previous": ("Alt+Left", "PgUp"),
-    "next": ("Alt+Right", "PgDown"),
-    "skip": ("Ctrl+K",),
-    "flag": ("Ctrl+F",),
-    "undo_save": ("Ctrl+Alt+Z",),
-    "undo": ("Ctrl+Z",),
-    "redo": ("Ctrl+Shift+Z", "Ctrl+Y"),
-}
 BUTTONS = (
-    ("previous", "◀ Previous  Alt+←"),
-    ("next", "Next ▶  Alt+→"),
-    ("skip", "Skip  Ctrl+K"),
-    ("flag", "Flag…  Ctrl+F"),
-    ("undo_save", "Undo last save  Ctrl+Alt+Z"),
-    ("save", "Save and next  Ctrl+Enter"),
+    ("previous", "◀ Previous"),
+    ("next", "Next ▶"),
+    ("skip", "Skip"),
+    ("flag", "Flag…"),
+    ("undo_save", "Undo last save"),
+    ("save", "Save and next"),
 )
 HINT = (
     "Ctrl+Enter save and next · Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip · "
@@ -78,7 +68,7 @@ class CaptionWriter(CaptionForm):
             "redo": lambda: self._undo_typing(redo=True),
         }
         super().__init__(
-            KEYS,
+            "captions.writing",  # its keys: the key map, widgets/actions.py
             BUTTONS,
             actions,
             HINT,

@@ -27,13 +27,12 @@ from studio.attributes.query import attribute_states
 from studio.attributes.vocabulary import load_vocabulary
 from studio.errors import StudioError
 from studio.workspace import Workspace
+from widgets import actions
 from widgets.attribute_chips import AttributeChips
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.thumbnail_cache import ThumbnailCache
 
 IMAGE_SIZE = 360
-NEXT_KEYS = {Qt.Key.Key_J, Qt.Key.Key_Right}
-PREVIOUS_KEYS = {Qt.Key.Key_K, Qt.Key.Key_Left}
 HINT = ("A accept · R reject · Shift+A/R all undecided · U undo · ↑↓ chip · "
         "J/→ next · K/← previous · N add")
 
@@ -76,6 +75,8 @@ class SingleImageReview(QWidget):
         self.add_box.setPlaceholderText("Add an attribute (N): type to search the vocabulary")
         self.add_box.returnPressed.connect(self._add_typed)
         self.add_box.installEventFilter(self)
+        self._keys = self._key_map()
+        self._add_keys = actions.KeyMap({"attributes.image.leave_add": self._leave_add})
         self.message = WrappedLabel()
         self.message.setStyleSheet("color: #b91c1c;")
         hint = QLabel(HINT)
@@ -241,34 +242,34 @@ class SingleImageReview(QWidget):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt name)
         if (watched is self.add_box and event.type() == event.Type.KeyPress
-                and event.key() == Qt.Key.Key_Escape):
-            self.add_box.clear()
-            self.setFocus()
+                and self._add_keys.handle(event)):
             return True
         return super().eventFilter(watched, event)
 
+    def _key_map(self) -> actions.KeyMap:
+        return actions.KeyMap({
+            "attributes.image.accept": lambda: self.decide("accepted"),
+            "attributes.image.reject": lambda: self.decide("rejected"),
+            "attributes.image.accept_rest": lambda: self.decide(
+                "accepted", everything_undecided=True),
+            "attributes.image.reject_rest": lambda: self.decide(
+                "rejected", everything_undecided=True),
+            "attributes.image.undo": self.undo,
+            "attributes.image.next_image": lambda: self.step_image(1),
+            "attributes.image.previous_image": lambda: self.step_image(-1),
+            "attributes.image.next_attribute": lambda: self.chips.step(1),
+            "attributes.image.previous_attribute": lambda: self.chips.step(-1),
+            "attributes.image.add": self.add_box.setFocus,
+        })
+
+    def _leave_add(self) -> None:
+        self.add_box.clear()
+        self.setFocus()
+
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        key, shift = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        if key == Qt.Key.Key_A:
-            self.decide("accepted", everything_undecided=shift)
-        elif key == Qt.Key.Key_R:
-            self.decide("rejected", everything_undecided=shift)
-        elif key == Qt.Key.Key_U:
-            self.undo()
-        elif key in NEXT_KEYS:
-            self.step_image(1)
-        elif key in PREVIOUS_KEYS:
-            self.step_image(-1)
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_Tab):
-            self.chips.step(1)
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Backtab):
-            self.chips.step(-1)
-        elif key in (Qt.Key.Key_N, Qt.Key.Key_Slash, Qt.Key.Key_Plus):
-            self.add_box.setFocus()
-        else:
+        """The keys of ``attributes.image`` in the key map (widgets/actions.py)."""
+        if not self._keys.handle(event):
             super().keyPressEvent(event)
-            return
-        event.accept()
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 (Qt name)
         """Tab moves between chips while the review has focus, not between widgets."""

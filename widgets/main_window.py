@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -26,6 +26,7 @@ from studio.settings import demo_project_dir
 from studio.store import Project
 from studio.wording import count
 from studio.workspace import Workspace
+from widgets import actions
 from widgets.about_dialog import AboutDialog
 from widgets.elided_label import ElidedLabel
 from widgets.file_dialogs import choose_folder, open_file, open_files
@@ -95,7 +96,7 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         for number, pane in enumerate(self.panes, start=1):
             item = QListWidgetItem(pane.title)
-            item.setToolTip(f"{pane.tooltip}  (Ctrl+{number})")
+            item.setToolTip(f"{pane.tooltip}  ({actions.action(f'window.pane.{number}').shown})")
             self.navigation.addItem(item)
             self.stack.addWidget(pane)
         self.navigation.currentRowChanged.connect(self._show_row)
@@ -109,10 +110,10 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        self._action(file_menu, "&New Project…", self.new_project, QKeySequence.StandardKey.New)
+        self._action(file_menu, "&New Project…", self.new_project, "window.new_project")
         self._action(file_menu, "&Open Project…", self.open_project_dialog,
-                     QKeySequence.StandardKey.Open)
-        self._action(file_menu, "Open &Demo Project", self.open_demo, "Ctrl+Shift+D")
+                     "window.open_project")
+        self._action(file_menu, "Open &Demo Project", self.open_demo, "window.open_demo")
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
@@ -126,23 +127,21 @@ class MainWindow(QMainWindow):
         self.team_menu = TeamMenu(self, file_menu)
         self._action(file_menu, "Connect to &Team Server…", self.show_connect_dialog)
         self.image_folder = ImageFolderAction(self, file_menu)
-        self._action(file_menu, "&Settings…", self.show_settings, QKeySequence.StandardKey.Preferences)
+        self._action(file_menu, "&Settings…", self.show_settings, "window.settings")
         file_menu.addSeparator()
-        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action(file_menu, "&Quit", self.close, "window.quit")
         view_menu = self.menuBar().addMenu("&View")
         for number, pane in enumerate(self.panes, start=1):
             self._action(view_menu, pane.title, lambda _=False, n=number - 1: self.show_pane(n),
-                         f"Ctrl+{number}")
+                         f"window.pane.{number}")
         help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = self._action(help_menu, "&Keyboard Shortcuts",
+                                             self.show_keyboard_shortcuts)
         self._action(help_menu, "&About CIR Studio", self.show_about)
 
-    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        return action
+    def _action(self, menu, text: str, slot, action_id: str | None = None) -> QAction:
+        """A menu entry; its keys, if any, come from the key map (widgets/actions.py)."""
+        return actions.menu_action(menu, self, text, action_id, slot)
 
     def _build_status_bar(self) -> None:
         self.project_label = ElidedLabel("No project")
@@ -328,6 +327,15 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         AboutDialog(self.workspace.settings, self).exec()
+
+    def show_keyboard_shortcuts(self) -> None:
+        """Help → Keyboard Shortcuts: the key map, grouped by pane (not modal: it can stay
+        open beside the pane while a person learns the keys)."""
+        from widgets.keyboard_shortcuts_dialog import KeyboardShortcutsDialog
+
+        dialog = KeyboardShortcutsDialog(self)
+        dialog.show()
+        self.shortcuts_dialog = dialog  # tests and the next call find it
 
     def show_error(self, title: str, text: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Critical, title, text, parent=self)

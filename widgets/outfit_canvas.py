@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets import actions
+
 DISPLAY_SIZE = 2048
 HANDLE = 8  # screen pixels: the selected region's vertex handles
 ROLE_COLOURS = {"garment": QColor("#2f6fed"), "part": QColor("#e8590c")}
@@ -75,6 +77,7 @@ class OutfitCanvas(QGraphicsView):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._keys = self._key_map()
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
@@ -339,19 +342,33 @@ class OutfitCanvas(QGraphicsView):
         else:
             super().mouseDoubleClickEvent(event)
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        key = event.key()
-        if self.mode == "polygon" and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+    def _key_map(self) -> actions.KeyMap:
+        """Keys that mean nothing at the moment (Enter outside polygon mode, Esc with no
+        shape begun) return False and go on to the Outfit view."""
+
+        def close_polygon() -> bool:
+            if self.mode != "polygon":
+                return False
             self.close_polygon()
-        elif key == Qt.Key.Key_Escape and (self._points or self._rubber):
+            return True
+
+        def drop_sketch() -> bool:
+            if not (self._points or self._rubber):
+                return False
             self._drop_sketch()
-        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.zoom(1.25)
-        elif key == Qt.Key.Key_Minus:
-            self.zoom(0.8)
-        elif key == Qt.Key.Key_0:
-            self.fit()
-        else:
+            return True
+
+        return actions.KeyMap({
+            "attributes.outfit.canvas.close_polygon": close_polygon,
+            "attributes.outfit.escape": drop_sketch,
+            "attributes.outfit.canvas.zoom_in": lambda: self.zoom(1.25),
+            "attributes.outfit.canvas.zoom_out": lambda: self.zoom(0.8),
+            "attributes.outfit.canvas.fit": self.fit,
+        })
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        """The keys of ``attributes.outfit.canvas`` in the key map (widgets/actions.py)."""
+        if not self._keys.handle(event):
             event.ignore()  # the Outfit view's keys
 
     # -- polygon sketch ---------------------------------------------------------------

@@ -15,7 +15,7 @@ The state lives in the Qt-free ``OutfitController``.
 from __future__ import annotations
 
 from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -42,6 +42,7 @@ from studio.outfits.editing import OUTFIT_LABELS, REGION_LABELS
 from studio.outfits.records import Label
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets import actions
 from widgets.elided_label import ElidedLabel
 from widgets.flow_layout import FlowLayout
 from widgets.outfit_canvas import DISPLAY_SIZE, OutfitCanvas, RegionShape
@@ -224,9 +225,8 @@ class OutfitView(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
-        undo = QShortcut(QKeySequence.StandardKey.Undo, self)
-        undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        undo.activated.connect(self.undo)
+        actions.bind(self, "attributes.outfit.undo", self.undo)
+        self._keys = self._key_map()
         thumbnails.ready.connect(self._on_picture_ready)
         follow(self, workspace, ("outfits", "images"), self._on_project_data)
         follow_closing(self, workspace, self.save_descriptions)
@@ -564,32 +564,29 @@ class OutfitView(QWidget):
 
     # -- keys -------------------------------------------------------------------------
 
+    def _key_map(self) -> actions.KeyMap:
+        return actions.KeyMap({
+            "attributes.outfit.next_region": lambda: self.step_region(1),
+            "attributes.outfit.previous_region": lambda: self.step_region(-1),
+            "attributes.outfit.next_image": lambda: self.go(1),
+            "attributes.outfit.previous_image": lambda: self.go(-1),
+            "attributes.outfit.box": lambda: self.set_mode("box"),
+            "attributes.outfit.polygon": lambda: self.set_mode("polygon"),
+            "attributes.outfit.select": lambda: self.set_mode("select"),
+            "attributes.outfit.category": lambda: self._focus(self.category),
+            "attributes.outfit.region_attribute": lambda: self._focus(self.region_chips.entry),
+            "attributes.outfit.outfit_attribute": lambda: self._focus(self.outfit_chips.entry),
+            "attributes.outfit.accept_suggestions": lambda: self.review_suggestions("accepted"),
+            "attributes.outfit.reject_suggestions": lambda: self.review_suggestions("rejected"),
+            "attributes.outfit.attach": self.attach_to_garment_above,
+            "attributes.outfit.delete": self.delete_region,
+            "attributes.outfit.escape": self.canvas.setFocus,
+        })
+
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        key = event.key()
-        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        actions = {
-            Qt.Key.Key_BracketRight: lambda: self.step_region(1),
-            Qt.Key.Key_BracketLeft: lambda: self.step_region(-1),
-            Qt.Key.Key_J: lambda: self.go(1),
-            Qt.Key.Key_K: lambda: self.go(-1),
-            Qt.Key.Key_B: lambda: self.set_mode("box"),
-            Qt.Key.Key_P: lambda: self.set_mode("polygon"),
-            Qt.Key.Key_S: lambda: self.set_mode("select"),
-            Qt.Key.Key_C: lambda: self._focus(self.category),
-            Qt.Key.Key_A: lambda: self._focus(self.region_chips.entry),
-            Qt.Key.Key_O: lambda: self._focus(self.outfit_chips.entry),
-            Qt.Key.Key_Y: lambda: self.review_suggestions("accepted"),
-            Qt.Key.Key_X: lambda: self.review_suggestions("rejected"),
-            Qt.Key.Key_G: self.attach_to_garment_above,
-            Qt.Key.Key_Delete: self.delete_region,
-            Qt.Key.Key_Escape: self.canvas.setFocus,
-        }
-        action = actions.get(Qt.Key(key))
-        if action is None or (shift and key not in (Qt.Key.Key_BracketRight,
-                                                    Qt.Key.Key_BracketLeft)):
+        """The keys of ``attributes.outfit`` in the key map (widgets/actions.py)."""
+        if not self._keys.handle(event):
             super().keyPressEvent(event)
-            return
-        action()
 
     def _focus(self, widget: QWidget) -> None:
         widget.setFocus()

@@ -11,7 +11,7 @@ in a pane, whatever has the focus.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from studio.store import Project
 from studio.store.records import ImageRecord
+from widgets import actions
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.thumbnail_cache import ThumbnailCache
 
@@ -160,18 +161,16 @@ class PairView(QWidget):
         self.install_zoom_keys(self)
         self._apply_zoom()
 
-    def install_zoom_keys(self, host: QWidget) -> None:
-        """Ctrl+Plus/Minus/0 zoom while the focus is anywhere inside ``host`` (the pane)."""
+    def install_zoom_keys(self, host: QWidget, pane: str = "pairs") -> None:
+        """Ctrl+Plus/Minus/0 zoom while the focus is anywhere inside ``host`` (the pane);
+        the keys are the ``{pane}.zoom_*`` actions of the key map (widgets/actions.py)."""
         for shortcut in self._zoom_keys:  # one set only: two would make the keys ambiguous
             shortcut.setEnabled(False)
             shortcut.deleteLater()
         self._zoom_keys = []
-        steps = (("Ctrl++", 1), ("Ctrl+=", 1), ("Ctrl+-", -1), ("Ctrl+0", 0))
-        for keys, step in steps:
-            shortcut = QShortcut(QKeySequence(keys), host)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(lambda s=step: self._zoom_by(s))
-            self._zoom_keys.append(shortcut)
+        for name, step in (("zoom_in", 1), ("zoom_out", -1), ("zoom_reset", 0)):
+            self._zoom_keys += actions.bind(host, f"{pane}.{name}",
+                                            lambda s=step: self._zoom_by(s))
 
     def _zoom_by(self, step: int) -> None:
         value = ZOOM_STEPS.index(100) if step == 0 else self.zoom.value() + step

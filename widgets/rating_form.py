@@ -7,6 +7,8 @@ flags. The form only emits what the rater did; the view saves it (autosave).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.quality.criteria import CRITERIA, SCALE, SCALE_LABELS
+from widgets import actions
 
 _STYLE = """
 QFrame#criterionRow { border-left: 3px solid transparent; border-radius: 3px; }
@@ -97,6 +100,7 @@ class RatingForm(QWidget):
         layout.addWidget(hint)
         self.current = 0
         self.set_current(0)
+        self._keys = self._key_map()
 
     # -- state -----------------------------------------------------------------------
 
@@ -131,26 +135,24 @@ class RatingForm(QWidget):
         self.score_changed.emit(row.key, value)
         self.set_current(self.current + 1)
 
+    def _key_map(self) -> actions.KeyMap:
+        slots: dict[str, Callable[[], object]] = {
+            f"quality.rating.score.{value}": lambda v=value: self.score_current(v)
+            for value in range(1, 6)
+        }
+        return actions.KeyMap({
+            **slots,
+            "quality.rating.next_criterion": lambda: self.set_current(self.current + 1),
+            "quality.rating.previous_criterion": lambda: self.set_current(self.current - 1),
+            "quality.rating.save": self.submit_requested.emit,
+            "quality.rating.skip": self.skip_requested.emit,
+            "quality.rating.flag": self.flag_requested.emit,
+        })
+
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt name)
-        key = event.key()
-        if Qt.Key.Key_1 <= key <= Qt.Key.Key_5 and not event.modifiers() & ~(
-            Qt.KeyboardModifier.KeypadModifier
-        ):
-            self.score_current(key - Qt.Key.Key_0)
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_Right):
-            self.set_current(self.current + 1)
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Left):
-            self.set_current(self.current - 1)
-        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.submit_requested.emit()
-        elif key == Qt.Key.Key_S:
-            self.skip_requested.emit()
-        elif key == Qt.Key.Key_F:
-            self.flag_requested.emit()
-        else:
+        """The keys of ``quality.rating`` in the key map (widgets/actions.py)."""
+        if not self._keys.handle(event):
             super().keyPressEvent(event)
-            return
-        event.accept()
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 (Qt names)
         """Tab moves between criteria while the form has focus; past the ends it leaves."""

@@ -8,7 +8,6 @@ as it is given; Enter finishes the item, S skips it, F flags it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,6 +24,7 @@ from studio.quality import ratings
 from studio.quality.sampling import rater_names, sample_names
 from studio.store import Project
 from studio.workspace import Workspace
+from widgets import actions
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.rating_form import RatingForm
 from widgets.turn_strip import TurnStrip
@@ -106,15 +106,11 @@ class RatingView(QWidget):
         self._set_rating_enabled(False)
         # 1–5, S and F work wherever the focus is in the tab (Start, the pickers' buttons),
         # except in a text field, which keeps its typing (Qt gives it the keys first).
-        for key in ("1", "2", "3", "4", "5"):
-            self._key(key, lambda v=int(key): self._score_key(v))
-        self._key("S", lambda: self.finish("skipped"))
-        self._key("F", lambda: self.finish("flagged"))
-
-    def _key(self, keys: str, slot) -> None:
-        shortcut = QShortcut(QKeySequence(keys), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.activated.connect(slot)
+        for value in range(1, 6):
+            actions.bind(self, f"quality.rating.score.{value}",
+                         lambda v=value: self._score_key(v))
+        actions.bind(self, "quality.rating.skip", lambda: self.finish("skipped"))
+        actions.bind(self, "quality.rating.flag", lambda: self.finish("flagged"))
 
     def _score_key(self, value: int) -> None:
         if self.item is not None and self.form.isEnabled():

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.sessions.controller import ALL_CATEGORIES, REFERENCE_CATEGORY, SessionOptions
 from studio.sessions.strategies import DEFAULT_STRATEGY, STRATEGIES
+from widgets import actions
 from widgets.flow_layout import FlowLayout
 
 
@@ -54,7 +55,8 @@ class SessionControls:
         self.secret_target.setToolTip("Pick a hidden target from the gallery and show its rank "
                                       "after every turn")
         self.new_button = QPushButton("New session")
-        self.new_button.setToolTip("Start over with a new random target (Ctrl+Shift+N)")
+        self.new_button.setToolTip(
+            actions.tooltip("retrieval.new_session", "Start over with a new random target"))
         # The gallery combo shows its whole choice.
         self.gallery.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.bar = FlowLayout()

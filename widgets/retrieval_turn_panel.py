@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from studio.sessions.controller import COMPOSED_PROMPT, RetrievalController
 from studio.sessions.questioner import Question
+from widgets import actions
 from widgets.result_grid import ResultGrid
 
 if TYPE_CHECKING:
@@ -63,11 +64,12 @@ class TurnPanel(QWidget):
         self.text.setPlaceholderText("is red with longer sleeves   (Enter to search)")
         text_row.addWidget(self.text, 1)
         self.rollback_button = QPushButton("Go back…")
-        self.rollback_button.setToolTip("Make an earlier turn's item the reference again (Ctrl+R)")
+        self.rollback_button.setToolTip(actions.tooltip(
+            "retrieval.rollback", "Make an earlier turn's item the reference again"))
         self.rollback_button.clicked.connect(self.show_rollback_menu)
         self.combine_button = QPushButton("Keep…")
-        self.combine_button.setToolTip("Keep a facet (colour, sleeves …) of an earlier turn "
-                                       "(Ctrl+M)")
+        self.combine_button.setToolTip(actions.tooltip(
+            "retrieval.combine", "Keep a facet (colour, sleeves …) of an earlier turn"))
         self.combine_button.clicked.connect(self.show_combine_menu)
         text_row.addWidget(self.rollback_button)
         text_row.addWidget(self.combine_button)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QVBoxLayout, QWi
 
 from studio.errors import StudioError
 from studio.server.client import Client
-from widgets.shortcuts import add_shortcuts
+from widgets import actions
 from widgets.team_connection import TeamConnection
 from widgets.team_item import LeasedItemView
 from widgets.team_lease import LeaseKeeper
@@ -67,7 +67,8 @@ class TeamAttributesView(LeasedItemView, QWidget):
         layout.addWidget(self.state)
         layout.addWidget(hint)
         self.lease = LeaseKeeper(connection, self.start, self)
-        add_shortcuts(self, ("Ctrl+K",), self.skip)
+        actions.bind(self, "attributes.team.skip", self.skip)
+        self._keys = self._key_map()
         connection.back_online.connect(self._on_back_online)
 
     # -- the item ----------------------------------------------------------------------
@@ -191,20 +192,21 @@ class TeamAttributesView(LeasedItemView, QWidget):
         self.connection.run(Client.skip, int(item["lease_id"]), done=skipped,
                             failed=self._failed, owner=self)
 
+    def _key_map(self) -> actions.KeyMap:
+        step = self.list.setCurrentRow
+        return actions.KeyMap({
+            "attributes.team.accept": lambda: self.decide("accepted", False),
+            "attributes.team.reject": lambda: self.decide("rejected", False),
+            "attributes.team.accept_rest": lambda: self.decide("accepted", True),
+            "attributes.team.reject_rest": lambda: self.decide("rejected", True),
+            "attributes.team.next_attribute": lambda: step(
+                min(self.list.count() - 1, self.list.currentRow() + 1)),
+            "attributes.team.previous_attribute": lambda: step(
+                max(0, self.list.currentRow() - 1)),
+            "attributes.team.send": self.send_and_next,
+        })
+
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt name)
-        key = event.key()
-        every = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        if key == Qt.Key.Key_A:
-            self.decide("accepted", every)
-        elif key == Qt.Key.Key_R:
-            self.decide("rejected", every)
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_Tab):
-            self.list.setCurrentRow(min(self.list.count() - 1, self.list.currentRow() + 1))
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_Backtab):
-            self.list.setCurrentRow(max(0, self.list.currentRow() - 1))
-        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.send_and_next()
-        else:
+        """The keys of ``attributes.team`` in the key map (widgets/actions.py)."""
+        if not self._keys.handle(event):
             super().keyPressEvent(event)
-            return
-        event.accept()

@@ -16,6 +16,7 @@ from studio.jobs import JobCancelled
 from studio.store import Project
 from studio.team.merge import merge_packages
 from studio.team.pack import pack, package_info
+from widgets import actions
 from widgets.file_dialogs import open_files
 from widgets.merge_summary_dialog import MergeSummaryDialog
 from widgets.team_assign_dialog import TeamAssignDialog
@@ -41,7 +42,7 @@ class TeamMenu:
         self.pack_action = self.menu.addAction("&Create work package…", self.create_package)
         self.pack_action.setToolTip("Write one person's work as a project file for their machine")
         self.merge_action = self.menu.addAction("&Merge work…", self.merge)
-        self.merge_action.setShortcut("Ctrl+Shift+M")
+        self.merge_action.setShortcuts(actions.sequences("window.merge_work"))
         self.merge_action.setToolTip("Bring returned work packages back into this project")
         self.menu.addSeparator()
         self.work_as_action = self.menu.addAction("&Work as this package's person", self.work_as)

@@ -25,13 +25,7 @@ from widgets.team_item import LeasedItemView
 from widgets.team_lease import LeaseKeeper
 from widgets.team_lease import same_item as _same
 
-KEYS = {
-    "accept": ("Ctrl+Return", "Ctrl+Enter"),
-    "reject": ("Ctrl+R",),
-    "skip": ("Ctrl+K",),
-}
-BUTTONS = (("skip", "Skip  Ctrl+K"), ("reject", "Reject…  Ctrl+R"),
-           ("accept", "Accept  Ctrl+Enter"))
+BUTTONS = (("skip", "Skip"), ("reject", "Reject…"), ("accept", "Accept"))
 HINT = ("Ctrl+Enter accept (with your edits) · Ctrl+R reject with a reason · Ctrl+K skip "
         "(the caption goes back to the team) · decisions are kept, also offline")
 
@@ -50,7 +44,7 @@ class TeamReviewer(LeasedItemView, CaptionForm):
 
     def __init__(self, connection: TeamConnection, parent: QWidget | None = None) -> None:
         actions = {"accept": self.accept, "reject": self.ask_reason, "skip": self.skip}
-        super().__init__(KEYS, BUTTONS, actions, HINT,
+        super().__init__("captions.review", BUTTONS, actions, HINT,
                          "Why is it rejected? Enter rejects, Esc cancels", parent)
         self.setObjectName("team_reviewer")
         self.connection = connection

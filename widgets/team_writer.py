@@ -39,13 +39,7 @@ from widgets.team_lease import same_item as _same
 
 AUTOSAVE_MS = 400
 MAX_UNSAVED_MS = 1000
-KEYS = {
-    "save": ("Ctrl+Return", "Ctrl+Enter"),
-    "skip": ("Ctrl+K",),
-    "undo": ("Ctrl+Z",),
-    "redo": ("Ctrl+Shift+Z", "Ctrl+Y"),
-}
-BUTTONS = (("skip", "Skip  Ctrl+K"), ("save", "Submit and next  Ctrl+Enter"))
+BUTTONS = (("skip", "Skip"), ("save", "Submit and next"))
 HINT = (
     "Ctrl+Enter submit and next · Ctrl+K skip (the pair goes back to the team) · "
     "Ctrl+Z / Ctrl+Shift+Z undo / redo typing · drafts are kept as you type, also offline"
@@ -89,7 +83,7 @@ class TeamWriter(LeasedItemView, CaptionForm):
             "undo": lambda: self._undo_typing(redo=False),
             "redo": lambda: self._undo_typing(redo=True),
         }
-        super().__init__(KEYS, BUTTONS, actions, HINT, "", parent)
+        super().__init__("captions.writing", BUTTONS, actions, HINT, "", parent)
         self.setObjectName("team_writer")
         self.connection = connection
         self.item: dict[str, Any] | None = None

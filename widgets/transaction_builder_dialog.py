@@ -31,6 +31,7 @@ from studio.store import Project
 from studio.transactions.builder import BuildOptions, build_and_save
 from studio.transactions.records import Transaction
 from studio.transactions.store import edit_turn, iter_transactions
+from widgets import actions
 from widgets.turn_strip import ImageTile
 
 ALL_CATEGORIES = "(each category in turn)"
@@ -39,6 +40,7 @@ ALL_CATEGORIES = "(each category in turn)"
 class TransactionBuilderDialog(QDialog):
     def __init__(self, project: Project, actor: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._keys = actions.KeyMap({"quality.draft.accept": self.accept_current})
         self.project, self.actor = project, actor
         self.setWindowTitle("Draft transactions")
         self.resize(1100, 640)
@@ -80,18 +82,18 @@ class TransactionBuilderDialog(QDialog):
         self.texts = QGridLayout()
         right.addLayout(self.texts)
         right.addStretch(1)
-        self.accept_button = QPushButton("Accept (Ctrl+Return)")
+        self.accept_button = QPushButton(actions.tooltip("quality.draft.accept", "Accept"))
         self.accept_button.setAutoDefault(False)
         self.accept_button.clicked.connect(self.accept_current)
         self.close_button = QPushButton("Close")
         self.close_button.setAutoDefault(False)
         self.close_button.setToolTip("Close; accepted turns are saved, drafts wait for later (Esc)")
         self.close_button.clicked.connect(self.reject)
-        actions = QHBoxLayout()
-        actions.addStretch(1)
-        actions.addWidget(self.close_button)
-        actions.addWidget(self.accept_button)
-        right.addLayout(actions)
+        button_row = QHBoxLayout()
+        button_row.addStretch(1)
+        button_row.addWidget(self.close_button)
+        button_row.addWidget(self.accept_button)
+        right.addLayout(button_row)
         layout.addLayout(right, 3)
         self.editors: list[QLineEdit] = []
         self.reload()
@@ -153,11 +155,8 @@ class TransactionBuilderDialog(QDialog):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt name)
         """Ctrl+Return accepts, wherever the focus is (text fields pass it up)."""
-        if (event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-                and event.modifiers() & Qt.KeyboardModifier.ControlModifier):
-            self.accept_current()
-            return
-        super().keyPressEvent(event)
+        if not self._keys.handle(event):
+            super().keyPressEvent(event)
 
     def accept_current(self) -> None:
         row = self.list.currentRow()

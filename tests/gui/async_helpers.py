@@ -7,9 +7,10 @@ from collections.abc import Callable
 
 
 def run_until(
-    loop: asyncio.AbstractEventLoop, condition: Callable[[], bool], timeout: float = 30.0
+    loop: asyncio.AbstractEventLoop, condition: Callable[[], bool], timeout: float = 120.0
 ) -> None:
-    """Run ``loop`` (jobs, async slots) until ``condition()`` holds; fail after ``timeout``."""
+    """Run ``loop`` (jobs, async slots) until ``condition()`` holds; fail after ``timeout``
+    seconds (generous: a job on a machine shared with other test runs may be slow)."""
 
     async def wait() -> None:
         while not condition():

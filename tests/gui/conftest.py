@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from tests.gui.team_server_fixtures import team_server  # noqa: F401  (a fixture)
+
 WORKER_PREFIX = "cir-"  # the services' lanes name their threads cir-gpu_0, cir-io_1 …
 WORKERS_STOP_S = 5.0
 
@@ -79,3 +81,25 @@ def window(qtbot, services, event_loop_qt):
     win.show()
     yield win
     services.shutdown()
+
+
+@pytest.fixture
+def ranked_demo(indexed_demo_dir):
+    """The indexed demo with six mined pairs: captions get a live target rank."""
+    from studio.pairs.mining import mine_pairs
+    from studio.store import Project
+
+    with Project.open(indexed_demo_dir) as project:
+        mine_pairs(project, "tfidf", 6)
+    return indexed_demo_dir
+
+
+@pytest.fixture
+def pairs_demo(demo_project_dir):
+    """The demo with eight mined pairs and no captions: pairs to write captions for."""
+    from studio.pairs.mining import mine_pairs
+    from studio.store import Project
+
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 8)
+    return demo_project_dir

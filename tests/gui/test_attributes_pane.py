@@ -6,9 +6,12 @@ import asyncio
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from studio.attributes.extract import extract_from_text
 from studio.attributes.query import attribute_states, images_with_attribute, label_counts
+from studio.store import Project
+from tests.gui.window_panes import show_pane_titled
 from widgets.bulk_review import THUMB
 
 ATTRIBUTES = 2  # position of the pane in the navigation (Ctrl+3)
@@ -204,3 +207,69 @@ def test_suggest_button_runs_the_model_as_a_job(window, demo_project_dir, event_
     click_and_wait(event_loop_qt, pane.suggest_button, has_model_chips)
     chip = next(c for c in pane.single.chips.chips if c.state.evidence[0][0] == "model")
     assert "model: demo" in chip.toolTip() and "confidence" in chip.toolTip()
+
+
+def test_the_bulk_view_opens_on_an_attribute_with_images(window, demo_project_dir) -> None:
+    """The "One attribute, many images" tab does not open on an attribute with 0."""
+    from studio.attributes.extract import extract_from_text
+
+    with Project.open(demo_project_dir) as project:
+        extract_from_text(project, "importer")
+    assert window.open_project(demo_project_dir)
+    window.show_pane(2)
+    pane = window.panes[2]
+    pane.tabs.setCurrentWidget(pane.bulk)
+    QApplication.processEvents()
+    assert pane.bulk.attribute.currentText()
+    assert pane.bulk.grid.count() > 0 and not pane.bulk.empty.isVisible()
+
+
+def test_attributes_u_undoes_the_last_decision_after_the_cursor_moved(
+    window, demo_project_dir, qtbot
+) -> None:
+    assert window.open_project(demo_project_dir)
+    window.workspace.settings.user_name = "Ana"
+    project = window.workspace.project
+    extract_from_text(project, "importer")
+    pane = show_pane_titled(window, "Attributes")
+    pane.refresh()
+    single = pane.single
+    image = single.current_image()
+    first = single.chips.current_name()
+    single.setFocus()
+    qtbot.keyClick(single, Qt.Key.Key_A)
+    assert states(project, image)[first] == "accepted"
+    assert single.chips.current_name() != first  # the cursor moved on
+    qtbot.keyClick(single, Qt.Key.Key_U)
+    assert states(project, image)[first] == "suggested"
+    assert single.chips.current_name() == first
+    qtbot.keyClick(single, Qt.Key.Key_R)
+    qtbot.keyClick(single, Qt.Key.Key_J)  # even after moving to the next image
+    assert single.current_image() != image
+    qtbot.keyClick(single, Qt.Key.Key_U)
+    assert single.current_image() == image
+    assert states(project, image)[first] == "suggested"
+
+
+def test_an_image_without_labels_says_so(window, demo_project_dir) -> None:
+    assert window.open_project(demo_project_dir)  # nothing extracted yet
+    pane = show_pane_titled(window, "Attributes")
+    single = pane.single
+    assert single.chips_empty.isVisible()
+    assert "No labels on this image yet" in single.chips_empty.text()
+    extract_from_text(window.workspace.project, "importer")
+    pane.refresh()
+    assert not single.chips_empty.isVisible()
+
+
+def test_a_bulk_attribute_with_no_images_says_so(window, demo_project_dir) -> None:
+    assert window.open_project(demo_project_dir)
+    extract_from_text(window.workspace.project, "importer")
+    pane = show_pane_titled(window, "Attributes")
+    pane.tabs.setCurrentWidget(pane.bulk)
+    pane.bulk.show_attribute("sequin")
+    assert pane.bulk.grid.count() == 0
+    assert pane.bulk.empty.isVisible()
+    assert "sequin" in pane.bulk.empty.text()
+    pane.bulk.show_attribute("floral")
+    assert pane.bulk.grid.count() > 0 and not pane.bulk.empty.isVisible()

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from studio.captions import store
-from studio.captions.ranks import stored_rank
+from studio.captions.ranks import rank_captions, stored_rank
 from studio.pairs.mining import mine_pairs
 from studio.store import Project
+from tests.gui.async_helpers import run_until
+from tests.gui.read_only_projects import as_read_only
+from tests.gui.window_panes import show_pane_titled
 from widgets.panes.captions_pane import CaptionsPane
 
 CTRL = Qt.KeyboardModifier.ControlModifier
-
-
-@pytest.fixture
-def ranked_demo(indexed_demo_dir: Path) -> Path:
-    with Project.open(indexed_demo_dir) as project:
-        mine_pairs(project, "tfidf", 6)
-    return indexed_demo_dir
 
 
 def open_as(window, path: Path, user: str) -> CaptionsPane:
@@ -144,14 +138,6 @@ def test_build_index_hands_the_keyboard_back_to_the_caption(
     assert editor.text() == "is red and long"
 
 
-def run_until(loop, predicate, timeout: float = 120.0) -> None:
-    async def wait() -> None:
-        while not predicate():
-            await asyncio.sleep(0.05)
-
-    loop.run_until_complete(asyncio.wait_for(wait(), timeout))
-
-
 def test_dashboard_shows_each_annotators_ranks(window, ranked_demo, qtbot) -> None:
     from studio.captions.ranks import rank_captions
     from widgets.panes.dashboard_pane import DashboardPane
@@ -250,3 +236,50 @@ def test_a_rank_is_shown_while_no_colour_was_measured(window, ranked_demo, qtbot
     type_caption(qtbot, pane.writer.editor, "is darker and red")
     qtbot.waitUntil(lambda: rank_shown_for(pane.rank_view, "is darker and red"), timeout=2000)
     assert not folder.exists()  # nothing was measured inside the rank
+
+
+def test_an_edit_in_review_marks_the_stored_rank_stale(window, ranked_demo, qtbot) -> None:
+    with Project.open(ranked_demo) as project:
+        pair = project.db.execute("SELECT min(id) FROM pairs").fetchone()[0]
+        caption_id = store.submit_caption(project, pair, "ana", "is red with long sleeves")[0].id
+        rank_captions(project, device="cpu")
+    pane = open_as(window, ranked_demo, "ben")
+    pane.set_mode(1)
+    line = pane.rank_line
+    assert pane.reviewer.session.current == caption_id
+    assert "stale" not in line.note.text()
+    type_caption(qtbot, pane.reviewer.editor, "is blue and sleeveless")
+    assert "stale: the caption was edited since" in line.note.text()
+    type_caption(qtbot, pane.reviewer.editor, "is red with long sleeves")  # back as stored
+    assert "stale" not in line.note.text()
+
+
+def test_while_writing_the_rank_on_screen_says_it_is_the_previous_texts(
+    window, ranked_demo, qtbot
+) -> None:
+    pane = open_as(window, ranked_demo, "ana")
+    view = pane.rank_view
+    type_caption(qtbot, pane.writer.editor, "is red")
+    qtbot.waitUntil(lambda: rank_shown_for(view, "is red"), timeout=30000)
+    qtbot.keyClicks(pane.writer.editor, " with long sleeves")
+    assert view.line.text().startswith("Target rank with the previous text:")
+    assert "updating" in view.line.text()
+    qtbot.waitUntil(lambda: rank_shown_for(view, "is red with long sleeves"), timeout=30000)
+    assert "previous" not in view.line.text()
+
+
+def test_read_only_project_captions_do_not_offer_a_build(
+    window, demo_project_dir, qtbot
+) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 4)
+    assert window.open_project(demo_project_dir)
+    as_read_only(window.workspace.project)
+    captions = show_pane_titled(window, "Captions")
+    view = captions.rank_view
+    captions.writer.editor.setFocus()
+    qtbot.keyClicks(captions.writer.editor, "is red")
+    qtbot.waitUntil(lambda: view.build_button.isVisible(), timeout=30000)
+    assert not view.build_button.isEnabled()
+    assert "read-only" in view.build_button.toolTip()
+    assert "read-only" in view.line.text() and "Building" not in view.line.text()

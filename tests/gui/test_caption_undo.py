@@ -7,9 +7,14 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from studio.captions import store
 from studio.store import Project
-from tests.gui.test_captions_pane import ALT, CTRL, SHIFT, open_as, pair_ids, pairs_demo
-
-__all__ = ["pairs_demo"]
+from tests.gui.test_captions_pane import (
+    ALT,
+    CTRL,
+    SHIFT,
+    open_as,
+    pair_ids,
+    type_caption,
+)
 
 
 def own_text(path, pair_id: int, user: str = "ana") -> str | None:
@@ -79,3 +84,42 @@ def test_a_caption_cleared_and_left_leaves_no_draft(window, pairs_demo, qtbot) -
     table = pane.progress.table
     rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
     assert "ana" not in rows or table.item(rows["ana"], 4).text() == "0"  # Drafts column
+
+
+def submit(path, texts: list[str], author: str = "ana") -> list[int]:
+    with Project.open(path) as project:
+        pairs = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        return [
+            store.submit_caption(project, pair_id, author, text)[0].id
+            for pair_id, text in zip(pairs, texts, strict=False)
+        ]
+
+
+def test_review_undoes_accept_and_reject_with_ctrl_alt_z(window, ranked_demo, qtbot) -> None:
+    first, second = submit(ranked_demo, ["is red wiht stripes", "is blue"])
+    pane = open_as(window, ranked_demo, "rev")
+    pane.set_mode(1)
+    reviewer = pane.reviewer
+    assert reviewer.session.current == first
+    type_caption(qtbot, reviewer.editor, "is red with stripes")
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Return, CTRL)  # accept, with the edit
+    assert reviewer.session.current == second
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_R, CTRL)
+    qtbot.keyClicks(reviewer.reason, "wrong colour")
+    qtbot.keyClick(reviewer.reason, Qt.Key.Key_Return)
+    # Undo the reject: the caption is submitted again, on screen.
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Z, CTRL | ALT)
+    assert reviewer.session.current == second
+    assert "submitted again" in reviewer.state.text()
+    # And the accept: text and status as the author left them.
+    qtbot.keyClick(reviewer.editor, Qt.Key.Key_Z, CTRL | ALT)
+    assert reviewer.session.current == first
+    with Project.open(ranked_demo) as project:
+        one, two = store.get_caption(project, first), store.get_caption(project, second)
+        assert (one.status, one.text, one.reviewer) == ("submitted", "is red wiht stripes", None)
+        assert (two.status, two.reject_reason) == ("submitted", None)
+        assert [row["action"] for row in project.audit_trail("caption", first)][-2:] == [
+            "accept",
+            "undo",
+        ]
+    assert "Ctrl+Alt+Z" in reviewer.buttons["undo_decision"].toolTip()

@@ -5,24 +5,19 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from studio.captions import store
+from studio.captions.records import CaptionPolicy
+from studio.captions.store import submit_caption
 from studio.pairs.mining import mine_pairs
 from studio.store import Project
+from tests.gui.window_panes import show_pane_titled
 from widgets.panes.captions_pane import CaptionsPane
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 ALT = Qt.KeyboardModifier.AltModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
-
-
-@pytest.fixture
-def pairs_demo(demo_project_dir: Path) -> Path:
-    with Project.open(demo_project_dir) as project:
-        mine_pairs(project, "tfidf", 8)
-    return demo_project_dir
 
 
 def open_as(window, path: Path, user: str) -> CaptionsPane:
@@ -263,3 +258,24 @@ def test_pictures_stay_on_screen_after_autosave_save_and_switching(
     window.show_pane(1)
     assert pane.view.reference.title.text()
     wait_for_pictures(qtbot, pane)
+
+
+def test_review_says_when_the_only_captions_waiting_are_your_own(
+    window, demo_project_dir, qtbot
+) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 5)
+        pair_ids = [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id")]
+        for pair_id in pair_ids[:2]:
+            submit_caption(
+                project, pair_id, "Ana", "is red with longer sleeves", CaptionPolicy(2, True)
+            )
+    window.workspace.settings.user_name = "Ana"
+    assert window.open_project(demo_project_dir)
+    pane = show_pane_titled(window, "Captions")
+    pane.set_mode(1)
+    reviewer = pane.reviewer
+    assert "every submitted caption has been reviewed" not in reviewer.info.text()
+    assert "the 2 captions waiting for review are your own" in reviewer.info.text()
+    assert not reviewer.buttons["accept"].isEnabled()
+    assert not reviewer.buttons["reject"].isEnabled()

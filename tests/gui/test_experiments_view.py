@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
 import studio.store.project as project_module
+from tests.gui.async_helpers import run_until
+from tests.gui.window_panes import show_pane_titled
 
 
 def experiments_of(window):
@@ -94,3 +100,138 @@ def test_fashioniq_and_cirr_evaluations_are_listed_with_their_recall_and_open_qu
         qtbot.waitUntil(lambda b=browser: "no per-query results" in b.header.text(),
                         timeout=10_000)
         assert browser.run["id"] in (fiq_id, cirr_id)
+
+
+@pytest.fixture
+def experiments(window, indexed_demo_dir):
+    window.resize(1024, 700)
+    assert window.open_project(indexed_demo_dir)
+    window.show_pane(window.pane_titles().index("Retrieval"))
+    pane = window.stack.currentWidget()
+    pane.tabs.setCurrentWidget(pane.experiments)
+    return pane.experiments
+
+
+def test_experiments_say_why_a_run_has_fewer_dialogs(experiments, window, event_loop_qt):
+    view = experiments
+    view.dialogs.setValue(500)
+    view.turns.setValue(2)
+    labels: list[str] = []
+    window.runner.progressed.connect(lambda *_: labels.append(window.job_status.label.text()))
+    event_loop_qt.run_until_complete(view.run())
+    run_until(event_loop_qt, lambda: view.runs.count() == 1)
+    ran = view.runs.item(0).data(Qt.ItemDataRole.UserRole)["queries"]
+    assert ran < 500
+    assert f"Ran {ran} dialogs, not 500" in view.message.text()
+    assert labels and all(label.count("history/attribute") <= 1 for label in labels)
+
+
+def test_runs_are_listed_with_date_strategy_user_and_result_over_a_turn_table(
+    experiments, event_loop_qt
+):
+    view = experiments
+    view.dialogs.setValue(3)
+    view.turns.setValue(2)
+    event_loop_qt.run_until_complete(view.run())
+    run_until(event_loop_qt, lambda: view.runs.count() == 1)
+    line = view.runs.item(0).text()
+    assert line.startswith("#1 · 20") and "history · user attribute" in line
+    assert "R@10" in line and "3 dialogs × 2 turns" in line
+    assert view.table.rowCount() == 2 and view.table.isVisible()
+    QApplication.processEvents()
+    below = view.table.mapTo(view, view.table.rect().topLeft()).y()
+    assert below >= view.canvas.mapTo(view, view.canvas.rect().bottomLeft()).y()  # under the plots
+    width = view.runs.viewport().width()
+    assert all(
+        view.runs.fontMetrics().horizontalAdvance(part) <= width for part in line.splitlines()
+    )  # each line of a run fits the list
+    headings = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
+    assert headings[:3] == ["Run", "Turn", "R@1"] and "Mean rank" in headings
+    assert [view.table.item(r, 1).text() for r in range(2)] == ["1", "2"]
+
+
+def test_learned_speech_is_the_default_and_sample_dialogs_show_what_was_typed(
+    experiments, event_loop_qt
+):
+    view = experiments
+    assert view.speech.currentText() == "learned"
+    view.dialogs.setValue(2)
+    view.turns.setValue(2)
+    event_loop_qt.run_until_complete(view.run())
+    run_until(event_loop_qt, lambda: view.runs.count() == 1)
+    shown = view.sample_dialogs.text()
+    assert shown.startswith("Dialog 1: “") and "Dialog 2: “" in shown
+    run = view.runs.item(0).data(Qt.ItemDataRole.UserRole)
+    assert run["config"]["users"] == "learned"
+    view.speech.setCurrentText("catalog")
+    event_loop_qt.run_until_complete(view.run())
+    run_until(event_loop_qt, lambda: view.runs.count() == 2)
+    assert view.sample_dialogs.text() != shown  # catalog words, not the learned ones
+
+
+def test_strategy_boxes_show_trained_combiner_names_whole(qtbot, workspace, services) -> None:
+    from PySide6.QtWidgets import QWidget
+
+    from widgets.experiments_view import ExperimentsView
+    from widgets.retrieval_controls import SessionControls
+
+    name = "history+combiner:fashioniq-dress-toptee-2026-11"
+    controls = SessionControls()
+    strip = QWidget()
+    strip.setLayout(controls.bar)
+    qtbot.addWidget(strip)
+    strip.resize(1024 - 170, 80)
+    strip.show()
+    QApplication.processEvents()
+    controls.add_strategies([name])  # trained combiners arrive after the strip is shown
+    controls.strategy.setCurrentIndex(controls.strategy.findData(name))
+    experiments = ExperimentsView(workspace, services.runner)
+    qtbot.addWidget(experiments)
+    experiments.resize(1024 - 170, 600)
+    experiments.show()
+    QApplication.processEvents()
+    experiments.strategy.addItems([name])  # as refresh_strategies does after training
+    experiments.strategy.setCurrentText(name)
+    for _ in range(3):
+        QApplication.processEvents()
+    for combo in (controls.strategy, experiments.strategy):
+        needed = combo.fontMetrics().horizontalAdvance(name)
+        assert combo.width() > needed, combo.width()
+
+
+def test_two_runs_of_one_strategy_are_told_apart_and_nothing_is_cut_at_1024x700(
+    window, indexed_demo_dir, event_loop_qt
+) -> None:
+    window.resize(1024, 700)
+    assert window.open_project(indexed_demo_dir)
+    pane = show_pane_titled(window, "Retrieval")
+    pane.tabs.setCurrentWidget(pane.experiments)
+    view = pane.experiments
+    view.dialogs.setValue(3)
+    view.turns.setValue(2)
+    for count in (1, 2):  # the same strategy and user twice
+        event_loop_qt.run_until_complete(view.run())
+        run_until(event_loop_qt, lambda count=count: view.runs.count() == count)
+    QApplication.processEvents()
+    view.canvas.draw()
+    figure = view.canvas.figure
+    legend_names = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
+    legend_names += [text.get_text() for axes in figure.axes if axes.get_legend()
+                     for text in axes.get_legend().get_texts()]
+    assert len(set(legend_names)) == len(legend_names) >= 2, legend_names
+    assert all(name.startswith("#") for name in legend_names)  # the run number
+    renderer = view.canvas.get_renderer()
+    for axes in figure.axes:  # both titles whole inside the figure
+        title = axes.title.get_window_extent(renderer)
+        assert title.x0 >= 0 and title.x1 <= figure.bbox.x1, axes.get_title()
+    for legend in [*figure.legends, *(a.get_legend() for a in figure.axes if a.get_legend())]:
+        box = legend.get_window_extent(renderer)
+        for axes in figure.axes:  # no legend lies over a plot's curves
+            assert not box.overlaps(axes.get_window_extent(renderer)), axes.get_title()
+    viewport = view.runs.viewport().rect()
+    for row in range(view.runs.count()):
+        item = view.runs.item(row)
+        assert viewport.contains(view.runs.visualItemRect(item)), item.text()
+        width = viewport.width()
+        assert all(view.runs.fontMetrics().horizontalAdvance(part) <= width
+                   for part in item.text().splitlines()), item.text()

@@ -5,15 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from studio import __version__
+from studio.pairs.mining import mine_pairs
 from studio.settings import Settings
 from studio.store import Project
+from tests.gui.window_panes import show_pane_titled
 
 ROOT = Path(__file__).resolve().parents[2]
+CTRL = Qt.KeyboardModifier.ControlModifier
 EXPECTED_PANES = ["Pairs", "Captions", "Attributes", "Retrieval", "Quality", "Dashboard"]
 
 
@@ -219,3 +224,130 @@ def test_exporting_through_file_export_writes_the_file(
     event_loop_qt.run_until_complete(asyncio.wait_for(written(), 60))
     lines = out.read_text(encoding="utf-8").splitlines()
     assert window.statusBar().currentMessage().startswith(f"Wrote {len(lines)} pairs with ")
+
+
+def press_pane_key(qtbot, window, number: int) -> None:
+    """Ctrl+<number> as the person presses it, wherever the focus is."""
+    target = QApplication.focusWidget() or window
+    qtbot.keyClick(target, getattr(Qt.Key, f"Key_{number}"), CTRL)
+    QApplication.processEvents()
+
+
+def test_each_pane_takes_the_keyboard_when_shown(window, demo_project_dir, qtbot) -> None:
+    """After Ctrl+3 the review keys (J, A, R, U) work without clicking into the pane."""
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 6)
+    assert window.open_project(demo_project_dir)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    press_pane_key(qtbot, window, 3)
+    attributes = window.panes[2]
+    assert window.stack.currentWidget() is attributes
+    single = attributes.single
+    assert single.index == 0
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_J)
+    assert single.index == 1  # J went to the review, not nowhere
+    press_pane_key(qtbot, window, 2)
+    captions = window.panes[1]
+    assert QApplication.focusWidget() is captions.writer.editor
+    press_pane_key(qtbot, window, 1)
+    assert QApplication.focusWidget() is window.panes[0].table
+    press_pane_key(qtbot, window, 3)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_J)
+    assert single.index == 2
+
+
+def test_demo_on_first_use_shows_the_window_at_once_and_draws_the_demo_as_a_job(qapp) -> None:
+    """`cir-studio --demo` with no demo yet: the window is there while the demo is drawn,
+    with progress and Cancel in its status bar (it drew 22 s in the terminal first)."""
+    from PySide6.QtCore import QTimer
+
+    from studio.cli.gui_launch import launch_gui
+    from studio.cli.main import build_parser
+    from studio.settings import demo_project_dir
+    from widgets.main_window import MainWindow
+
+    seen: dict[str, object] = {}
+    before = set(QApplication.topLevelWidgets())  # windows earlier tests left to Qt
+    deadline = time.monotonic() + 30
+
+    def look() -> None:
+        shown = [w for w in QApplication.topLevelWidgets()
+                 if isinstance(w, MainWindow) and w.isVisible() and w not in before]
+        window = shown[0] if shown else None
+        jobs = [handle.label for handle in window.runner.running.values()] if window else []
+        if window is None or (not jobs and time.monotonic() < deadline):
+            QTimer.singleShot(200, look)  # the window may still be starting
+            return
+        seen.update(jobs=jobs, cancel=window.job_status.cancel_button.isVisible(),
+                    demo_drawn=(demo_project_dir() / "project.cirdb").exists())
+        window.job_status.cancel_button.click()  # the person may stop it
+        QTimer.singleShot(300, window.close)
+
+    QTimer.singleShot(200, look)
+    sheet = qapp.styleSheet()  # launch_gui sets the studio's; the tests after this one lay
+    try:  # out with Qt's own, as they do when run alone
+        assert launch_gui(build_parser().parse_args(["--demo"])) == 0
+    finally:
+        qapp.setStyleSheet(sheet)
+    assert seen["jobs"] == ["Creating the demo project"]
+    assert seen["cancel"] is True
+    assert seen["demo_drawn"] is False  # still being drawn while the window shows
+
+
+def test_file_dialogs_open_in_the_last_folder_used(
+    window, demo_project_dir, tmp_path, monkeypatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    asked: list[tuple[str, str]] = []
+
+    def dialog(answer):
+        def ask(_parent, title, folder="", *_rest):
+            asked.append((title, str(folder)))
+            return answer
+        return ask
+
+    project_file = str(demo_project_dir / "project.cirdb")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", dialog((project_file, "")))
+    window.open_project_dialog()
+    assert asked[-1][1] != ""  # not the process's working directory
+    assert window.workspace.project is not None
+    elsewhere = tmp_path / "new-project"
+    elsewhere.mkdir()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", dialog(""))
+    window.new_project()  # cancelled at once; where did it start?
+    assert asked[-1] == ("Folder for the new project", str(demo_project_dir))
+    from widgets.quality_report_view import QualityReportView
+
+    view = show_pane_titled(window, "Quality").findChild(QualityReportView)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog(("", "")))
+    view._ask("Export the table as CSV", "CSV (*.csv)", ".csv")
+    assert Path(asked[-1][1]).parent == demo_project_dir  # the folder last used
+    # and it is remembered for the next start of the studio
+    from studio.settings import Settings
+
+    assert Settings.load().last_folder == str(demo_project_dir)
+
+
+def test_the_window_comes_back_with_its_size_place_and_pane(workspace, qtbot) -> None:
+    from studio.workspace import Workspace
+    from widgets.main_window import MainWindow
+
+    first = MainWindow(workspace)
+    qtbot.addWidget(first)
+    first.show()
+    # Offscreen, the screen is 800 px wide and Qt keeps a restored window on it: use the
+    # window's narrowest width (it opens at 1280 x 820 by default).
+    size = (first.minimumWidth(), 700)
+    first.resize(*size)
+    first.show_pane(3)
+    first.close()
+    second = MainWindow(Workspace())  # a new start: settings read from disk
+    qtbot.addWidget(second)
+    second.show()
+    assert (second.width(), second.height()) == size
+    assert second.navigation.currentRow() == 3
+    assert second.stack.currentWidget() is second.panes[3]
+    second.services.shutdown()
+    first.services.shutdown()

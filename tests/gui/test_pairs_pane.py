@@ -13,6 +13,7 @@ from studio.captions import store
 from studio.pairs.mining import mine_pairs
 from studio.store import Project
 from studio.store.database import utc_now
+from tests.gui.window_panes import show_pane_titled
 from widgets.pair_model import PAGE_SIZE, PairTableModel
 from widgets.panes.pairs_pane import PairsPane
 
@@ -203,3 +204,79 @@ def test_an_imported_folder_names_the_pictures_that_cannot_be_read(
     assert report is not None and report.images_added == 2
     assert "1 picture that cannot be read" in pane.message.text()
     assert "bomb.png" in pane.message.toolTip()
+
+
+def test_the_pairs_message_goes_with_its_project(
+    window, demo_project_dir, tmp_path, event_loop_qt
+) -> None:
+    """"Added 6 tfidf pairs." is not shown in a project created afterwards."""
+    assert window.open_project(demo_project_dir)
+    pairs = window.panes[0]
+    event_loop_qt.run_until_complete(pairs.mine("tfidf", 6))
+    assert "Added" in pairs.message.text()
+    window.workspace.create_project(tmp_path / "fresh", image_root=demo_project_dir)
+    window.show_pane(0)
+    assert pairs.message.text() == ""
+
+
+def test_a_refused_import_says_what_to_do_in_the_window(window, tmp_path, event_loop_qt) -> None:
+    """No "use --skip-invalid" (a command-line flag) in the window."""
+    root = tmp_path / "bad"
+    (root / "captions").mkdir(parents=True)
+    (root / "captions" / "cap.dress.val.json").write_text(
+        '[{"target": "a", "candidate": "b", "captions": ["x"]}, {"candidate": "c"}]'
+    )
+    window.workspace.create_project(tmp_path / "p")
+    pane = window.panes[0]
+    assert event_loop_qt.run_until_complete(pane.run_import("fashioniq", root)) is None
+    shown = pane.message.text() + " " + pane.problem_box.text()
+    assert "--skip-invalid" not in shown
+    assert "“Import the valid entries” imports the rest" in pane.message.text()
+    assert "3 problems; nothing was written" in pane.problem_box.text()
+
+
+def test_pairs_zoom_keys_work_with_the_focus_on_the_list(window, demo_project_dir, qtbot) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 10)
+    assert window.open_project(demo_project_dir)
+    pane = show_pane_titled(window, "Pairs")
+    pane.select_row(0)
+    pane.table.setFocus()
+    assert pane.table.hasFocus()
+    before = pane.view.image_size
+    qtbot.keyClick(pane.table, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(pane.table, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier)
+    assert pane.view.zoom_percent == 200 and pane.view.image_size > before
+    QApplication.processEvents()
+    bar = pane.view.reference.scroll.horizontalScrollBar()
+    assert bar.maximum() > 0
+    assert abs(bar.value() - bar.maximum() / 2) <= 1  # the garment stays in the middle
+    pane.search.setFocus()
+    qtbot.keyClick(pane.search, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert pane.view.zoom_percent == 100
+
+
+def test_pairs_with_no_match_say_so(window, demo_project_dir, qtbot) -> None:
+    with Project.open(demo_project_dir) as project:
+        mine_pairs(project, "tfidf", 10)
+    assert window.open_project(demo_project_dir)
+    pane = show_pane_titled(window, "Pairs")
+    pane.search.setText("no such garment anywhere")
+    pane.apply_filters()
+    assert pane.model.rowCount() == 0
+    assert pane.no_match.isVisible()
+    assert "No pair matches" in pane.no_match.text()
+    pane.search.clear()
+    pane.apply_filters()
+    assert not pane.no_match.isVisible()
+
+
+def test_the_mine_dialog_asks_whether_to_allow_mirrored_pairs(qtbot) -> None:
+    from widgets.mine_dialog import MineDialog
+
+    dialog = MineDialog(["dress"], ["train"], embedding=False)
+    qtbot.addWidget(dialog)
+    assert dialog.values()["mirrored"] is False  # off unless asked
+    dialog.mirrored.setChecked(True)
+    assert dialog.values()["mirrored"] is True
+    assert "B→A" in dialog.mirrored.text()

@@ -1,20 +1,16 @@
-"""A three-turn composed session and a chat round in the Retrieval pane, by keyboard."""
+"""The Retrieval pane: composed sessions and chat rounds by keyboard, the gallery, the target
+and its rank, the index, read-only projects, and its layout at 1024 × 700."""
 
 from __future__ import annotations
 
-import asyncio
-
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLabel
 
 from studio.sessions.store import list_sessions, load_session
-
-
-def run_until(loop, predicate, timeout: float = 120.0) -> None:
-    async def wait() -> None:
-        while not predicate():
-            await asyncio.sleep(0.02)
-
-    loop.run_until_complete(asyncio.wait_for(wait(), timeout))
+from studio.store import Project
+from tests.gui.async_helpers import run_until
+from tests.gui.read_only_projects import as_read_only
+from tests.gui.window_panes import show_pane_titled
 
 
 def open_retrieval(window, qtbot, event_loop_qt, project_dir):
@@ -27,12 +23,32 @@ def open_retrieval(window, qtbot, event_loop_qt, project_dir):
     return pane
 
 
+def shown_retrieval(window, event_loop_qt, project_dir, load: bool = True):
+    """The Retrieval pane of ``project_dir``, shown, with its index loaded when ``load``."""
+    assert window.open_project(project_dir)
+    pane = show_pane_titled(window, "Retrieval")
+    if load:
+        event_loop_qt.run_until_complete(pane.load_context())
+        assert pane.session is not None, pane.loader_text.text()
+    QApplication.processEvents()
+    return pane
+
+
+def retrieval_at_1024(window, event_loop_qt, project_dir, load: bool = True):
+    """The same in a 1024 × 700 window, the smallest the studio is laid out for."""
+    window.resize(1024, 700)
+    return shown_retrieval(window, event_loop_qt, project_dir, load)
+
+
 def type_turn(pane, qtbot, event_loop_qt, text: str) -> None:
+    """Type ``text`` in the turn field and press Enter; wait for the turn's results."""
     before = pane.timeline.count()
+    pane.text.setFocus()
     pane.text.clear()
     qtbot.keyClicks(pane.text, text)
     qtbot.keyClick(pane.text, Qt.Key.Key_Return)
     run_until(event_loop_qt, lambda: pane.timeline.count() == before + 1)
+    QApplication.processEvents()
 
 
 def test_a_three_turn_session_with_rollback_by_keyboard(
@@ -138,3 +154,216 @@ def test_a_project_without_an_index_builds_one_then_searches(
     assert pane.controller.context.facets  # attributes were extracted from the product text
     type_turn(pane, qtbot, event_loop_qt, "is blue")
     assert pane.results.count() == 10
+
+
+def test_target_rank_is_not_cut_at_1024x700(window, qtbot, event_loop_qt, indexed_demo_dir):
+    from widgets.panes.retrieval_pane import RetrievalPane
+
+    # The pane alone, at the size a 1024×700 window gives it (less the 170 px navigation
+    # and the menu and status bars), so the test does not depend on other panes' widths.
+    # It shares the window's workspace and job runner (shut down with the window).
+    workspace = window.workspace
+    pane = RetrievalPane(window.services)
+    qtbot.addWidget(pane)
+    pane.resize(1024 - 170, 700 - 60)
+    pane.show()
+    workspace.open_project(indexed_demo_dir)
+    event_loop_qt.run_until_complete(pane.load_context())
+    assert pane.session is not None and pane.width() <= 1024 - 170
+    type_turn(pane, qtbot, event_loop_qt, "is red with long sleeves")
+    type_turn(pane, qtbot, event_loop_qt, "is shorter")
+    assert "Target rank:" in pane.target_label.text() and "(was" in pane.target_label.text()
+    assert pane.target_label.isVisible() and fully_shown(pane.target_label)
+
+
+def test_reveal_shows_the_target_and_its_rank_below_the_shown_results(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+):
+    pane = retrieval_at_1024(window, event_loop_qt, indexed_demo_dir)
+    pane.top_k.setValue(1)
+    pane.new_session()
+    for _ in range(8):
+        type_turn(pane, qtbot, event_loop_qt, "is a plain black garment")
+        if pane.session.turns[-1].target_rank > 1:
+            break
+        pane.new_session()
+    rank = pane.session.turns[-1].target_rank
+    assert rank > 1 and pane.results.count() == 1  # the target is not among the results
+    pane.reveal.setChecked(True)
+    QApplication.processEvents()
+    assert pane.target_view.isVisible() and not pane.target_view.pixmap().isNull()
+    assert f"rank {rank}" in pane.target_text.text()
+    assert pane.session.target_id in pane.target_text.text()
+
+
+def test_the_gallery_defaults_to_the_references_category_and_can_widen(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+):
+    pane = retrieval_at_1024(window, event_loop_qt, indexed_demo_dir)
+    project: Project = window.workspace.project
+    category = project.image(pane.pending_reference).category
+    assert pane.gallery.currentText() == "Reference's category"
+    type_turn(pane, qtbot, event_loop_qt, "is blue")
+    shown = {project.image(pane.results.hit_id(r)).category for r in range(pane.results.count())}
+    assert shown == {category}
+    assert f"{category} images" in pane.status.text()
+    pane.gallery.setCurrentIndex(pane.gallery.findData("all"))
+    type_turn(pane, qtbot, event_loop_qt, "is blue")
+    last = pane.session.turns[-1]
+    assert len({project.image(hit.id).category for hit in last.results}) > 1
+
+
+def test_save_as_transaction_waits_for_a_turn(window, qtbot, event_loop_qt, indexed_demo_dir):
+    pane = retrieval_at_1024(window, event_loop_qt, indexed_demo_dir)
+    assert not pane.export_button.isEnabled()
+    type_turn(pane, qtbot, event_loop_qt, "is red")
+    assert pane.export_button.isEnabled()
+    pane.mode.setCurrentIndex(1)  # chat sessions have no reference images to export
+    assert not pane.export_button.isEnabled()
+
+
+def test_before_the_first_turn_the_results_say_what_to_do(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+):
+    pane = retrieval_at_1024(window, event_loop_qt, indexed_demo_dir)
+    assert pane.first_turn_hint.isVisible() and not pane.results.isVisible()
+    assert "press Enter" in pane.first_turn_hint.text()
+    type_turn(pane, qtbot, event_loop_qt, "is red")
+    assert pane.results.isVisible() and not pane.first_turn_hint.isVisible()
+
+
+def test_chat_mode_clears_the_composed_text(window, qtbot, event_loop_qt, indexed_demo_dir):
+    pane = retrieval_at_1024(window, event_loop_qt, indexed_demo_dir)
+    qtbot.keyClicks(pane.text, "I still prefer the item from the first turn")
+    pane.mode.setCurrentIndex(1)
+    assert pane.text.text() == ""
+    assert pane.prompt.text().startswith("Describe")
+
+
+def test_the_empty_state_says_an_index_exists(window, event_loop_qt, indexed_demo_dir):
+    pane = retrieval_at_1024(window, event_loop_qt, indexed_demo_dir, load=False)
+    assert "An index of 60 images for 'demo' exists" in pane.loader_text.text()
+
+
+def test_build_index_says_when_it_is_done_and_what_it_built(
+    window, event_loop_qt, demo_project_dir
+):
+    pane = retrieval_at_1024(window, event_loop_qt, demo_project_dir, load=False)
+    assert "no index" in pane.loader_text.text()
+    event_loop_qt.run_until_complete(pane.build_index())
+    run_until(event_loop_qt, lambda: pane.session is not None)
+    assert "Index ready: 60 images with 'demo'" in pane.status.text()
+    assert "attribute labels" in pane.status.text()  # it read them from the product text
+    assert "Index ready" in window.statusBar().currentMessage()
+
+
+def fully_shown(label: QLabel) -> bool:
+    """Every character of the label fits in the space it has on screen."""
+    rect = label.contentsRect()
+    if label.wordWrap():
+        return label.heightForWidth(rect.width()) <= rect.height()
+    return label.fontMetrics().horizontalAdvance(label.text()) <= rect.width()
+
+
+def test_session_bar_shows_whole_choices_at_1024x700(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+):
+    from widgets.panes.retrieval_pane import RetrievalPane
+
+    # The pane alone at the width a 1024 px window leaves it (less the navigation).
+    pane = RetrievalPane(window.services)
+    qtbot.addWidget(pane)
+    pane.resize(1024 - 170, 700 - 60)
+    pane.show()
+    window.workspace.open_project(indexed_demo_dir)
+    event_loop_qt.run_until_complete(pane.load_context())
+    QApplication.processEvents()
+    assert pane.minimumSizeHint().width() <= 1024 - 170
+    for combo in (pane.mode, pane.strategy, pane.gallery):
+        needed = combo.fontMetrics().horizontalAdvance(combo.currentText())
+        assert combo.width() >= combo.sizeHint().width(), combo.currentText()
+        assert combo.width() > needed, combo.currentText()
+
+
+def test_rank_line_and_session_list_fit_their_text_at_1024(
+    window, indexed_demo_dir, qtbot
+) -> None:
+    """"Target rank: 1,278 (was 4,423)" stays on one line at 1024×700; the recorded
+    sessions list is wide enough for its dates."""
+    from studio.sessions.setup import load_session_context
+    from studio.sessions.store import SessionRecorder
+    from widgets.recorded_sessions_dialog import RecordedSessionsDialog
+
+    with Project.open(indexed_demo_dir) as project:
+        context = load_session_context(project, "demo", "cpu")
+        session = context.new_session("history")
+        recorder = SessionRecorder(project, "ana")
+        recorder.start(session, "demo")
+        recorder.record(session.composed_turn("is red with long sleeves"))
+    window.resize(1024, 700)
+    assert window.open_project(indexed_demo_dir)
+    window.show_pane(3)
+    pane = window.panes[3]
+    pane._stack.setCurrentIndex(2)  # the session view, as after Load
+    text = "Target rank: 1,278 (was 4,423)"
+    pane.target_label.setText(text)
+    QApplication.processEvents()
+    assert pane.target_label.width() >= pane.target_label.fontMetrics().horizontalAdvance(text)
+    dialog = RecordedSessionsDialog(window.workspace.project, "ana", window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    QApplication.processEvents()
+    item = dialog.sessions.item(0)
+    assert item.text().endswith(item.text()[-16:]) and ":" in item.text()[-5:]  # the time
+    room = dialog.sessions.viewport().width()
+    assert dialog.sessions.fontMetrics().horizontalAdvance(item.text()) <= room
+
+
+def test_read_only_project_offers_no_index_build_and_says_why(window, demo_project_dir) -> None:
+    assert window.open_project(demo_project_dir)
+    as_read_only(window.workspace.project)
+    retrieval = show_pane_titled(window, "Retrieval")
+    retrieval.show_project(window.workspace.project)
+    assert not retrieval.build_button.isEnabled()
+    assert "read-only" in retrieval.build_button.toolTip()
+    assert "read-only" in retrieval.loader_text.text()
+
+
+def chips(pane) -> list:
+    items = (pane.chips_row.itemAt(i).widget() for i in range(pane.chips_row.count()))
+    return [widget for widget in items if widget is not None]
+
+
+def test_after_an_answer_chip_the_next_answer_is_typed_in_the_answer_field(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+) -> None:
+    pane = shown_retrieval(window, event_loop_qt, indexed_demo_dir)
+    pane.mode.setCurrentIndex(1)  # Chat
+    window.activateWindow()
+    type_turn(pane, qtbot, event_loop_qt, "a dress")
+    chip = chips(pane)[0]
+    turns = pane.timeline.count()
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)  # the click takes the focus
+    run_until(event_loop_qt, lambda: pane.timeline.count() == turns + 1)
+    QApplication.processEvents()
+    assert QApplication.focusWidget() is pane.text
+    qtbot.keyClicks(QApplication.focusWidget(), "red")  # what the person types next
+    assert pane.text.text() == "red"
+
+
+def test_a_new_chat_session_keeps_its_target_hidden(
+    window, qtbot, event_loop_qt, indexed_demo_dir
+) -> None:
+    pane = shown_retrieval(window, event_loop_qt, indexed_demo_dir)
+    pane.mode.setCurrentIndex(1)
+    pane.reveal.setChecked(True)
+    assert pane.target_view.isVisible()
+    assert "hidden" not in pane.target_label.text()  # not "hidden" beside the picture
+    # Before the first turn the target has no rank; it was "not in this gallery".
+    assert "not in this gallery" not in pane.target_text.text()
+    assert "no rank before the first turn" in pane.target_text.text()
+    pane.new_button.click()
+    QApplication.processEvents()
+    assert not pane.reveal.isChecked()
+    assert not pane.target_view.isVisible() and not pane.target_text.isVisible()
+    assert pane.target_label.text() == "Target: hidden"

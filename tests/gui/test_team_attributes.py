@@ -11,42 +11,38 @@ from PySide6.QtCore import Qt
 from studio.store import Project
 from studio.store.transfer import copy_project
 from studio.team.rehearsal import build_project
-from tests.gui.team_server_fixtures import Server, tokens
 
 WAIT_MS = 30000
 
 
 def test_an_annotator_decides_the_servers_suggestions(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, postgresql_url: str, tmp_path: Path
 ) -> None:
     build_project(tmp_path / "lite", ("rae", "ray"), n_images=40, n_pairs=4).close()
     copy_project(tmp_path / "lite", postgresql_url)
-    key = tokens(postgresql_url, {"ann": "annotator"})["ann"]
-    server = Server(postgresql_url).start()
-    try:
-        team = window.services.team
-        team.connect_to(server.base, key)
-        qtbot.waitUntil(lambda: team.role == "annotator", timeout=WAIT_MS)
-        window.show_pane(2)
-        view = window.panes[2].team_attributes
-        qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
-        assert view.hasFocus()
-        image = view.item["image_id"]
-        with Project.open(postgresql_url) as project:  # the hidden Captions pane holds none
-            held = project.db.execute(
-                "SELECT kind FROM server_leases WHERE holder = 'ann'").fetchall()
-        assert held == [("attribute",)]
-        names = [state["attribute"] for state in view.item["attributes"]]
-        assert names
-        qtbot.keyClick(view, Qt.Key.Key_A)
-        qtbot.keyClick(view, Qt.Key.Key_R, Qt.KeyboardModifier.ShiftModifier)
-        assert view.list.item(0).text().startswith("✓")
-        qtbot.keyClick(view, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: view.item is not None and view.item["image_id"] != image,
-                        timeout=WAIT_MS)
-        assert view.state.text() == f"Image {image}: decisions saved."
-    finally:
-        server.stop()
+    server, keys = team_server({"ann": "annotator"})
+    key = keys["ann"]
+    team = window.services.team
+    team.connect_to(server.base, key)
+    qtbot.waitUntil(lambda: team.role == "annotator", timeout=WAIT_MS)
+    window.show_pane(2)
+    view = window.panes[2].team_attributes
+    qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
+    assert view.hasFocus()
+    image = view.item["image_id"]
+    with Project.open(postgresql_url) as project:  # the hidden Captions pane holds none
+        held = project.db.execute(
+            "SELECT kind FROM server_leases WHERE holder = 'ann'").fetchall()
+    assert held == [("attribute",)]
+    names = [state["attribute"] for state in view.item["attributes"]]
+    assert names
+    qtbot.keyClick(view, Qt.Key.Key_A)
+    qtbot.keyClick(view, Qt.Key.Key_R, Qt.KeyboardModifier.ShiftModifier)
+    assert view.list.item(0).text().startswith("✓")
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.item is not None and view.item["image_id"] != image,
+                    timeout=WAIT_MS)
+    assert view.state.text() == f"Image {image}: decisions saved."
     with Project.open(postgresql_url) as project:
         rows = project.db.execute(
             "SELECT v.name, l.status FROM image_attributes l JOIN attribute_vocab v "

@@ -130,3 +130,44 @@ def test_ctrl_shift_m_merges_after_leaving_a_package_without_opening_the_menu(
         qtbot.waitUntil(lambda: "Merge work packages" in titles, timeout=5000)
     finally:
         watch.stop()
+
+
+def test_a_packages_person_stays_with_the_package(
+    window, tmp_path, event_loop_qt, qtbot
+) -> None:
+    """"Work as this package's person" holds in the package only; back in the
+    coordinator's project captions are stored under the name chosen there. The
+    package's status message does not follow into the next project."""
+    from studio.captions import store
+    from studio.settings import Settings
+    from studio.team.rehearsal import build_project
+
+    coordinator = tmp_path / "project"
+    build_project(coordinator, ["ann", "bob"], n_pairs=8).close()
+    window.workspace.settings.user_name = "zoe"
+    window.workspace.settings.save()
+    assert window.open_project(coordinator)
+    package = tmp_path / "ann.cirdb"
+    event_loop_qt.run_until_complete(window.team_menu.pack_for("ann", package, False))
+    assert window.open_project(package)
+    window.team_menu._enable()
+    window.team_menu.work_as_action.trigger()
+    captions = window.panes[1]
+    qtbot.waitUntil(lambda: "<b>ann</b>" in captions.user_label.text())
+    assert Settings.load().user_name == "zoe"  # the saved name is untouched
+    assert "here only" in captions.user_label.text()  # visible, and says for how long
+    # Back to the coordinator's project: zoe again, and nothing said about the package.
+    assert window.open_project(coordinator)
+    assert "Work package" not in window.statusBar().currentMessage()
+    window.show_pane(1)
+    assert window.workspace.user_name == "zoe"
+    assert "<b>zoe</b>" in captions.user_label.text()
+    writer = captions.writer
+    pair = writer.session.current
+    assert pair is not None
+    writer.editor.setFocus()
+    qtbot.keyClicks(writer.editor, "is longer")
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    with Project.open(coordinator) as project:
+        authors = {c.author for c in store.captions_for_pair(project, pair) if c.text == "is longer"}
+    assert authors == {"zoe"}

@@ -12,7 +12,6 @@ from pathlib import Path
 from studio.server.client import Client, Offline
 from studio.store import Project
 from studio.workspace import Workspace
-from tests.gui.team_server_fixtures import Server, make_project, tokens
 
 PAIRS, PER_PAIR, SIMULATED = 14, 2, 10  # (the small demo yields 12 of the 14 pairs asked)
 WAIT_S = 150
@@ -75,13 +74,11 @@ def _all_outboxes(folders: list[Path]) -> list[tuple[str, int | None]]:
 
 
 def test_two_studios_and_ten_clients_lose_nothing(
-    qtbot, services, postgresql_url: str, tmp_path: Path, studio_home: Path
+    qtbot, services, team_server, postgresql_url: str, tmp_path: Path, studio_home: Path
 ) -> None:
-    make_project(postgresql_url, tmp_path, n_pairs=PAIRS, per_pair=PER_PAIR)
     people = {"ana": "annotator", "bo": "annotator"}
     people.update({f"sim{i}": "annotator" for i in range(SIMULATED)})
-    keys = tokens(postgresql_url, people)
-    server = Server(postgresql_url).start()
+    server, keys = team_server(people, pairs=PAIRS, per_pair=PER_PAIR)
     stop, errors = threading.Event(), []
     threads = [
         threading.Thread(target=_simulated, args=(server.base, keys[f"sim{i}"],
@@ -127,7 +124,6 @@ def test_two_studios_and_ten_clients_lose_nothing(
             thread.join(timeout=30)
         for studio in studios:
             studio.services.shutdown()
-        server.stop()
     sent = _all_outboxes([tmp_path / "sim", studio_home])
     assert sent and all(status is not None for _uid, status in sent)  # nothing left waiting
     with Project.open(postgresql_url) as project:

@@ -13,7 +13,6 @@ from studio.quality.sampling import SampleOptions, create_sample
 from studio.store import Project
 from studio.store.transfer import copy_project
 from studio.team.rehearsal import build_project
-from tests.gui.team_server_fixtures import Server, tokens
 
 WAIT_MS = 30000
 
@@ -25,59 +24,55 @@ def _connect(qtbot, window, base: str, key: str, role: str) -> None:
 
 
 def test_a_rater_rates_blind_and_a_coordinator_watches_live(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, postgresql_url: str, tmp_path: Path
 ) -> None:
     build_project(tmp_path / "lite", ("rae", "ray"), n_images=40, n_pairs=4).close()
     copy_project(tmp_path / "lite", postgresql_url)
-    keys = tokens(postgresql_url, {"rae": "rater", "cora": "coordinator"})
-    server = Server(postgresql_url).start()
-    try:
-        _connect(qtbot, window, server.base, keys["rae"], "rater")
-        window.show_pane(4)
-        pane = window.panes[4]
-        view = pane.team_rating
-        qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
-        assert pane.team_mode() and view.form.hasFocus()
-        first = view.item["assignment_id"]
-        shown = " ".join(w.text() for w in (view.text, view.message, view.progress,
-                                            *(t.heading for t in view.earlier_turns)))
-        assert "SecretSet" not in shown  # no dataset name, no origin
-        qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
-        assert view.message.text().startswith("Score every criterion first")
-        for key in (Qt.Key.Key_4, Qt.Key.Key_3, Qt.Key.Key_5, Qt.Key.Key_4, Qt.Key.Key_2):
-            qtbot.keyClick(view.form, key)
-        qtbot.keyClick(view.form, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: view.item is not None and view.item["assignment_id"] != first,
-                        timeout=WAIT_MS)
-        second = view.item["assignment_id"]
-        qtbot.keyClick(view.form, Qt.Key.Key_S)
+    server, keys = team_server({"rae": "rater", "cora": "coordinator"})
+    _connect(qtbot, window, server.base, keys["rae"], "rater")
+    window.show_pane(4)
+    pane = window.panes[4]
+    view = pane.team_rating
+    qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
+    assert pane.team_mode() and view.form.hasFocus()
+    first = view.item["assignment_id"]
+    shown = " ".join(w.text() for w in (view.text, view.message, view.progress,
+                                        *(t.heading for t in view.earlier_turns)))
+    assert "SecretSet" not in shown  # no dataset name, no origin
+    qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
+    assert view.message.text().startswith("Score every criterion first")
+    for key in (Qt.Key.Key_4, Qt.Key.Key_3, Qt.Key.Key_5, Qt.Key.Key_4, Qt.Key.Key_2):
+        qtbot.keyClick(view.form, key)
+    qtbot.keyClick(view.form, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.item is not None and view.item["assignment_id"] != first,
+                    timeout=WAIT_MS)
+    second = view.item["assignment_id"]
+    qtbot.keyClick(view.form, Qt.Key.Key_S)
 
-        def status_of(assignment: int) -> str:
-            with Project.open(postgresql_url) as project:
-                return load_item(project, assignment, "rae").status
-
-        # The view lets go of the turn at once; the skip reaches the server just after.
-        qtbot.waitUntil(lambda: status_of(second) == "skipped", timeout=WAIT_MS)
+    def status_of(assignment: int) -> str:
         with Project.open(postgresql_url) as project:
-            rated = load_item(project, first, "rae")
-        assert rated.status == "done" and rated.scores == {
-            "accuracy": 4, "historical_awareness": 3, "granularity": 5, "consistency": 4,
-            "coverage": 2}
+            return load_item(project, assignment, "rae").status
 
-        window.services.team.disconnect()
-        assert not pane.team_mode()
-        _connect(qtbot, window, server.base, keys["cora"], "coordinator")
-        window.show_pane(5)
-        live = window.panes[5].team_live
-        qtbot.waitUntil(lambda: live.figures is not None, timeout=WAIT_MS)
-        assert live.isVisible() and "complete" in live.summary.text()
-        assert live.figures["pairs"] == 4
-    finally:
-        server.stop()
+    # The view lets go of the turn at once; the skip reaches the server just after.
+    qtbot.waitUntil(lambda: status_of(second) == "skipped", timeout=WAIT_MS)
+    with Project.open(postgresql_url) as project:
+        rated = load_item(project, first, "rae")
+    assert rated.status == "done" and rated.scores == {
+        "accuracy": 4, "historical_awareness": 3, "granularity": 5, "consistency": 4,
+        "coverage": 2}
+
+    window.services.team.disconnect()
+    assert not pane.team_mode()
+    _connect(qtbot, window, server.base, keys["cora"], "coordinator")
+    window.show_pane(5)
+    live = window.panes[5].team_live
+    qtbot.waitUntil(lambda: live.figures is not None, timeout=WAIT_MS)
+    assert live.isVisible() and "complete" in live.summary.text()
+    assert live.figures["pairs"] == 4
 
 
 def test_the_rater_opens_on_the_sample_with_work_and_sees_every_turn_numbered_with_pictures(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, postgresql_url: str, tmp_path: Path
 ) -> None:
     # "main" is ray's and rex's; rae's queue is in the sample "srv".
     with build_project(tmp_path / "lite", ("ray", "rex"), n_images=40, n_pairs=4) as project:
@@ -86,30 +81,26 @@ def test_the_rater_opens_on_the_sample_with_work_and_sees_every_turn_numbered_wi
         waiting = rater_progress(project, "srv", "rae").pending
     assert waiting > 3
     copy_project(tmp_path / "lite", postgresql_url)
-    keys = tokens(postgresql_url, {"rae": "rater"})
-    server = Server(postgresql_url).start()
-    try:
-        _connect(qtbot, window, server.base, keys["rae"], "rater")
-        window.show_pane(4)
-        view = window.panes[4].team_rating
+    server, keys = team_server({"rae": "rater"})
+    _connect(qtbot, window, server.base, keys["rae"], "rater")
+    window.show_pane(4)
+    view = window.panes[4].team_rating
+    qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
+    assert view.sample.currentData() == "srv"
+    names = [view.sample.itemText(i) for i in range(view.sample.count())]
+    assert names == [f"srv · {waiting} to rate"]
+    assert "Nothing left" not in view.message.text()
+    # Skip on to a third turn: the earlier two show with their pictures, numbered as
+    # the turns are (1, 2, then the turn rated, 3).
+    for _ in range(waiting):
         qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
-        assert view.sample.currentData() == "srv"
-        names = [view.sample.itemText(i) for i in range(view.sample.count())]
-        assert names == [f"srv · {waiting} to rate"]
-        assert "Nothing left" not in view.message.text()
-        # Skip on to a third turn: the earlier two show with their pictures, numbered as
-        # the turns are (1, 2, then the turn rated, 3).
-        for _ in range(waiting):
-            qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
-            if view.item["turn"]["index"] == 3:
-                break
-            qtbot.keyClick(view.form, Qt.Key.Key_S)
-        assert view.text.text().startswith("Turn 3: ")
-        earlier = view.earlier_turns
-        assert [turn.heading.text().split(":")[0] for turn in earlier] == ["Turn 1", "Turn 2"]
-        qtbot.waitUntil(lambda: all(
-            not panel.picture.pixmap().isNull()
-            for turn in earlier for panel in (turn.pictures.reference, turn.pictures.target)
-        ), timeout=WAIT_MS)
-    finally:
-        server.stop()
+        if view.item["turn"]["index"] == 3:
+            break
+        qtbot.keyClick(view.form, Qt.Key.Key_S)
+    assert view.text.text().startswith("Turn 3: ")
+    earlier = view.earlier_turns
+    assert [turn.heading.text().split(":")[0] for turn in earlier] == ["Turn 1", "Turn 2"]
+    qtbot.waitUntil(lambda: all(
+        not panel.picture.pixmap().isNull()
+        for turn in earlier for panel in (turn.pictures.reference, turn.pictures.target)
+    ), timeout=WAIT_MS)

@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 
 from studio.settings import data_dir
 from studio.store import Project
-from tests.gui.team_server_fixtures import Server, make_project, tokens
 from widgets.team_pictures import NOT_OFFLINE
 
 WAIT_MS = 30000
@@ -37,11 +36,15 @@ def _server_state(url: str) -> tuple[list[str], list[tuple]]:
     return uids, captions
 
 
-def _connect(qtbot, window, base: str, key: str) -> None:
+def _connect(qtbot, window, base: str, key: str):
+    """Connect as an annotator; the team writer, once it holds a pair."""
     team = window.services.team
     team.connect_to(base, key)
     qtbot.waitUntil(lambda: team.connected and team.role == "annotator", timeout=WAIT_MS)
     window.show_pane(1)
+    writer = window.panes[1].team_writer
+    qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+    return writer
 
 
 def _type(qtbot, writer, text: str) -> None:
@@ -53,64 +56,57 @@ def _submit(qtbot, writer) -> None:
 
 
 def test_captions_written_in_team_mode_survive_a_server_stop(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, postgresql_url: str, tmp_path: Path
 ) -> None:
-    make_project(postgresql_url, tmp_path, n_pairs=3)
-    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
-    server = Server(postgresql_url).start()
-    try:
-        _connect(qtbot, window, server.base, key)
-        pane = window.panes[1]
-        writer = pane.team_writer
-        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-        assert pane.team_mode() and writer.editor.hasFocus()
-        assert writer.info.text().startswith(f"Pair {writer.item['pair_id']}")
-        # The pictures come from the server (authenticated, cached on disk by the client).
-        pictures = pane.team_pictures
-        qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull()
-                        and not pictures.target.picture.pixmap().isNull(), timeout=WAIT_MS)
-        first = writer.item["pair_id"]
-        _type(qtbot, writer, "is darker")
-        qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
-        _submit(qtbot, writer)
-        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
-                        timeout=WAIT_MS)
-        assert writer.state.text() == f"Pair {first}: caption submitted."
-        second = writer.item["pair_id"]
-        _type(qtbot, writer, "is longer")
-        qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    pane = window.panes[1]
+    assert pane.team_mode() and writer.editor.hasFocus()
+    assert writer.info.text().startswith(f"Pair {writer.item['pair_id']}")
+    # The pictures come from the server (authenticated, cached on disk by the client).
+    pictures = pane.team_pictures
+    qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull()
+                    and not pictures.target.picture.pixmap().isNull(), timeout=WAIT_MS)
+    first = writer.item["pair_id"]
+    _type(qtbot, writer, "is darker")
+    qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
+                    timeout=WAIT_MS)
+    assert writer.state.text() == f"Pair {first}: caption submitted."
+    second = writer.item["pair_id"]
+    _type(qtbot, writer, "is longer")
+    qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
 
-        server.stop()  # the network drops mid-session; the person keeps typing
-        _type(qtbot, writer, " with")
-        qtbot.waitUntil(lambda: window.team_status.text().startswith("offline — "),
-                        timeout=WAIT_MS)
-        _type(qtbot, writer, " buttons")
-        qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
-                        timeout=WAIT_MS)
-        assert writer.editor.isEnabled() and writer.item["pair_id"] == second
-        # Offline, a picture never fetched says so; one in a local copy of the image root
-        # still shows.
-        pictures.show_item({"reference_id": "never-fetched", "target_id": None})
-        qtbot.waitUntil(lambda: pictures.reference.picture.text() == NOT_OFFLINE,
-                        timeout=WAIT_MS)
-        window.workspace.settings.team_image_root = str(tmp_path / "lite")
-        pictures.show_item({"reference_id": "dress-00001", "target_id": "dress-00002"})
-        qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull(),
-                        timeout=WAIT_MS)
-        _submit(qtbot, writer)
-        qtbot.waitUntil(lambda: "waits on this computer" in writer.state.text(),
-                        timeout=WAIT_MS)
-        waiting = window.services.team.waiting
-        assert waiting >= 2
-        assert window.team_status.text() == f"offline — {waiting} edits waiting"
+    server.stop()  # the network drops mid-session; the person keeps typing
+    _type(qtbot, writer, " with")
+    qtbot.waitUntil(lambda: window.team_status.text().startswith("offline — "),
+                    timeout=WAIT_MS)
+    _type(qtbot, writer, " buttons")
+    qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
+                    timeout=WAIT_MS)
+    assert writer.editor.isEnabled() and writer.item["pair_id"] == second
+    # Offline, a picture never fetched says so; one in a local copy of the image root
+    # still shows.
+    pictures.show_item({"reference_id": "never-fetched", "target_id": None})
+    qtbot.waitUntil(lambda: pictures.reference.picture.text() == NOT_OFFLINE,
+                    timeout=WAIT_MS)
+    window.workspace.settings.team_image_root = str(tmp_path / "lite")
+    pictures.show_item({"reference_id": "dress-00001", "target_id": "dress-00002"})
+    qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull(),
+                    timeout=WAIT_MS)
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: "waits on this computer" in writer.state.text(),
+                    timeout=WAIT_MS)
+    waiting = window.services.team.waiting
+    assert waiting >= 2
+    assert window.team_status.text() == f"offline — {waiting} edits waiting"
 
-        server.start()  # back: everything waiting goes out, and the next pair comes
-        qtbot.waitUntil(lambda: window.team_status.text() == "online as ana (annotator)",
-                        timeout=WAIT_MS)
-        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] not in
-                        (first, second), timeout=WAIT_MS)
-    finally:
-        server.stop()
+    server.start()  # back: everything waiting goes out, and the next pair comes
+    qtbot.waitUntil(lambda: window.team_status.text() == "online as ana (annotator)",
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] not in
+                    (first, second), timeout=WAIT_MS)
     sent = _outbox_uids()
     assert sent and all(status == 200 for _uid, status in sent)
     applied, captions = _server_state(postgresql_url)
@@ -120,46 +116,39 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
 
 
 def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, postgresql_url: str
 ) -> None:
     from studio.workspace import Workspace
     from widgets.main_window import MainWindow
     from widgets.services import Services
 
-    make_project(postgresql_url, tmp_path, n_pairs=2)
-    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
-    server = Server(postgresql_url).start()
-    try:
-        _connect(qtbot, window, server.base, key)
-        writer = window.panes[1].team_writer
-        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-        pair = writer.item["pair_id"]
-        server.stop()
-        _type(qtbot, writer, "has a round collar")  # typed offline, closed before a pause
-        window.close()  # the flush at shutdown puts the text in the outbox
-        assert [status for _uid, status in _outbox_uids()] == [None]
-        assert _server_state(postgresql_url)[0] == []
+    server, keys = team_server({"ana": "annotator"}, pairs=2)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    pair = writer.item["pair_id"]
+    server.stop()
+    _type(qtbot, writer, "has a round collar")  # typed offline, closed before a pause
+    window.close()  # the flush at shutdown puts the text in the outbox
+    assert [status for _uid, status in _outbox_uids()] == [None]
+    assert _server_state(postgresql_url)[0] == []
 
-        again = Services(Workspace())
-        second = MainWindow(again)  # connects to the saved server, still away
-        qtbot.addWidget(second, before_close_func=lambda _w: again.shutdown())
-        second.show()
-        try:
-            qtbot.waitUntil(lambda: second.team_status.text() == "offline — 1 edit waiting",
-                            timeout=WAIT_MS)
-            server.start()  # it comes back: the studio learns who it is and sends
-            qtbot.waitUntil(lambda: second.team_status.text() == "online as ana (annotator)",
-                            timeout=WAIT_MS)
-            second_writer = second.panes[1].team_writer
-            second.show_pane(1)
-            qtbot.waitUntil(lambda: second_writer.item is not None, timeout=WAIT_MS)
-            # the pair held before the close comes back, with the text typed offline
-            assert second_writer.item["pair_id"] == pair
-            assert second_writer.editor.text() == "has a round collar"
-        finally:
-            again.shutdown()
+    again = Services(Workspace())
+    second = MainWindow(again)  # connects to the saved server, still away
+    qtbot.addWidget(second, before_close_func=lambda _w: again.shutdown())
+    second.show()
+    try:
+        qtbot.waitUntil(lambda: second.team_status.text() == "offline — 1 edit waiting",
+                        timeout=WAIT_MS)
+        server.start()  # it comes back: the studio learns who it is and sends
+        qtbot.waitUntil(lambda: second.team_status.text() == "online as ana (annotator)",
+                        timeout=WAIT_MS)
+        second_writer = second.panes[1].team_writer
+        second.show_pane(1)
+        qtbot.waitUntil(lambda: second_writer.item is not None, timeout=WAIT_MS)
+        # the pair held before the close comes back, with the text typed offline
+        assert second_writer.item["pair_id"] == pair
+        assert second_writer.editor.text() == "has a round collar"
     finally:
-        server.stop()
+        again.shutdown()
     assert [status for _uid, status in _outbox_uids()] == [200]
     applied, captions = _server_state(postgresql_url)
     assert len(applied) == 1
@@ -167,43 +156,37 @@ def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
 
 
 def test_a_full_quota_is_said_in_one_line_and_the_next_pair_comes(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, tmp_path: Path
 ) -> None:
     """Two people wrote the pair while this one held it past the lease: the server refuses
     the submission; the writer says so and hands the next pair."""
-    make_project(postgresql_url, tmp_path, n_pairs=3, per_pair=1)
-    keys = tokens(postgresql_url, {"ana": "annotator", "bo": "annotator"})
-    server = Server(postgresql_url, lease_seconds=1).start()
-    try:
-        _connect(qtbot, window, server.base, keys["ana"])
-        writer = window.panes[1].team_writer
-        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-        pair = writer.item["pair_id"]
-        writer.lease.stop()  # ana leaves the pair open long enough for the lease to end
-        qtbot.wait(1500)
-        from studio.server.client import Client
+    server, keys = team_server({"ana": "annotator", "bo": "annotator"}, pairs=3, per_pair=1,
+                               lease_seconds=1)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    pair = writer.item["pair_id"]
+    writer.lease.stop()  # ana leaves the pair open long enough for the lease to end
+    qtbot.wait(1500)
+    from studio.server.client import Client
 
-        bo = Client(server.base, keys["bo"], tmp_path / "bo.sqlite")
-        try:
-            taken = bo.next_item()
-            assert taken is not None and taken["pair_id"] == pair
-            bo.submit(pair, "is blue")
-            assert bo.waiting() == 0
-        finally:
-            bo.close()
-        _type(qtbot, writer, "is red")
-        _submit(qtbot, writer)
-        qtbot.waitUntil(lambda: "did not take this caption" in writer.state.text(),
-                        timeout=WAIT_MS)
-        assert writer.state.text().startswith(f"Pair {pair}: the server did not take")
-        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != pair,
-                        timeout=WAIT_MS)
+    bo = Client(server.base, keys["bo"], tmp_path / "bo.sqlite")
+    try:
+        taken = bo.next_item()
+        assert taken is not None and taken["pair_id"] == pair
+        bo.submit(pair, "is blue")
+        assert bo.waiting() == 0
     finally:
-        server.stop()
+        bo.close()
+    _type(qtbot, writer, "is red")
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: "did not take this caption" in writer.state.text(),
+                    timeout=WAIT_MS)
+    assert writer.state.text().startswith(f"Pair {pair}: the server did not take")
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != pair,
+                    timeout=WAIT_MS)
 
 
 def test_edits_kept_before_a_kill_are_sent_by_the_next_start(
-    qtbot, postgresql_url: str, tmp_path: Path
+    qtbot, team_server, postgresql_url: str
 ) -> None:
     """The studio dies (SIGKILL) while the server is away and the person types: what
     reached the outbox (saved at least once a second) is sent by the next start."""
@@ -215,9 +198,8 @@ def test_edits_kept_before_a_kill_are_sent_by_the_next_start(
     from widgets.main_window import MainWindow
     from widgets.services import Services
 
-    make_project(postgresql_url, tmp_path, n_pairs=2)
-    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
-    server = Server(postgresql_url).start()
+    server, keys = team_server({"ana": "annotator"}, pairs=2)
+    key = keys["ana"]
     process = run_worker("team-type-then-kill", server.base, key, 2.5)
     try:
         line = process.stdout.readline()
@@ -241,7 +223,6 @@ def test_edits_kept_before_a_kill_are_sent_by_the_next_start(
     finally:
         if process.poll() is None:
             process.kill()
-        server.stop()
     applied, captions = _server_state(postgresql_url)
     assert [status for _uid, status in _outbox_uids()] == [200] * len(applied)
     assert len(captions) == 1 and captions[0][:3] == (pair, "ana", "draft")
@@ -250,62 +231,48 @@ def test_edits_kept_before_a_kill_are_sent_by_the_next_start(
 
 
 def test_a_caption_sent_once_the_server_is_back_no_longer_says_it_waits(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, postgresql_url: str
 ) -> None:
-    make_project(postgresql_url, tmp_path, n_pairs=3)
-    key = tokens(postgresql_url, {"ana": "annotator"})["ana"]
-    server = Server(postgresql_url).start()
-    try:
-        _connect(qtbot, window, server.base, key)
-        writer = window.panes[1].team_writer
-        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-        first = writer.item["pair_id"]
-        server.stop()
-        _type(qtbot, writer, "is darker")
-        _submit(qtbot, writer)
-        qtbot.waitUntil(lambda: writer.state.text().startswith(
-            f"Pair {first}: your caption waits on this computer"), timeout=WAIT_MS)
-        server.start()  # the outbox goes out: the line says the server took it
-        qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
-                        timeout=WAIT_MS)
-        qtbot.waitUntil(lambda: writer.state.text() == f"Pair {first}: caption submitted.",
-                        timeout=WAIT_MS)
-        assert window.services.team.waiting == 0
-    finally:
-        server.stop()
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    first = writer.item["pair_id"]
+    server.stop()
+    _type(qtbot, writer, "is darker")
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: writer.state.text().startswith(
+        f"Pair {first}: your caption waits on this computer"), timeout=WAIT_MS)
+    server.start()  # the outbox goes out: the line says the server took it
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: writer.state.text() == f"Pair {first}: caption submitted.",
+                    timeout=WAIT_MS)
+    assert window.services.team.waiting == 0
     assert _server_state(postgresql_url)[1] == [(first, "ana", "submitted", "is darker")]
 
 
 def test_a_rejected_caption_comes_back_to_its_author_with_the_reason(
-    qtbot, window, postgresql_url: str, tmp_path: Path
+    qtbot, window, team_server, tmp_path: Path
 ) -> None:
     from studio.server.client import Client
 
-    make_project(postgresql_url, tmp_path, n_pairs=1, per_pair=1)
-    keys = tokens(postgresql_url, {"ana": "annotator", "rev": "reviewer"})
-    server = Server(postgresql_url).start()
+    server, keys = team_server({"ana": "annotator", "rev": "reviewer"}, pairs=1, per_pair=1)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    pair = writer.item["pair_id"]
+    _type(qtbot, writer, "is red")
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: writer.info.text().startswith("All done"), timeout=WAIT_MS)
+    rev = Client(server.base, keys["rev"], tmp_path / "rev.sqlite")
     try:
-        _connect(qtbot, window, server.base, keys["ana"])
-        writer = window.panes[1].team_writer
-        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-        pair = writer.item["pair_id"]
-        _type(qtbot, writer, "is red")
-        _submit(qtbot, writer)
-        qtbot.waitUntil(lambda: writer.info.text().startswith("All done"), timeout=WAIT_MS)
-        rev = Client(server.base, keys["rev"], tmp_path / "rev.sqlite")
-        try:
-            review = rev.next_review()
-            assert review is not None and review["pair_id"] == pair
-            rev.decide(review["caption_id"], "reject", "names the reference, not the target")
-            assert rev.waiting() == 0
-        finally:
-            rev.close()
-        window.show_pane(0)  # ana comes back to the Captions pane: the pair is hers again
-        window.show_pane(1)
-        qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-        assert writer.item["pair_id"] == pair and writer.editor.text() == ""
-        assert writer.state.text() == (
-            "Your earlier caption “is red” was rejected by rev: names the reference, not the "
-            "target")
+        review = rev.next_review()
+        assert review is not None and review["pair_id"] == pair
+        rev.decide(review["caption_id"], "reject", "names the reference, not the target")
+        assert rev.waiting() == 0
     finally:
-        server.stop()
+        rev.close()
+    window.show_pane(0)  # ana comes back to the Captions pane: the pair is hers again
+    window.show_pane(1)
+    qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+    assert writer.item["pair_id"] == pair and writer.editor.text() == ""
+    assert writer.state.text() == (
+        "Your earlier caption “is red” was rejected by rev: names the reference, not the "
+        "target")

@@ -156,3 +156,17 @@ def test_argument_errors_are_one_line(argv: list[str], capsys: pytest.CaptureFix
     assert "usage:" not in err
     if len(argv) > 1 and not argv[1].startswith("-"):
         assert f"error: {argv[0]} {argv[1]}:" in err  # names the command it is about
+
+
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse %-formats help strings but prints descriptions as written: "95 %", not "95%%"."""
+    parsers = [_parser_at(path) for path in all_command_paths(build_parser())]
+    doubled = [p.prog for p in parsers if "%%" in p.format_help()]
+    assert doubled == []
+
+
+def test_simulate_help_says_95_percent(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "95 % confidence intervals" in out

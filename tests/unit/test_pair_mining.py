@@ -155,3 +155,48 @@ def test_command_line_mines_pairs(tmp_path, capsys) -> None:
         "added": 3,
         "per_group": {"dress/train": 3},
     }
+
+
+def _unordered_duplicates(project: Project) -> int:
+    rows = project.db.execute("SELECT reference_id, target_id FROM pairs").fetchall()
+    return len(rows) - len({frozenset(row) for row in rows})
+
+
+def test_mining_pairs_two_images_once_unless_mirrors_are_asked_for(
+    demo_project_dir: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from studio.pairs.mining import mine_pairs
+
+    mirrored_copy = tmp_path / "mirrored"
+    shutil.copytree(demo_project_dir, mirrored_copy)
+    with Project.open(mirrored_copy) as project:
+        mine_pairs(project, "tfidf", 60, mirrored=True)
+        assert _unordered_duplicates(project) > 0  # the demo has look-alikes: A→B and B→A
+    with Project.open(demo_project_dir) as project:
+        report = mine_pairs(project, "tfidf", 60)
+        assert report.added > 0
+        assert _unordered_duplicates(project) == 0
+        mine_pairs(project, "tfidf", 60)  # a second run adds no mirror of the first's pairs
+        assert _unordered_duplicates(project) == 0
+
+
+def test_pairs_mine_has_a_mirrored_flag(demo_project_dir: Path, capsys) -> None:
+    assert (
+        main(
+            [
+                "pairs",
+                "mine",
+                "--count",
+                "60",
+                "--mirrored",
+                "--json",
+                "--project",
+                str(demo_project_dir),
+            ]
+        )
+        == 0
+    )
+    with Project.open(demo_project_dir) as project:
+        assert _unordered_duplicates(project) > 0

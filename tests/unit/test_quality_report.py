@@ -243,3 +243,104 @@ def test_consistency_from_the_project_index(project: Project, demo_model) -> Non
     report = build_report(project, embedder=embedder)
     rho, items = report.correlations["embedding_consistency"]["accuracy"]
     assert items == 20 and rho is not None
+
+
+def _rated_project(folder: Path, items: int) -> None:
+    """``items`` turns of one dataset rated done by one rater with spread-out scores."""
+    from studio.quality.criteria import CRITERION_KEYS
+    from studio.quality.ratings import next_item, save_scores, set_status
+    from studio.quality.sampling import SampleOptions, create_sample
+    from studio.transactions.records import Transaction, sequential_turns
+    from studio.transactions.store import save_transactions
+
+    with Project.open(folder) as project:
+        save_transactions(
+            project,
+            [
+                Transaction(
+                    "mt",
+                    f"k{n}",
+                    (f"dress-{n:05d}", f"dress-{n + 1:05d}"),
+                    sequential_turns(["is red"]),
+                )
+                for n in range(items)
+            ],
+            "lead",
+        )
+        create_sample(project, SampleOptions(raters=("Ana",), share=1.0, per_item=1), "lead")
+        for n in range(items):
+            item = next_item(project, "main", "Ana")
+            score = 1 if n % 2 else 5  # as far apart as the scale allows
+            save_scores(project, item.assignment_id, "Ana", dict.fromkeys(CRITERION_KEYS, score))
+            set_status(project, item.assignment_id, "Ana", "done")
+
+
+def _report_of_two_items(folder: Path):
+    """The report of two turns scored as far apart as the scale allows."""
+    _rated_project(folder, 2)
+    with Project.open(folder) as project:
+        return build_report(project, indicators=False)
+
+
+def test_report_intervals_stay_within_0_and_100_and_few_items_are_marked(
+    demo_project_dir: Path,
+) -> None:
+    from studio.quality.report_export import table_rows
+
+    report = _report_of_two_items(demo_project_dir)
+    cell = report.rows["mt"]["accuracy"]
+    assert cell.items == 2 and not cell.reliable
+    assert cell.low == 0.0 and cell.high == 100.0  # the raw t interval is far wider
+    _, rows = table_rows(report)
+    assert rows[0][1] == "50.0 % (0.0–100.0) †"
+    assert any("fewer than 3 items" in note for note in report.notes)
+    assert report.to_json()["datasets"]["mt"]["accuracy"]["reliable"] is False
+
+
+def test_spearman_under_ten_items_shows_n_and_is_marked() -> None:
+    from studio.quality.report_export import rho_text
+
+    assert rho_text((0.5, 4)) == "+0.50 (n=4) †"
+    assert rho_text((0.5, 12)) == "+0.50 (n=12)"
+    assert rho_text((None, 2)) == "– (n=2)"
+
+
+def test_chart_error_bars_stay_on_the_axes_and_the_legend_covers_no_bar(
+    demo_project_dir: Path,
+) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    from studio.quality.chart import draw
+
+    report = _report_of_two_items(demo_project_dir)
+    figure = Figure(figsize=(7.5, 4.0))
+    canvas = FigureCanvasAgg(figure)
+    draw(report, figure)
+    canvas.draw()
+    axes = figure.axes[0]
+    renderer = canvas.get_renderer()
+    for line in axes.lines + [
+        c
+        for coll in axes.containers
+        for c in getattr(coll, "lines", ())
+        if hasattr(c, "get_segments")
+    ]:
+        for y in getattr(line, "get_ydata", lambda: [])():
+            assert 0.0 <= y <= 100.0
+    segments = 0
+    for container in axes.containers:
+        errorbar = getattr(container, "errorbar", None)
+        if errorbar is not None:
+            for collection in errorbar.lines[2]:
+                for segment in collection.get_segments():
+                    segments += 1
+                    assert all(0.0 <= y <= 100.0 for _, y in segment)
+    assert segments > 0  # the chart drew error bars, so the check above looked at some
+    legend = axes.get_legend().get_window_extent(renderer)
+    bars = [p for p in axes.patches if isinstance(p, Rectangle)]
+    assert bars
+    assert not any(legend.overlaps(bar.get_window_extent(renderer)) for bar in bars)
+    figure_box = figure.bbox
+    assert figure_box.x0 <= legend.x0 and legend.x1 <= figure_box.x1  # not cut either

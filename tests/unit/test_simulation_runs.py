@@ -103,3 +103,20 @@ def test_simulate_says_when_a_run_has_fewer_dialogs_than_asked(
     ran = int(out.split(": ", 1)[1].split(" dialogs", 1)[0])
     assert ran < 900
     assert f"Ran {ran} dialogs, not 900" in out
+
+
+def test_a_fresh_demo_has_attributes_and_simulate_runs_on_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    folder = tmp_path / "demo"
+    assert main(["demo", "create", str(folder), "--images", "60", "--pairs", "0"]) == 0
+    assert "attribute labels" in capsys.readouterr().out
+    with Project.open(folder) as project:
+        labelled = project.db.execute(
+            "SELECT count(DISTINCT image_id) FROM image_attributes"
+        ).fetchone()[0]
+        assert labelled == 60
+    code = main(["simulate", "--project", str(folder), "--n", "3", "--turns", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "history/attribute: 3 dialogs" in out

@@ -225,3 +225,19 @@ def test_cli_import_export_build(demo_project_dir: Path, tmp_path: Path,
     assert main(["transactions", "import", "--project", project, str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("cir-studio: error:") and "bad.json, entry 0, key 'tar1'" in err
+
+
+def test_a_refused_transaction_file_is_one_line_naming_file_and_entries(
+    demo_project_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    bad = [{"ref": "dress-00000", "tar1": f"dress-9999{n}", "mod1": "is red"} for n in range(8)]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    code = main(["transactions", "import", str(path), "--project", str(demo_project_dir)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("cir-studio: error: ")
+    assert "bad.json, entry 0" in err and "unknown image id 'dress-99990'" in err
+    assert "… and 3 more" in err and "--skip-invalid" in err
+    with Project.open(demo_project_dir) as project:
+        assert project.db.execute("SELECT count(*) FROM transactions").fetchone()[0] == 0

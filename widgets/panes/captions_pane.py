@@ -41,6 +41,7 @@ from studio.pairs.query import pair_images
 from studio.project_stats import annotator_throughput
 from studio.store import Project
 from studio.wording import count
+from widgets import actions
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
@@ -52,7 +53,6 @@ from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
 from widgets.rank_worker import RankWorker
 from widgets.services import Services
-from widgets.shortcuts import add_shortcuts
 from widgets.team_connection import ROLES_THAT_WRITE
 from widgets.team_pictures import TeamPictures
 from widgets.team_reviewer import TeamReviewer
@@ -97,9 +97,10 @@ class CaptionsPane(Pane):
         self.user_label = WrappedLabel()
         self.user_label.setTextFormat(Qt.TextFormat.RichText)
         self.write_button = QPushButton("Write")
-        self.write_button.setToolTip("Write captions (Ctrl+Shift+W)")
+        self.write_button.setToolTip(actions.tooltip("captions.write_mode", "Write captions"))
         self.review_button = QPushButton("Review")
-        self.review_button.setToolTip("Review other people's captions (Ctrl+Shift+R)")
+        self.review_button.setToolTip(
+            actions.tooltip("captions.review_mode", "Review other people's captions"))
         self.modes = QButtonGroup(self)
         for number, button in enumerate((self.write_button, self.review_button)):
             button.setCheckable(True)
@@ -122,7 +123,7 @@ class CaptionsPane(Pane):
         header.addWidget(self.write_button)
         header.addWidget(self.review_button)
         self.view = PairView(self.thumbnails)
-        self.view.install_zoom_keys(content)
+        self.view.install_zoom_keys(content, "captions")
         self.writer = CaptionWriter()
         self.writer.submit_save = partial(self.scope.submit, self.services.io)
         self.services.flushing.connect(self.writer.flush)  # at shutdown, before the close
@@ -146,8 +147,8 @@ class CaptionsPane(Pane):
         self.writer.saved.connect(self._progress_timer.start)
         self.reviewer.reviewed.connect(self._progress_timer.start)
         self._build_ranks()
-        add_shortcuts(content, ("Ctrl+Shift+W",), lambda: self.set_mode(0))
-        add_shortcuts(content, ("Ctrl+Shift+R",), lambda: self.set_mode(1))
+        actions.bind(content, "captions.write_mode", lambda: self.set_mode(0))
+        actions.bind(content, "captions.review_mode", lambda: self.set_mode(1))
         return content
 
     def _build_team(self) -> QWidget:

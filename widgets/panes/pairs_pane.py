@@ -37,6 +37,7 @@ from studio.pairs.mining import embedding_available, mine_pairs
 from studio.pairs.query import STATUS_FILTERS, PairFilter, filter_choices
 from studio.store import Project
 from studio.wording import count, plural
+from widgets import actions
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.format_dialog import FormatDialog, fill_format_menu
 from widgets.mine_dialog import MineDialog
@@ -87,7 +88,8 @@ class PairsPane(Pane):
             box.currentIndexChanged.connect(self.apply_filters)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search…")
-        self.search.setToolTip("Search by pair number, image id or product title (Ctrl+L)")
+        self.search.setToolTip(
+            actions.tooltip("pairs.search", "Search by pair number, image id or product title"))
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _: self._search_timer.start())
         self.count_label = ElidedLabel()
@@ -162,11 +164,7 @@ class PairsPane(Pane):
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.message)
-        from PySide6.QtGui import QKeySequence, QShortcut
-
-        focus_search = QShortcut(QKeySequence("Ctrl+L"), content)
-        focus_search.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        focus_search.activated.connect(self.search.setFocus)
+        actions.bind(content, "pairs.search", self.search.setFocus)
         return content
 
     # -- project and filters -----------------------------------------------------------

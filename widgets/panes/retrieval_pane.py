@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
@@ -41,6 +41,7 @@ from studio.sessions.engine import RetrievalSession, SessionTurn
 from studio.sessions.questioner import Question
 from studio.sessions.strategies import STRATEGIES, strategy_names
 from studio.store import Project
+from widgets import actions
 from widgets.experiments_view import ExperimentsView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
@@ -149,16 +150,16 @@ class RetrievalPane(Pane):
         self.result_stack = turns.result_stack
 
     def _shortcuts(self) -> None:
+        """The pane's keys (``retrieval.*`` in widgets/actions.py), live while it is shown."""
         self._session_keys: list[QShortcut] = []
         for number in range(1, 10):
-            shortcut = QShortcut(QKeySequence(f"Alt+{number}"), self)
-            shortcut.activated.connect(lambda n=number: self._choose_row(n - 1))
-            self._session_keys.append(shortcut)
-        self._session_keys += [
-            QShortcut(QKeySequence("Ctrl+R"), self, self.turns.show_rollback_menu),
-            QShortcut(QKeySequence("Ctrl+M"), self, self.turns.show_combine_menu),
-            QShortcut(QKeySequence("Ctrl+Shift+N"), self, self.new_session),
-        ]
+            self._session_keys += actions.bind(
+                self, f"retrieval.pick.{number}", lambda n=number: self._choose_row(n - 1),
+                while_shown=True)
+        for action_id, slot in (("retrieval.rollback", self.turns.show_rollback_menu),
+                                ("retrieval.combine", self.turns.show_combine_menu),
+                                ("retrieval.new_session", self.new_session)):
+            self._session_keys += actions.bind(self, action_id, slot, while_shown=True)
 
     def _set_turn_running(self, running: bool) -> None:
         """While a turn searches, nothing that would change the session can be used (a
