@@ -86,3 +86,17 @@ def test_every_page_of_docs_is_in_the_nav() -> None:
     }
     assert sorted(pages - listed) == []
     assert {f"cli/{name}.md" for name in top_level_commands()} <= listed  # added by the hook
+
+
+def test_the_readme_is_short_and_points_into_the_manual() -> None:
+    """The README says what the studio is, how to run and test it and where the manual is;
+    everything else lives in docs/. Its links lead to files that exist."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    assert "python3 dev.py studio" in readme and "python3 dev.py test" in readme
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    local = [link for link in links if not link.startswith("http")]
+    assert "docs/index.md" in local
+    assert [link for link in local if not (ROOT / link).exists()] == []
