@@ -2,8 +2,11 @@
 """Set up a virtual environment inside the checkout, then run the studio or the tests.
 
     python3 dev.py studio [ARGS...]   open CIR Studio on the demo project (or pass ARGS)
-    python3 dev.py test [PYTEST ARGS] run ruff, mypy and the whole test suite headless,
-                                      then tests/unit and tests/reliability on PostgreSQL
+    python3 dev.py test [PYTEST ARGS] run ruff, mypy, the manual's strict build and the
+                                      whole test suite headless, then tests/unit and
+                                      tests/reliability on PostgreSQL
+    python3 dev.py docs [serve]       build the manual into resources/manual/ (what
+                                      Help → Manual opens), or preview it with mkdocs serve
 
 Needs nothing but Python 3.11+. Setup is idempotent: the venv is reused and pip runs
 again only when pyproject.toml changed since the last successful install.
@@ -53,6 +56,27 @@ def run_studio(args: list[str]) -> int:
     return subprocess.call(command, cwd=ROOT)
 
 
+MANUAL = ROOT / "resources" / "manual"
+
+
+def build_manual(site: Path, env: dict[str, str] | None = None) -> int:
+    """The manual (mkdocs.yml, docs/) built strictly into ``site``: a broken link, a page
+    left out of the nav or a command without a page fails the build."""
+    return subprocess.call(
+        [str(PYTHON), "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+        cwd=ROOT, env={**(env or os.environ), "NO_MKDOCS_2_WARNING": "1"},
+    )
+
+
+def run_docs(args: list[str]) -> int:
+    if args[:1] == ["serve"]:
+        return subprocess.call([str(PYTHON), "-m", "mkdocs", "serve", *args[1:]], cwd=ROOT)
+    code = build_manual(MANUAL)
+    if code == 0:
+        print(f"The manual is in {MANUAL / 'index.html'} (Help → Manual opens it).")
+    return code
+
+
 def run_tests(args: list[str]) -> int:
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -76,6 +100,10 @@ def run_tests(args: list[str]) -> int:
             ("core suites on PostgreSQL", core, {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}),
         ]
         results, timings = [], []
+        started = time.monotonic()  # the manual first: seconds, and it fails fast
+        manual = build_manual(Path(home) / "manual", env)
+        results.append(manual)
+        timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
         for name, suite, phase_env in phases:
             started = time.monotonic()
             finished = Path(home) / f"finished-{len(results)}"
@@ -95,7 +123,7 @@ def run_tests(args: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"studio", "test", "setup"}:
+    if not argv or argv[0] not in {"studio", "test", "docs", "setup"}:
         print(__doc__.strip())
         return 2
     setup()
@@ -104,6 +132,8 @@ def main(argv: list[str]) -> int:
         return run_studio(rest)
     if command == "test":
         return run_tests(rest)
+    if command == "docs":
+        return run_docs(rest)
     return 0
 
 

@@ -1,8 +1,12 @@
-"""Draw the README's screenshots: every pane at 1600×1000 and at 1024×700, on the demo.
+"""Draw the manual's screenshots: every pane at 1600×1000 and at 1024×700, on the demo.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/make_screenshots.py [--out docs/screenshots]
 
-Creates a fresh demo project (2,000 images, 500 mined pairs, attributes from the text) in
+The manual's pages (docs/panes/*.md, docs/index.md) show what this writes into
+docs/screenshots/; never edit those pictures by hand.
+
+Creates a fresh demo project (2,000 images, 500 mined pairs, attributes from the text and
+40 outfit pictures for the Outfits tab) in
 a temporary folder, fills it with a little of everything (``studio.demo.showcase``:
 captions by two annotators, decided labels, transactions, ratings), builds the demo
 model's index, then opens the real window and saves each pane in a state worth seeing
@@ -22,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SIZES = ((1600, 1000), (1024, 700))
+OUTFITS = 40  # outfit pictures of the demo, for the Attributes pane's Outfits tab
 
 
 def prepare(folder: Path) -> Path:
@@ -30,7 +35,7 @@ def prepare(folder: Path) -> Path:
     from studio.index_service import build_index, load_project_model
     from studio.store import Project
 
-    summary = create_demo_project(folder, pairs=500)
+    summary = create_demo_project(folder, pairs=500, outfits=OUTFITS)
     with Project.open(folder) as project:
         fill_showcase(project)
         build_index(project, load_project_model("demo", "cpu"))
@@ -93,6 +98,8 @@ async def shoot(window, out: Path) -> list[Path]:
                 continue
             await settle()
             save(title.lower(), width, height)
+            if title == "Attributes":
+                await shoot_outfits(pane, lambda w=width, h=height: save("outfits", w, h))
     retrieval = window.panes[titles.index("Retrieval")]
     window.show_pane(titles.index("Retrieval"))
     try:  # a two-turn session, as a shopper would run one
@@ -110,6 +117,20 @@ async def shoot(window, out: Path) -> list[Path]:
         save("retrieval", width, height)
     saved += await shoot_queries(retrieval, out)
     return saved
+
+
+async def shoot_outfits(attributes, save) -> None:
+    """Attributes → Outfits: a demo outfit with a region selected (drawn filled, its
+    attribute chips and the outfit's values beside it), then back to the tab it had."""
+    before = attributes.tabs.currentWidget()
+    view = attributes.outfits
+    attributes.tabs.setCurrentWidget(view)
+    await settle()
+    view.step_region(1)  # the next region (a part of the first garment) filled, its labels beside
+    await settle(1.5)  # the picture arrives from the IO lane
+    save()
+    attributes.tabs.setCurrentWidget(before)
+    await settle()
 
 
 async def shoot_queries(retrieval, out: Path) -> list[Path]:

@@ -17,7 +17,11 @@ the network. ``--smoke`` adds: ``--version``, ``demo create DIR --images 60``, t
 ``--bundle-check`` and, when the ``index`` command and the demo model exist,
 ``index build --project DIR --model demo`` followed by an ``index query``. Exit status is non-zero when anything fails.
 
-Not part of CI: the build collects several GB on a couple of cores (see README "Installers").
+Before PyInstaller runs, the manual is built into resources/manual/ (``dev.py docs``), which
+the spec collects with the rest of ``resources``: Help → Manual opens it in the bundle.
+
+Not part of CI: the build collects several GB on a couple of cores (see the manual's
+"The packaged app" page).
 """
 
 from __future__ import annotations
@@ -100,6 +104,14 @@ def human(size: float) -> str:
             return f"{size:.1f} {unit}" if unit != "B" else f"{int(size)} B"
         size /= 1024
     raise AssertionError
+
+
+def build_manual() -> int:
+    """The manual into resources/manual/, where the spec collects it (Help → Manual)."""
+    import dev
+
+    print(f"Building the manual into {dev.MANUAL} …", flush=True)
+    return dev.build_manual(dev.MANUAL)
 
 
 def run_pyinstaller(python: Path, clean: bool) -> float:
@@ -284,6 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     version = studio_version(python)
     if not args.no_build:
         ensure_pyinstaller(python)
+        if build_manual() != 0:
+            print("build.py: the manual did not build (mkdocs --strict); fix it first.",
+                  file=sys.stderr)
+            return 1
         seconds = run_pyinstaller(python, args.clean)
         size, files = folder_size(APP_DIR)
         print(
@@ -302,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="cir-studio-bundle-") as scratch:
         checks = Checks(executable, Path(scratch))
         checks.smoke_test(version)
+        if not (APP_DIR / "_internal" / "resources" / "manual" / "index.html").is_file():
+            checks.failures.append("manual: resources/manual/index.html is not in the bundle")
         if args.smoke:
             checks.full(version, demo_model_shipped)
     if args.archive and not checks.failures:

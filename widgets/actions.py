@@ -152,6 +152,7 @@ def _declare() -> None:
     register("window.settings", ["Ctrl+,"], "Settings: your name, device, model", w)
     register("window.quit", ["Ctrl+Q"], "Quit (what was typed is saved first)", w)
     register("window.merge_work", ["Ctrl+Shift+M"], "File → Team → Merge work…", w)
+    register("window.manual", ["F1"], "Help → Manual: the manual shipped with the studio", w)
     for number, title in enumerate(PANES, start=1):
         register(f"window.pane.{number}", [f"Ctrl+{number}"], f"Show the {title} pane", w)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QByteArray, Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -22,6 +22,7 @@ from studio.errors import StudioError
 from studio.exporters.registry import export_format, export_formats
 from studio.importers.registry import import_formats
 from studio.jobs import JobCancelled
+from studio.manual import SOURCE_HINT, manual_entry
 from studio.settings import demo_project_dir
 from studio.store import Project
 from studio.wording import count
@@ -134,7 +135,8 @@ class MainWindow(QMainWindow):
         for number, pane in enumerate(self.panes, start=1):
             self._action(view_menu, pane.title, lambda _=False, n=number - 1: self.show_pane(n),
                          f"window.pane.{number}")
-        help_menu = self.menuBar().addMenu("&Help")
+        self.help_menu = help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&Manual", self.show_manual, "window.manual")
         self.shortcuts_action = self._action(help_menu, "&Keyboard Shortcuts",
                                              self.show_keyboard_shortcuts)
         self._action(help_menu, "&About CIR Studio", self.show_about)
@@ -324,6 +326,18 @@ class MainWindow(QMainWindow):
         dialog = ConnectDialog(self.services.team, self)
         dialog.open()
         self.connect_dialog = dialog  # tests and the next call find it
+
+    # How a page reaches the system's browser or viewer: the one seam tests replace.
+    open_url = staticmethod(QDesktopServices.openUrl)
+
+    def show_manual(self) -> None:
+        """The manual shipped with the studio (built site, else the checkout's Markdown)."""
+        entry = manual_entry()
+        if entry is None:
+            self.show_error("Manual", f"The manual is not part of this installation; {SOURCE_HINT}.")
+            return
+        if not self.open_url(QUrl.fromLocalFile(str(entry))):
+            self.show_error("Manual", f"No program on this system opens {entry}.")
 
     def show_about(self) -> None:
         AboutDialog(self.workspace.settings, self).exec()

@@ -351,3 +351,18 @@ def test_the_window_comes_back_with_its_size_place_and_pane(workspace, qtbot) ->
     assert second.stack.currentWidget() is second.panes[3]
     second.services.shutdown()
     first.services.shutdown()
+
+
+def test_help_manual_opens_the_shipped_manual(window) -> None:
+    """Help → Manual hands the system a local file of the manual: the built index.html
+    (resources/manual/) or, in a checkout without a build, docs/index.md."""
+    opened = []
+    window.open_url = lambda url: opened.append(url) or True  # the window's one seam
+    actions = {action.text(): action for action in window.help_menu.actions()}
+    actions["&Manual"].trigger()
+    assert len(opened) == 1
+    url = opened[0]
+    assert url.isLocalFile()
+    page = Path(url.toLocalFile())
+    assert page.is_file() and page.name in {"index.html", "index.md"}
+    assert "CIR Studio" in page.read_text(encoding="utf-8")

@@ -150,7 +150,7 @@ def test_the_documented_example_passes_the_checks(tmp_path: Path) -> None:
     assert problems.items == []
 
 
-def test_an_export_of_the_real_fashionpedia_sample_reimports_as_the_readme_says(
+def test_an_export_of_the_real_fashionpedia_sample_reimports_as_the_manual_says(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     """The sample's attributes are not those of category_attributes_descriptions.json
@@ -167,7 +167,7 @@ def test_an_export_of_the_real_fashionpedia_sample_reimports_as_the_readme_says(
     out = tmp_path / "out" / "outfits.json"
     assert main(["export", "fashionx", "--project", str(tmp_path / "a"), str(out)]) == 0
     assert "outfits.ontology.json" in capsys.readouterr().out
-    # README: `import fashionx FILE --images DIR --project P` into a new project.
+    # The manual (docs/formats.md): `import fashionx FILE --images DIR --project P` into a new project.
     assert main(["import", "fashionx", str(out), "--images", images,
                  "--project", str(tmp_path / "b")]) == 0, capsys.readouterr().err
     again = tmp_path / "again.json"
