@@ -176,9 +176,32 @@ def command_pages() -> dict[str, str]:
 # --- MkDocs events -------------------------------------------------------------------------
 
 
+# Reference pages generated from the code's own declarations, beside the commands'.
+REFERENCE = "reference"
+
+
+def reference_pages() -> dict[str, str]:
+    """The formats (from the import and export registries) and the keyboard shortcuts
+    (from the key map, widgets/actions.py): a new format or key appears by itself."""
+    from studio.importers.registry import formats_markdown
+    from widgets.actions import shortcuts_markdown
+
+    shortcuts = ("# Keyboard shortcuts\n\nEvery key binding of the window, as Help → "
+                 "Keyboard Shortcuts lists it (type in its filter to find a key or an "
+                 "action). A key works where the *Where* column says: the whole window, a "
+                 "pane, or one panel.\n\n" + shortcuts_markdown().replace("## ", "### "))
+    formats = formats_markdown().replace("\n# ", "\n## ").replace("# Formats in", "## Formats in", 1)
+    return {
+        f"{REFERENCE}/formats.md": "# Formats, option by option\n\n" + formats,
+        f"{REFERENCE}/shortcuts.md": shortcuts,
+    }
+
+
 def on_config(config, **kwargs):
     """Put the generated pages into the nav, under "Command reference"."""
-    entries = [{f"{PROGRAM} (no command)": f"{FOLDER}/{PROGRAM}.md"}]
+    entries = [{"Formats, option by option": f"{REFERENCE}/formats.md"},
+               {"Keyboard shortcuts": f"{REFERENCE}/shortcuts.md"}]
+    entries += [{f"{PROGRAM} (no command)": f"{FOLDER}/{PROGRAM}.md"}]
     entries += [{f"{PROGRAM} {name}": f"{FOLDER}/{name}.md"} for name in top_level_commands()]
     for item in config["nav"] or []:
         if isinstance(item, dict) and SECTION in item:
@@ -190,13 +213,13 @@ def on_config(config, **kwargs):
 
 def _generated(entry) -> bool:
     target = entry if isinstance(entry, str) else next(iter(entry.values()), "")
-    return isinstance(target, str) and target.startswith(f"{FOLDER}/")
+    return isinstance(target, str) and target.startswith((f"{FOLDER}/", f"{REFERENCE}/"))
 
 
 def on_files(files, config, **kwargs):
     from mkdocs.structure.files import File
 
-    for src_uri, content in command_pages().items():
+    for src_uri, content in {**command_pages(), **reference_pages()}.items():
         if files.get_file_from_path(src_uri) is not None:
             raise ValueError(f"docs/{src_uri} is generated: remove the hand-written copy")
         files.append(File.generated(config, src_uri, content=content))
