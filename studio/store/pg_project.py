@@ -43,13 +43,14 @@ def create_postgresql(
         db = project.pg_db
         refuse_non_empty(db)
         root = Path(image_root) if image_root is not None else local_path.parent / "images"
+        from studio.store.schema_upgrade import attach_postgresql, upgrade_postgresql
+
+        migrations = attach_postgresql(db.raw)
         db.raw.execute("BEGIN")
         try:
             db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
             refuse_non_empty(db)
-            from studio.store.schema_upgrade import upgrade_postgresql
-
-            upgrade_postgresql(db.raw, create=True)  # the Alembic chain, in this transaction
+            upgrade_postgresql(migrations, create=True)  # the Alembic chain, in this transaction
             meta = {
                 "name": name or local_path.parent.name,
                 "image_root": project._portable_root(root),  # relative below the anchor
@@ -73,6 +74,8 @@ def create_postgresql(
                 f"Creating the project in {pg_database.display(url)} failed ({error}); "
                 "the database is left empty."
             ) from error
+        finally:
+            migrations.close()  # after COMMIT or ROLLBACK: it gives the connection back as is
         db.forget_schema()
     except BaseException:
         project.close()
@@ -162,12 +165,14 @@ def migrate(db: pg_database.PgDatabase) -> bool:
         )
     if current < LEGACY_VERSION:
         pg_database.migrate(db, LEGACY_VERSION)  # the numbered scripts, to schema 11
-    from studio.store.schema_upgrade import upgrade_postgresql
+    from studio.store.schema_upgrade import attach_postgresql, upgrade_postgresql
 
+    migrations = None
     try:
+        migrations = attach_postgresql(db.raw)
         db.raw.execute("BEGIN")
         db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
-        upgrade_postgresql(db.raw)
+        upgrade_postgresql(migrations)
         db.raw.execute("COMMIT")
     except Exception as error:
         db.rollback()
@@ -178,6 +183,9 @@ def migrate(db: pg_database.PgDatabase) -> bool:
             f"Upgrading {where} to schema {LATEST_VERSION} failed ({error}); "
             "the database is unchanged."
         ) from error
+    finally:
+        if migrations is not None:
+            migrations.close()  # after COMMIT or ROLLBACK: it gives the connection back as is
     db.forget_schema()
     return True
 

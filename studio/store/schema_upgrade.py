@@ -54,42 +54,58 @@ def upgrade_sqlite(conn: sqlite3.Connection) -> None:
     """Bring a file at schema 0 (empty) or 11 (with or without a revision) to the head, in
     one ``BEGIN IMMEDIATE`` transaction (a second program opening it waits, then finds it
     done). The caller has checked the file is not newer than this studio."""
-    from sqlalchemy import create_engine
-    from sqlalchemy.pool import StaticPool
-
+    connection = _sqlalchemy_on(conn, "sqlite")
     conn.execute("BEGIN IMMEDIATE")
     try:
         revision = sqlite_revision(conn)
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        if revision == HEAD:
-            conn.execute("COMMIT")
-            return
-        engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-        with engine.connect() as connection:
+        if revision != HEAD:
 
             def record(connection: Any) -> None:
                 connection.exec_driver_sql(f"PRAGMA user_version = {number_of(HEAD)}")
 
-            stamp = revision is None and version == LEGACY_VERSION
-            _upgrade(connection, stamp, record)
-        if conn.in_transaction:
-            conn.execute("COMMIT")
+            _upgrade(connection, revision is None and version == LEGACY_VERSION, record)
+        conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    finally:
+        connection.close()  # after COMMIT or ROLLBACK: gives the connection back as is
 
 
-def _upgrade(
-    connection: Any, stamp: bool, record: Callable[[Any], None], *, commit: bool = True
-) -> None:
+def _sqlalchemy_on(raw: Any, dialect: str) -> Any:
+    """A SQLAlchemy connection on the studio's own DB-API connection (so a migration runs
+    in the transaction the studio begins, with its pragmas, locks and settings).
+
+    Made while no transaction is open (SQLAlchemy's first checkout ends with a rollback),
+    and closed by the caller once its transaction has ended (closing rolls back what
+    SQLAlchemy thinks is open: nothing by then; a connection left to the garbage collector
+    would be closed under the studio). It never resets the connection on return: the
+    studio's code begins and ends its transactions.
+    """
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    url = "sqlite://" if dialect == "sqlite" else "postgresql+psycopg://"
+    engine = create_engine(url, creator=lambda: raw, poolclass=StaticPool, pool_reset_on_return=None)
+    return engine.connect()
+
+
+def attach_postgresql(raw: Any) -> Any:
+    """A SQLAlchemy connection on ``raw`` (psycopg) for ``upgrade_postgresql``: call it
+    before beginning the transaction the upgrade is to run in, and keep it until then."""
+    return _sqlalchemy_on(raw, "postgresql")
+
+
+def _upgrade(connection: Any, stamp: bool, record: Callable[[Any], None]) -> None:
     """Run the chain to the head inside the connection's transaction (Alembic sees it is
     already in one and leaves the commit to us); ``stamp``: the database is schema 11
     made before Alembic, so the chain starts after the baseline."""
     from alembic import command
 
     if not connection.in_transaction():
-        connection.begin()
+        connection.begin()  # SQLAlchemy's bookkeeping only: the studio began the real one
     if stamp:
         connection.exec_driver_sql(
             f"CREATE TABLE {VERSION_TABLE} (version_num VARCHAR(32) NOT NULL, "
@@ -98,9 +114,16 @@ def _upgrade(
         connection.exec_driver_sql(
             f"INSERT INTO {VERSION_TABLE} (version_num) VALUES ('{REVISIONS[0]}')"
         )
-    command.upgrade(config(connection, record), "head")
-    if commit:
-        connection.commit()
+    from sqlalchemy.exc import DBAPIError
+
+    try:
+        command.upgrade(config(connection, record), "head")
+    except DBAPIError as error:  # the engine's own error, as the rest of the store gets it
+        if isinstance(error.orig, Exception):
+            raise error.orig from error
+        raise
+    # No commit here: the studio commits (or rolls back) its own transaction on the DB-API
+    # connection; SQLAlchemy's transaction stays open as bookkeeping only.
 
 
 def postgresql_revision(raw: Any) -> str | None:
@@ -112,27 +135,20 @@ def postgresql_revision(raw: Any) -> str | None:
     return str(row[0]) if row else None
 
 
-def upgrade_postgresql(raw: Any, *, create: bool = False) -> None:
+def upgrade_postgresql(connection: Any, *, create: bool = False) -> None:
     """Bring a PostgreSQL project (schema 11 made before Alembic, or a revision of the
     chain) to the head, or (``create``) build one in an empty database, inside the
-    caller's transaction on ``raw`` (a psycopg connection; the caller has begun it, taken
-    the migration lock, and commits it, together with whatever else it writes: a create's
-    meta rows, a copy's rows). ``cir_schema`` gets the head's number in it."""
-    from sqlalchemy import create_engine
-    from sqlalchemy.pool import StaticPool
-
+    caller's transaction on its psycopg connection (``connection`` is what
+    ``attach_postgresql`` gave before the caller began that transaction and took the
+    migration lock; the caller commits it, together with whatever else it writes: a
+    create's meta rows, a copy's rows). ``cir_schema`` gets the head's number in it too."""
+    raw = connection.connection.dbapi_connection
     revision = postgresql_revision(raw)
     if revision == HEAD:
         return
     has_schema = bool(raw.execute("SELECT to_regclass('cir_schema') IS NOT NULL").fetchone()[0])
     if create and has_schema:
         raise RuntimeError("the database already holds a project")
-    # The caller's connection, never closed or reset here (the engine is dropped unused).
-    engine = create_engine(
-        "postgresql+psycopg://", creator=lambda: raw, poolclass=StaticPool,
-        pool_reset_on_return=None,
-    )
-    connection = engine.connect()
 
     def record(connection: Any) -> None:
         connection.exec_driver_sql("CREATE TABLE IF NOT EXISTS cir_schema (version BIGINT NOT NULL)")
@@ -141,7 +157,7 @@ def upgrade_postgresql(raw: Any, *, create: bool = False) -> None:
             "INSERT INTO cir_schema (version) VALUES (%(n)s)", {"n": number_of(HEAD)}
         )
 
-    _upgrade(connection, revision is None and has_schema, record, commit=False)
+    _upgrade(connection, revision is None and has_schema, record)
 
 
 @dataclass(frozen=True)

@@ -118,17 +118,18 @@ def _copy_to_postgresql(
     cancel: CancelToken,
 ) -> None:
     from studio.store.pg_project import refuse_non_empty
+    from studio.store.schema_upgrade import attach_postgresql, upgrade_postgresql
 
     db = pg_database.connect(url)
+    migrations = None
     try:
         refuse_non_empty(db)
         anchor = src.path.with_suffix(".pg") if src.url is None else src.path
+        migrations = attach_postgresql(db.raw)  # before BEGIN: see attach_postgresql
         db.raw.execute("BEGIN")
         db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
         refuse_non_empty(db)
-        from studio.store.schema_upgrade import upgrade_postgresql
-
-        upgrade_postgresql(db.raw, create=True)  # the Alembic chain, in this transaction
+        upgrade_postgresql(migrations, create=True)  # the Alembic chain, in this transaction
         db.forget_schema()
         _copy_rows(src, db, counts, progress, cancel, _local_meta(src, anchor, postgres=True))
         for table in project_tables(db):
@@ -149,6 +150,8 @@ def _copy_to_postgresql(
             raise pg_database.translate_error(error, url, "copy") from error
         raise
     finally:
+        if migrations is not None:
+            migrations.close()  # after COMMIT or ROLLBACK: gives the connection back as is
         db.close()
 
 

@@ -102,20 +102,20 @@ def install() -> None:
         _write_link(target, project.url)
         return project
 
-    def open_(cls, path):  # noqa: ANN001, ANN202
+    def open_(cls, path, **options):  # noqa: ANN001, ANN003, ANN202
         from studio.store.engines import is_url
 
         if is_url(path):
-            return original_open(cls, path)
+            return original_open(cls, path, **options)
         target = resolve_project_path(path)
         link = _read_link(target)
         if link is None:
-            return original_open(cls, path)
+            return original_open(cls, path, **options)
         url, recorded = link
         if Path(recorded) != target.resolve():
             url = _clone(admin, url, Path(recorded), target.resolve())
             _write_link(target, url)
-        return original_open(cls, url)
+        return original_open(cls, url, **options)
 
     Project.create = classmethod(create)  # type: ignore[method-assign, assignment]
     Project.open = classmethod(open_)  # type: ignore[method-assign, assignment]

@@ -39,7 +39,11 @@ def test_create_killed_before_each_of_its_writes(tmp_path: Path) -> None:
     calls = int(out.split()[-1])
     assert calls > 10  # connect, pragmas, migrations, meta, checkpoint, link …
     outcomes = []
-    for kill_at in range(1, calls + 1):
+    # Every call of the first and last 30 (connect, pragmas, meta, checkpoint, link …) and
+    # every 5th between: those are the statements of the one migration transaction in the
+    # temporary file (the Alembic chain runs each DDL statement as a call of its own), where
+    # a kill at any of them leaves the same thing: no project.
+    for kill_at in sorted({*range(1, 31), *range(31, calls - 30, 5), *range(calls - 30, calls + 1)}):
         path = tmp_path / f"k{kill_at}" / "project.cirdb"
         process = worker("create", path, images, kill_at)
         process.communicate(timeout=60)

@@ -305,3 +305,42 @@ def test_server_workers_never_migrate_and_server_migrate_does(
     assert main(["server", "migrate", "--project", postgresql_url]) == 0
     assert "nothing to do" in capsys.readouterr().out
     Project.open(postgresql_url, upgrade=False).close()
+
+
+def columns_of(conn: object, table: str, postgresql: bool) -> set[str]:
+    if postgresql:
+        rows = conn.execute(  # type: ignore[attr-defined]
+            "SELECT column_name FROM information_schema.columns WHERE table_name = %s", [table]
+        )
+        return {row[0] for row in rows}
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}  # type: ignore[attr-defined]
+
+
+def test_an_upgrade_that_fails_midway_leaves_the_project_as_it_was(
+    tmp_path: Path, postgresql_url: str
+) -> None:
+    """The whole chain is one transaction on both engines: a failure in its last steps
+    (here an index already named as the one 0002 makes last) undoes its first ones."""
+    import psycopg
+
+    from studio.errors import ProjectError
+    from studio.store.schema_upgrade import schema_state
+
+    path = tmp_path / "project.cirdb"
+    shutil.copy(V11_FILE, path)
+    restore_v11_dump(postgresql_url)
+    clash = "CREATE INDEX gallery_members_seq ON gallery_members (position)"
+    with sqlite3.connect(path) as conn:
+        conn.execute(clash)
+    conn.close()
+    with psycopg.connect(postgresql_url, autocommit=True) as pg:
+        pg.execute(clash)
+    for location in (path, postgresql_url):
+        with pytest.raises(ProjectError, match="schema 12 failed"):
+            Project.open(location)
+        assert schema_state(location) == (11, None)
+    with sqlite3.connect(path) as conn:
+        assert "seq" not in columns_of(conn, "images", postgresql=False)
+    conn.close()
+    with psycopg.connect(postgresql_url) as pg:
+        assert "seq" not in columns_of(pg, "images", postgresql=True)

@@ -21,7 +21,7 @@ depends_on = None
 
 def upgrade() -> None:
     bind = op.get_bind()
-    schema.baseline_metadata().create_all(bind)
+    schema.baseline_metadata().create_all(bind, checkfirst=False)  # an empty database
     for statement in schema.baseline_ddl(bind.dialect.name):
         op.execute(statement)
 
