@@ -22,6 +22,7 @@ from studio.server.edits import apply_once
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
+from studio.store.locks import lock_row
 from studio.store.repos import server as server_repo
 from studio.store.repos import server_queues as queues_repo
 
@@ -69,7 +70,10 @@ def _answer(caption: Any) -> dict[str, Any]:
 
 
 def _check_may_decide(project: Project, who: Identity, caption_id: int) -> None:
-    """The server's rules (raised as ``ApiError``: nothing is written or kept)."""
+    """The server's rules (raised as ``ApiError``: nothing is written or kept). The caption
+    is locked first, so two reviewers deciding at once take turns and the second reads the
+    first's decision (PostgreSQL; SQLite has one writer already)."""
+    lock_row(project, "captions", caption_id)
     try:
         caption = caption_store.get_caption(project, caption_id)
     except StudioError:
