@@ -30,6 +30,7 @@ from studio.server.errors import ApiError
 from studio.server.openapi import describe
 from studio.store import Project
 from studio.store.repos import server as server_repo
+from studio.timeouts import lease_seconds as default_lease_seconds
 
 MAX_BODY = 64 * 1024
 _UID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -40,7 +41,7 @@ Handler = Callable[[Project, tokens.Identity, dict[str, Any], dict[str, Any]], t
 @dataclass
 class ServerConfig:
     url: str
-    lease_seconds: float = 300.0
+    lease_seconds: float = field(default_factory=default_lease_seconds)
     max_body: int = MAX_BODY
     pool_size: int = 8
 

@@ -14,6 +14,7 @@ from studio.errors import StudioError
 from studio.server.app import ServerConfig, create_app
 from studio.store import Project
 from studio.store.engines import POSTGRESQL, engine_for
+from studio.timeouts import lease_seconds as default_lease_seconds
 
 _URL = "CIR_STUDIO_SERVER_PROJECT"
 _LEASE = "CIR_STUDIO_SERVER_LEASE_SECONDS"
@@ -21,7 +22,7 @@ _LEASE = "CIR_STUDIO_SERVER_LEASE_SECONDS"
 
 def app_from_environment() -> Any:
     """The application factory each uvicorn worker calls."""
-    return create_app(ServerConfig(os.environ[_URL], float(os.environ.get(_LEASE, "300"))))
+    return create_app(ServerConfig(os.environ[_URL], float(os.environ.get(_LEASE) or default_lease_seconds())))
 
 
 def check_project(url: str) -> None:
@@ -39,7 +40,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8750,
     workers: int = 1,
-    lease_seconds: float = 300.0,
+    lease_seconds: float | None = None,
     ssl_certfile: str | None = None,
     ssl_keyfile: str | None = None,
 ) -> None:
@@ -47,7 +48,7 @@ def serve(
 
     check_project(url)
     os.environ[_URL] = url
-    os.environ[_LEASE] = str(lease_seconds)
+    os.environ[_LEASE] = str(lease_seconds or default_lease_seconds())
     uvicorn.run(
         "studio.server.run:app_from_environment",
         factory=True,

@@ -16,8 +16,9 @@ import sqlite_utils
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
+from studio.timeouts import busy_timeout_ms
 
-BUSY_TIMEOUT_MS = 5000
+BUSY_TIMEOUT_MS = busy_timeout_ms()  # 5 s (studio/timeouts.py)
 BUSY_WAIT_S = 0.002  # a BEGIN slower than this waited for another writer's lock
 
 

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from studio.timeouts import cache_lock_timeout_s
+
 KEYS_FILE = "keys.sqlite"
 _CHUNK = 900  # hashes per IN (...) list: below SQLite's default parameter limit
 
@@ -33,7 +35,7 @@ class EmbeddingKeys:
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
+            db = sqlite3.connect(self.path, timeout=cache_lock_timeout_s())
             db.execute("PRAGMA journal_mode=WAL")  # dialect: sqlite
             self._local.db = db
         return db
