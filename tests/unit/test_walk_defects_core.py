@@ -95,6 +95,7 @@ def test_pairs_mine_has_a_mirrored_flag(demo_project_dir: Path, capsys) -> None:
         assert _unordered_duplicates(project) > 0
 
 
+@pytest.mark.slow
 def test_a_fresh_demo_has_attributes_and_simulate_runs_on_it(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
