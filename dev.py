@@ -5,6 +5,8 @@
     python3 dev.py test [PYTEST ARGS] run ruff, mypy, the manual's strict build and the
                                       whole test suite headless, then tests/unit and
                                       tests/reliability on PostgreSQL
+    python3 dev.py test --fast        the same without the tests marked slow (the
+                                      edit-test loop; CI runs the full command)
     python3 dev.py docs [serve]       build the manual into resources/manual/ (what
                                       Help → Manual opens), or preview it with mkdocs serve
 
@@ -77,7 +79,16 @@ def run_docs(args: list[str]) -> int:
     return code
 
 
+# The Qt-free suites run in two processes (pytest-xdist; a file's tests stay together, so
+# its module fixtures are made once); the GUI suite in one (a GUI test that leaves a studio
+# worker running fails; bench/bench_gui_soak.py repeats it).
+PARALLEL = ["-n", "2", "--dist", "loadfile"]
+
+
 def run_tests(args: list[str]) -> int:
+    fast = "--fast" in args
+    args = [arg for arg in args if arg != "--fast"]
+    selection = ["-m", "not slow"] if fast else []
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env.setdefault("HF_HUB_OFFLINE", "1")
@@ -88,16 +99,20 @@ def run_tests(args: list[str]) -> int:
         # Types of the Qt-free core ([tool.mypy] in pyproject.toml); a type error fails the run.
         lint = subprocess.call([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env) or lint
         if args:  # a developer's own selection runs as given
-            return subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=env) or lint
-        # The Qt-free suites run in one process and the GUI suite in one more (a GUI test
-        # that leaves a studio worker running fails; bench/bench_gui_soak.py repeats it).
+            command = [str(PYTHON), "-m", "pytest", *selection, *args]
+            return subprocess.call(command, cwd=ROOT, env=env) or lint
         core = ["tests/unit", "tests/reliability"]
+        # The SQLite phase notes which tests opened a project (in any process); the
+        # PostgreSQL phase runs those again, every project on a throwaway server (pgserver
+        # wheel, one per worker, started by tests/conftest.py). A test that opened none runs
+        # the same code on both engines; without the note (a phase died) all run again.
+        record = {"CIR_STUDIO_TEST_ENGINE_RECORD": str(Path(home) / "engine-record")}
         phases = [
-            ("core suites on SQLite", [*core, "tests/packaging"], env),
-            ("GUI suite", ["-q", "tests/gui"], env),
-            # The core suites once more with every project on PostgreSQL (a throwaway server
-            # from the pgserver wheel, started by tests/conftest.py): both engines are tested.
-            ("core suites on PostgreSQL", core, {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}),
+            ("core suites on SQLite", [*PARALLEL, *selection, *core, "tests/packaging"],
+             {**env, **record}),
+            ("GUI suite", ["-q", *selection, "tests/gui"], env),
+            ("core suites on PostgreSQL", [*PARALLEL, *selection, *core],
+             {**env, **record, "CIR_STUDIO_TEST_ENGINE": "postgresql"}),
         ]
         results, timings = [], []
         started = time.monotonic()  # the manual first: seconds, and it fails fast

@@ -11,6 +11,7 @@ import argparse
 import json
 
 from studio.cli.project_arg import add_project_argument, cli_user, open_project
+from studio.timeouts import lease_seconds
 
 _URL_HELP = "the PostgreSQL project (postgresql://…)"
 
@@ -36,8 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.add_argument("--port", type=int, default=8750, help="port (8750)")
     start.add_argument("--workers", type=int, default=1, help="worker processes (1)")
     start.add_argument(
-        "--lease-seconds", type=float, default=300.0,
-        help="how long a handed-out item stays reserved without a renewal (300)",
+        "--lease-seconds", type=float, default=lease_seconds(),
+        help="how long a handed-out item stays reserved without a renewal "
+             "(300; CIR_STUDIO_LEASE_SECONDS)",
     )
     start.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
     start.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")

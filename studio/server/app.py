@@ -43,6 +43,7 @@ from studio.server import ratings as rating_server
 from studio.server.errors import RETRY_AFTER, ApiError, error_body
 from studio.store import Project
 from studio.store.repos import server as server_repo
+from studio.timeouts import lease_seconds as default_lease_seconds
 
 MAX_BODY = 64 * 1024
 EDITS_RETENTION_DAYS = 30.0
@@ -54,7 +55,7 @@ log = logging.getLogger("studio.server")
 @dataclass
 class ServerConfig:
     url: str
-    lease_seconds: float = 300.0
+    lease_seconds: float = field(default_factory=default_lease_seconds)
     max_body: int = MAX_BODY
     pool_size: int = 8
     root_path: str = ""

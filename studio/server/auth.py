@@ -15,6 +15,7 @@ import threading
 import time
 
 from studio.server.tokens import Identity
+from studio.timeouts import login_delay_max_s
 
 # Which roles may call which group of endpoints.
 PERMISSIONS: dict[str, frozenset[str]] = {
@@ -27,7 +28,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "progress": frozenset({"coordinator"}),
     "whoami": frozenset({"annotator", "reviewer", "rater", "coordinator"}),
 }
-MAX_DELAY = 2.0
+MAX_DELAY = login_delay_max_s()  # 2 s (studio/timeouts.py)
 FORGET_AFTER = 600.0
 _MAX_CLIENTS = 10_000
 

@@ -29,6 +29,7 @@ from studio.errors import StudioError
 from studio.server.errors import message_of
 from studio.settings import data_dir
 from studio.store import outbox
+from studio.timeouts import client_timeout_s
 
 # Answers worth sending again later: the server (or the way to it) failed, or did not
 # know the token just now (a coordinator may issue a new one); the edit stays.
@@ -60,10 +61,10 @@ class Offline(StudioError):
 
 class Client:
     def __init__(self, base_url: str, token: str, outbox_path: Path | None = None,
-                 timeout: float = 10.0, picture_cache: Path | None = None) -> None:
+                 timeout: float | None = None, picture_cache: Path | None = None) -> None:
         self.base = base_url.rstrip("/")
         self.token = token
-        self.timeout = timeout
+        self.timeout = client_timeout_s() if timeout is None else timeout
         if outbox_path is None:
             outbox_path = outbox_for(self.base, token)
         self.outbox_path = outbox_path

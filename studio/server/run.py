@@ -22,6 +22,7 @@ from typing import Any
 from studio.errors import StudioError
 from studio.store import Project
 from studio.store.engines import POSTGRESQL, engine_for
+from studio.timeouts import lease_seconds as default_lease_seconds
 
 _URL = "CIR_STUDIO_SERVER_PROJECT"
 _LEASE = "CIR_STUDIO_SERVER_LEASE_SECONDS"
@@ -35,7 +36,7 @@ def app_from_environment() -> Any:
 
     retention = float(os.environ.get(_RETENTION, EDITS_RETENTION_DAYS))
     return create_app(ServerConfig(
-        os.environ[_URL], float(os.environ.get(_LEASE, "300")),
+        os.environ[_URL], float(os.environ.get(_LEASE) or default_lease_seconds()),
         root_path=os.environ.get(_ROOT_PATH, ""),
         edits_retention_days=retention if retention > 0 else None,
     ))
@@ -67,7 +68,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8750,
     workers: int = 1,
-    lease_seconds: float = 300.0,
+    lease_seconds: float | None = None,
     ssl_certfile: str | None = None,
     ssl_keyfile: str | None = None,
     forwarded_allow_ips: str | None = None,
@@ -78,7 +79,7 @@ def serve(
 
     check_project(url, edits_retention_days)
     os.environ[_URL] = url
-    os.environ[_LEASE] = str(lease_seconds)
+    os.environ[_LEASE] = str(lease_seconds or default_lease_seconds())
     os.environ[_ROOT_PATH] = root_path
     os.environ[_RETENTION] = str(edits_retention_days)
     uvicorn.run(

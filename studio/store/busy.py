@@ -20,8 +20,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from studio.errors import ProjectBusyError
+from studio.timeouts import busy_retry_ms
 
-RETRY_TIMEOUT_MS = 250  # each later try: short, so Ctrl+C is answered at once
+RETRY_TIMEOUT_MS = busy_retry_ms()  # 250 ms (studio/timeouts.py); each later try: short, so Ctrl+C is answered at once
 
 
 @dataclass

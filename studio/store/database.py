@@ -17,8 +17,9 @@ from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, 
 from studio.store import busy
 from studio.store.errors import RecordRejected, StatementFailed, StoreError
 from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION, MIGRATIONS, REVISIONS
+from studio.timeouts import busy_timeout_ms
 
-BUSY_TIMEOUT_MS = 5000
+BUSY_TIMEOUT_MS = busy_timeout_ms()  # 5 s (studio/timeouts.py)
 BUSY_WAIT_S = 0.002  # a BEGIN slower than this waited for another writer's lock
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from studio.store.errors import ProjectBusyError, StatementFailed, StoreError
+from studio.timeouts import cache_lock_timeout_s
 
 KEYS_FILE = "keys.sqlite"
 _CHUNK = 900  # hashes per IN (...) list: below SQLite's default parameter limit
@@ -59,7 +60,7 @@ class EmbeddingKeys:
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
+            db = sqlite3.connect(self.path, timeout=cache_lock_timeout_s())
             db.execute("PRAGMA journal_mode=WAL")  # dialect: sqlite
             self._local.db = db
         return db

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from studio.store.database import utc_now
 from studio.store.errors import ProjectBusyError, StatementFailed
+from studio.timeouts import cache_lock_timeout_s
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
@@ -61,7 +62,7 @@ def open_outbox(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Usable from any thread (the desktop sends from its IO lane); the client serialises
     # its own use with a lock, and SQLite's default serialized mode guards the rest.
-    conn = sqlite3.connect(str(path), isolation_level=None, timeout=30,
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=cache_lock_timeout_s(),
                            check_same_thread=False)
     conn.execute("PRAGMA journal_mode = WAL")  # dialect: sqlite
     conn.execute("PRAGMA synchronous = FULL")  # dialect: sqlite

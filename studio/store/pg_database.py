@@ -40,8 +40,9 @@ from studio.store.errors import RecordRejected, StatementFailed, StoreError, Sto
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 from studio.store.pg_schema import pg_script
 from studio.store.pg_sql import insert_target, translate
+from studio.timeouts import busy_timeout_ms
 
-LOCK_TIMEOUT_MS = 5000
+LOCK_TIMEOUT_MS = busy_timeout_ms()  # 5 s, as SQLite's busy timeout (studio/timeouts.py)
 WRITE_LOCK_KEY = 0x43495253  # "CIRS": one project per database; shared by every writer
 MIGRATION_LOCK_KEY = 0x4349524D
 EVENT_CHANNEL = "cir_studio_events"

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.store.pg_database import EVENT_CHANNEL
+from studio.timeouts import pg_events_retry_s
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05
-RETRY_SECONDS = 1.0
+RETRY_SECONDS = pg_events_retry_s()  # 1 s (studio/timeouts.py)
 
 
 class EventListener:

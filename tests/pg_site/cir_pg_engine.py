@@ -11,6 +11,12 @@ process, a worker or a ``cir-studio`` subprocess: ``sitecustomize`` installs it 
 finds it. A link file copied with its folder (``shutil.copytree`` of the demo project)
 is a copy: the first open clones the database, so tests stay as independent as copies
 of a SQLite file are. Link files are a test device only; the studio knows nothing of them.
+
+``record_opens()`` is the other half: in the SQLite phase of ``dev.py test`` it notes,
+in the file named by ``CIR_STUDIO_TEST_OPEN_LOG``, every call of the two functions that
+``install()`` replaces, in this process and (through ``sitecustomize``) in the
+subprocesses that would get the engine. A test that called neither runs the very same
+code on PostgreSQL, so the PostgreSQL phase need not run it again (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,6 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ENGINE_VARIABLE = "CIR_STUDIO_TEST_ENGINE"
 SERVER_VARIABLE = "CIR_STUDIO_TEST_PG_URL"
+OPEN_LOG_VARIABLE = "CIR_STUDIO_TEST_OPEN_LOG"
 LINK_HEADER = "CIR-STUDIO-TEST-LINK\n"
 _counter = itertools.count(1)
 
@@ -122,6 +130,39 @@ def install() -> None:
     Project._test_engine_installed = True  # type: ignore[attr-defined]
 
 
+def record_opens() -> None:
+    """Note each ``Project.create`` / ``Project.open`` in ``$CIR_STUDIO_TEST_OPEN_LOG``
+    (read at each call: the test run points it at the current test's file). Idempotent;
+    calls go on to the real functions unchanged."""
+    from studio.store.project import Project
+
+    if getattr(Project, "_test_opens_recorded", False):
+        return
+    original_create = Project.create.__func__  # type: ignore[attr-defined]
+    original_open = Project.open.__func__  # type: ignore[attr-defined]
+
+    def note(what: str, path: Any) -> None:
+        log = os.environ.get(OPEN_LOG_VARIABLE)
+        if log:
+            try:
+                with open(log, "a", encoding="utf-8") as handle:
+                    handle.write(f"{os.getpid()} {what} {path}\n")
+            except OSError:  # a subprocess run as another user (read-only tests)
+                pass
+
+    def create(cls, path, *args, **options):  # noqa: ANN001, ANN002, ANN003, ANN202
+        note("create", path)
+        return original_create(cls, path, *args, **options)
+
+    def open_(cls, path):  # noqa: ANN001, ANN202
+        note("open", path)
+        return original_open(cls, path)
+
+    Project.create = classmethod(create)  # type: ignore[method-assign, assignment]
+    Project.open = classmethod(open_)  # type: ignore[method-assign, assignment]
+    Project._test_opens_recorded = True  # type: ignore[attr-defined]
+
+
 _TEMPLATE: dict[str, str] = {}
 _PER_PROJECT_META = ("name", "image_root", "local_path", "created_at")
 
@@ -143,6 +184,7 @@ def _create_from_template(cls, admin, original_create, target, name, image_root)
         url = new_database(admin)
         scratch = Path(tempfile.mkdtemp(prefix="cir-pg-template-"))
         original_create(cls, url, "template", None, local_path=scratch / "project.pg").close()
+        shutil.rmtree(scratch, ignore_errors=True)
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("DELETE FROM meta WHERE key = ANY(%s)", [list(_PER_PROJECT_META)])
         _TEMPLATE[key] = urlsplit(url).path.lstrip("/")

@@ -258,6 +258,7 @@ def _declared_size_png(path: Path, width: int, height: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_pictures_too_large_to_decode_are_reported_by_import_and_index(tmp_path) -> None:
     photos = make_images(tmp_path / "photos", 2)
     _declared_size_png(photos / "bomb.png", 100_000, 100_000)

@@ -30,6 +30,7 @@ def assert_no_project_or_a_complete_one(path: Path, image_root: Path, name: str)
     return "complete"
 
 
+@pytest.mark.slow
 @pytest.mark.sqlite_only  # kills before each SQLite call; PostgreSQL: test_kill_copy
 def test_create_killed_before_each_of_its_writes(tmp_path: Path) -> None:
     images = make_images(tmp_path / "images", 1)
@@ -56,6 +57,7 @@ def test_create_killed_before_each_of_its_writes(tmp_path: Path) -> None:
     assert "none" in outcomes and "complete" in outcomes
 
 
+@pytest.mark.slow
 def test_import_folder_into_a_new_project_killed_at_random_moments(tmp_path: Path) -> None:
     photos = make_images(tmp_path / "photos", 40)
     rng = random.Random(12)

@@ -11,6 +11,7 @@ import random
 import time
 from pathlib import Path
 
+import pytest
 from reliability_helpers import has_traceback, integrity, make_pair_project, worker
 
 from studio.store import Project
@@ -30,6 +31,7 @@ def stored(path: Path, name: str) -> set[int]:
     return {int(reason.rsplit("-", 1)[1]) for (reason,) in rows}
 
 
+@pytest.mark.slow
 def test_killed_writers_lose_no_acknowledged_write(tmp_path: Path) -> None:
     path = make_pair_project(tmp_path / "p", pairs=4)
     rng = random.Random(7)

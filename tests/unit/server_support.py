@@ -47,6 +47,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class PortTaken(RuntimeError):
+    """The server could not bind its port: another process took it after ``free_port``."""
+
+
 class Server:
     """``cir-studio server start`` in a subprocess; ``stop`` / ``start`` on the same port."""
 
@@ -59,6 +63,21 @@ class Server:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> Server:
+        """Start and wait until it answers. The first start of a server whose free port
+        was taken meanwhile (another xdist worker's server) tries a new one."""
+        for attempt in range(3):
+            try:
+                return self._start()
+            except PortTaken:
+                if self.started or attempt == 2:
+                    raise
+                self.port = free_port()
+                self.base = f"http://127.0.0.1:{self.port}"
+        raise AssertionError("unreachable")
+
+    started = False
+
+    def _start(self) -> Server:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(ROOT), os.environ.get("PYTHONPATH", "")])}
         self.process = subprocess.Popen(
@@ -70,10 +89,13 @@ class Server:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(self.process.stderr.read().decode() if self.process.stderr
-                                   else "server exited")
+                stderr = self.process.stderr.read().decode() if self.process.stderr else ""
+                if "address already in use" in stderr.lower():
+                    raise PortTaken(stderr)
+                raise RuntimeError(stderr or "server exited")
             try:
                 with urllib.request.urlopen(self.base + "/healthz", timeout=1):
+                    self.started = True
                     return self
             except OSError:
                 time.sleep(0.1)

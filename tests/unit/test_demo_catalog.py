@@ -188,6 +188,7 @@ def _nearest_colour_pixels(image: Image.Image, name: str) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_print_colours_name_the_colour_the_print_is_drawn_in():
     """A print's recorded colour ("navy with white dots", "black with white lettering")
     is what the print adds to the picture: the same garment drawn plain shows far less of

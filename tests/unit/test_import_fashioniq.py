@@ -54,6 +54,7 @@ def write_set(root: Path, captions: object, gallery: object, text: str | None = 
     (root / "image_splits" / "split.dress.val.json").write_text(json.dumps(gallery, indent=4))
 
 
+@pytest.mark.slow
 def test_the_real_files_import_with_exact_counts(project, fashioniq_fixtures) -> None:
     report = import_fashioniq(project, fashioniq_fixtures)
     for category, (entries, captions, gallery) in EXPECTED.items():
@@ -92,6 +93,7 @@ def test_the_real_files_import_with_exact_counts(project, fashioniq_fixtures) ->
     assert positions == [(0,), (1,)]
 
 
+@pytest.mark.slow
 def test_export_of_the_imported_set_equals_the_original_files(
     project, fashioniq_fixtures, tmp_path
 ) -> None:
@@ -106,6 +108,7 @@ def test_export_of_the_imported_set_equals_the_original_files(
     assert list(first) == ["target", "candidate", "captions"]
 
 
+@pytest.mark.slow
 def test_importing_twice_adds_nothing(project, fashioniq_fixtures) -> None:
     import_fashioniq(project, fashioniq_fixtures)
     before = project.table_counts()

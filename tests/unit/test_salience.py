@@ -221,6 +221,7 @@ def test_a_captioner_file_without_salience_loads_and_chooses_as_before(
     assert any(requests(True))
 
 
+@pytest.mark.slow
 def test_simulation_runs_use_salience_where_the_session_has_the_pictures(
     seen_project: Path,
 ) -> None:

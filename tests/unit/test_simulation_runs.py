@@ -105,6 +105,7 @@ def test_simulate_says_when_a_run_has_fewer_dialogs_than_asked(
     assert f"Ran {ran} dialogs, not 900" in out
 
 
+@pytest.mark.slow
 def test_a_fresh_demo_has_attributes_and_simulate_runs_on_it(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

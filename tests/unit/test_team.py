@@ -425,6 +425,7 @@ def _state(path: Path) -> dict:
         return dump(project, with_audit=True)
 
 
+@pytest.mark.slow
 def test_merges_killed_midway_leave_nothing_half_merged(round_copy: Path) -> None:
     """kill -9 inside merges (in random orders, at a random step); re-running completes them."""
     import random
