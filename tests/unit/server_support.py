@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -80,16 +81,19 @@ class Server:
     def _start(self) -> Server:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        # Its log goes to a file: a pipe nobody reads fills up (64 KiB of tracebacks) and
+        # the server then blocks in its logging, answering nothing.
+        self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "studio", "server", "start", "--project", self.url,
              "--port", str(self.port), "--lease-seconds", str(self.lease_seconds),
              *self.args],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=env, stdout=subprocess.DEVNULL, stderr=self.log,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                stderr = self.process.stderr.read().decode() if self.process.stderr else ""
+                stderr = self.stderr()
                 if "address already in use" in stderr.lower():
                     raise PortTaken(stderr)
                 raise RuntimeError(stderr or "server exited")
@@ -106,6 +110,11 @@ class Server:
             self.process.terminate()
             self.process.wait(timeout=30)
             self.process = None
+
+    def stderr(self) -> str:
+        """What the server wrote to its standard error so far."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

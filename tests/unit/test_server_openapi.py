@@ -173,6 +173,8 @@ def test_the_fuzzer_finds_no_server_error_and_no_undeclared_answer(served: dict)
     assert requests > 200
     assert failures == [], "\n\n".join(failures[:10])
     assert served["server"].alive()
+    log = served["server"].stderr()
+    assert "Traceback" not in log, log[-3000:]  # nothing failed inside, answered or not
     print(f"fuzzer: {requests} requests in {time.monotonic() - started:.1f} s")
 
 
