@@ -83,7 +83,7 @@ class Server:
             [str(ROOT), os.environ.get("PYTHONPATH", "")])}
         # Its log goes to a file: a pipe nobody reads fills up (64 KiB of tracebacks) and
         # the server then blocks in its logging, answering nothing.
-        self.log = tempfile.TemporaryFile()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (open while the server runs)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "studio", "server", "start", "--project", self.url,
              "--port", str(self.port), "--lease-seconds", str(self.lease_seconds),
