@@ -41,6 +41,7 @@ from studio.cli import (
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store.busy import waiting_for_writers
+from studio.store.errors import ESCAPED_ENGINE_ERRORS
 
 PROCESS_START = time.perf_counter()
 
@@ -141,6 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cir-studio: interrupted", file=sys.stderr)
         return 130
+    except ESCAPED_ENGINE_ERRORS as error:
+        print(f"cir-studio: error: the project database failed ({error})", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -20,7 +20,14 @@ PostgreSQL), the engine's own error kept as ``__cause__``:
 
 from __future__ import annotations
 
+import sqlite3
+
 from studio.errors import ProjectBusyError, ProjectReadOnlyError, StoreError
+
+# An engine's error raised past the store's wrapper by a library layer (sqlite_utils
+# releasing its savepoint while a damaged page is read): the command line's last net says
+# it in one line. Named here so that no module outside the store names an engine type.
+ESCAPED_ENGINE_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
 __all__ = [
     "ProjectBusyError",

@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studio.errors import ProjectError
+from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError
 from studio.store import pg_database
 from studio.store.database import utc_now
+from studio.store.errors import StoreUnreachable
 
 if TYPE_CHECKING:
     from studio.store.project import Project
@@ -152,7 +153,6 @@ def migrate(db: pg_database.PgDatabase) -> bool:
     opened since) is first brought to 11 by the numbered PostgreSQL scripts of
     ``pg_schema`` (legacy, as SQLite files have theirs), then stamped at the baseline.
     """
-    from studio.errors import ProjectReadOnlyError
     from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION
 
     current, revision = state(db)
@@ -177,8 +177,8 @@ def migrate(db: pg_database.PgDatabase) -> bool:
     except Exception as error:
         db.rollback()
         mapped = pg_database.translate_error(error, db.url, "migration")
-        if isinstance(mapped, ProjectError):
-            raise mapped from error
+        if isinstance(mapped, ProjectBusyError | ProjectReadOnlyError | StoreUnreachable):
+            raise mapped from error  # the database, not the upgrade: try again as it is
         raise ProjectError(
             f"Upgrading {where} to schema {LATEST_VERSION} failed ({error}); "
             "the database is unchanged."

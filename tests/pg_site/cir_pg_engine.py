@@ -154,9 +154,9 @@ def record_opens() -> None:
         note("create", path)
         return original_create(cls, path, *args, **options)
 
-    def open_(cls, path):  # noqa: ANN001, ANN202
+    def open_(cls, path, **options):  # noqa: ANN001, ANN003, ANN202
         note("open", path)
-        return original_open(cls, path)
+        return original_open(cls, path, **options)
 
     Project.create = classmethod(create)  # type: ignore[method-assign, assignment]
     Project.open = classmethod(open_)  # type: ignore[method-assign, assignment]
