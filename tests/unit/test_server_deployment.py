@@ -11,6 +11,7 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from server_support import Server, call, tokens
 
 from studio.store import Project
@@ -22,6 +23,13 @@ def _project(url: str, folder: Path) -> str:
         pass
     return tokens(url, {"lead": "coordinator"})["lead"]
 
+
+
+@pytest.fixture(autouse=True)
+def real_login_delays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests measure the failed-login delay itself: the server they start gets the
+    studio's own (the suite shortens it for every other test)."""
+    monkeypatch.setenv("CIR_STUDIO_LOGIN_DELAY_MAX_S", "2.0")
 
 def _failed_login(base: str, forwarded_for: str) -> float:
     """Seconds a wrong token takes to be refused, sent through a 'proxy' naming a client."""
