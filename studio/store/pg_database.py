@@ -37,7 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
 from studio.store.errors import RecordRejected, StatementFailed, StoreError, StoreUnreachable
-from studio.store.migrations import LATEST_VERSION, MIGRATIONS
+from studio.store.migrations import LATEST_VERSION
 from studio.store.pg_schema import pg_script
 from studio.store.pg_sql import insert_target, translate
 from studio.timeouts import busy_timeout_ms
@@ -466,7 +466,7 @@ def migrate(db: PgDatabase, target: int = LATEST_VERSION) -> None:
             f"{display(db.url)} needs upgrading to schema {target} but {db.read_only_reason}."
         )
     for version in range(current + 1, target + 1):
-        script = pg_script(version, MIGRATIONS[version - 1])
+        script = pg_script(version)
         try:
             db.raw.execute("BEGIN")
             db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK_KEY])

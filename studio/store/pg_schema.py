@@ -177,7 +177,7 @@ CREATE INDEX server_leases_key ON server_leases (kind, item_key);
 }
 
 
-def pg_script(version: int, _sqlite_script: str = "") -> str:
+def pg_script(version: int) -> str:
     """The PostgreSQL DDL of legacy migration ``version`` (8-11)."""
     if version not in PG_SCRIPTS:
         raise ValueError(
