@@ -11,10 +11,12 @@ repository locked the one thing the rule is about:
   commit, then reads what it wrote (read committed: every statement sees the newest data).
 - ``lock_key(project, "edit", uid)``: a thing that has no row yet (an edit's uid, a
   person's lease of one kind): a transaction-level advisory lock on its name.
-- ``skip_locked(project, "p")``: the end of a "next item" query, so that people asking
-  at once are handed different items instead of queueing behind one (PostgreSQL
-  ``FOR NO KEY UPDATE OF p SKIP LOCKED``); the caller re-checks its item with a fresh
-  statement once it holds it.
+- ``claim_first(project, "p", find, holds)``: the "next item" scan, so that people
+  asking at once are handed different items instead of queueing behind one (PostgreSQL
+  ``FOR NO KEY UPDATE OF p SKIP LOCKED``). An item passed over because another writer
+  held it may still be this person's to do (bob saving a draft on the last pair ann must
+  caption), so when the skipping scan finds nothing the scan runs again waiting for the
+  locks; every item found is checked again with a fresh statement once it is held.
 
 On SQLite each is a no-op: ``BEGIN IMMEDIATE`` already made the transaction the only
 writer of the project. Writers on different pairs never wait for each other on
@@ -25,12 +27,14 @@ undone whole, so trying again is safe).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from studio.store.project import Project
 
 ITEM_LOCK_CLASS = 0x43495249  # "CIRI": first key of the two-key advisory locks of items
+Key = TypeVar("Key")
 _LOCKABLE = {"pairs", "captions", "images", "rating_assignments"}
 
 
@@ -66,8 +70,25 @@ def lock_key(project: Project, *name: object) -> None:
     project.db.execute(f"SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, hashtext(?))", [text])
 
 
-def skip_locked(project: Project, alias: str) -> str:
-    """The locking clause that ends a "next item" query (empty on SQLite)."""
+def claim_first(
+    project: Project,
+    alias: str,
+    find: Callable[[str, Sequence[Key]], Key | None],
+    holds: Callable[[Key], bool],
+) -> Key | None:
+    """The first item a "next item" scan finds that still qualifies once it is locked.
+
+    ``find(clause, passed)`` runs the scan with ``clause`` at its end, leaving out the
+    keys in ``passed``; ``holds(key)`` asks again, with a fresh statement, whether the
+    locked item qualifies (the scan read a snapshot taken before its lock). On SQLite the
+    scan runs once with no clause: ``BEGIN IMMEDIATE`` made this the only writer.
+    """
     if not _postgresql(project):
-        return ""
-    return f" FOR NO KEY UPDATE OF {alias} SKIP LOCKED"
+        return find("", ())
+    passed: list[Key] = []
+    for clause in (f" FOR NO KEY UPDATE OF {alias} SKIP LOCKED", f" FOR NO KEY UPDATE OF {alias}"):
+        while (key := find(clause, passed)) is not None:
+            if holds(key):
+                return key
+            passed.append(key)
+    return None

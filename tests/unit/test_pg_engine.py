@@ -182,6 +182,45 @@ def test_writers_on_one_pair_take_turns_then_busy_is_one_clear_line(
     other.close()
 
 
+def test_a_pair_another_writer_holds_is_still_handed_out_when_it_is_the_last(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """The "next pair" scan passes over pairs other writers hold, but when nothing else is
+    left it waits for them: ann saving a draft on the last pair does not tell bob that
+    there is no work (a CI run of the team server ended with one pair short of its quota)."""
+    from studio.store.records import ImageRecord
+    from studio.store.repos import captions as captions_repo
+    from studio.store.repos import server as server_repo
+
+    project = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    project.add_images(ImageRecord(id=f"im{i}", path=f"im{i}.jpg") for i in range(2))
+    with project.writing("pairs"):
+        pair = project.db.execute(
+            "INSERT INTO pairs (reference_id, target_id, external_key, created_at) "
+            "VALUES ('im0', 'im1', 'k', 'now') RETURNING id"
+        ).fetchone()[0]
+    ann = project.ensure_person("ann")
+    other = Project.open(postgresql_url)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with project.writing("captions"):
+            captions_repo.write_draft(project, pair, ann.id, "ann types", "now")
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holding.wait(10)
+    threading.Timer(0.3, release.set).start()
+    with other.writing():
+        found = server_repo.next_pair_to_lease(other, "bob", 2, True, time.time())
+    thread.join()
+    assert found == pair
+    project.close()
+    other.close()
+
+
 def test_caption_event_reaches_another_project_object(postgresql_url: str, tmp_path: Path) -> None:
     """Two studios on one PostgreSQL project: one's write is the other's event."""
     writer = Project.create(postgresql_url, local_path=tmp_path / "project.pg")

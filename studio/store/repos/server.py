@@ -11,9 +11,10 @@ captions and the other people's unexpired leases together stay under the quota.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from studio.store.locks import lock_key, lock_row, skip_locked
+from studio.store.locks import claim_first, lock_key, lock_row
 from studio.store.project import Project
 from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me
 
@@ -167,29 +168,28 @@ def next_pair_to_lease(
 ) -> int | None:
     """The first pair that needs this author and has room beside the others' leases.
 
-    Call inside the transaction that writes the lease: the pair comes back locked. On
-    PostgreSQL pairs another writer holds are passed over (``skip_locked``), and the room
-    is counted again once the pair is locked (the first count read a snapshot taken
-    before the lock; a lease committed in between counts now).
+    Call inside the transaction that writes the lease: the pair comes back locked
+    (``claim_first``: pairs another writer holds are passed over while others remain, and
+    the room is counted again once the pair is locked).
     """
     wanted = f"{_VISIBLE} AND {_needs_me(distinct_authors)} AND {_LIVE} + {_OTHERS_LEASES} < :quota"
     params: dict[str, Any] = {"me": author, "quota": per_pair, "now": now}
-    after = -1
-    while True:
+
+    def find(clause: str, passed: Sequence[int]) -> int | None:
+        holes = {f"s{n}": pair for n, pair in enumerate(passed)}
+        left_out = f"AND p.id NOT IN ({', '.join(':' + h for h in holes)}) " if holes else ""
         row = project.db.execute(
-            f"SELECT p.id FROM pairs p WHERE p.id > :after AND {wanted} ORDER BY p.id LIMIT 1"
-            + skip_locked(project, "p"),
-            {**params, "after": after},
+            f"SELECT p.id FROM pairs p WHERE {wanted} {left_out}ORDER BY p.id LIMIT 1{clause}",
+            {**params, **holes},
         ).fetchone()
-        if row is None or project.url is None:
-            return None if row is None else int(row[0])
-        pair_id = int(row[0])
-        still = project.db.execute(
+        return None if row is None else int(row[0])
+
+    def holds(pair_id: int) -> bool:
+        return project.db.execute(
             f"SELECT 1 FROM pairs p WHERE p.id = :pair AND {wanted}", {**params, "pair": pair_id}
-        ).fetchone()
-        if still is not None:
-            return pair_id
-        after = pair_id
+        ).fetchone() is not None
+
+    return claim_first(project, "p", find, holds)
 
 
 def pair_room(project: Project, pair_id: int, holder: str, now: float) -> tuple[int, int] | None:

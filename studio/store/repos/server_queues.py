@@ -11,7 +11,9 @@ leaves that person's queue, as a skipped pair does on the desktop.
 
 from __future__ import annotations
 
-from studio.store.locks import lock_row, skip_locked
+from collections.abc import Sequence
+
+from studio.store.locks import claim_first, lock_row
 from studio.store.project import Project
 
 REVIEW_SKIP = "skip_review"
@@ -38,22 +40,21 @@ def next_caption_to_review(project: Project, reviewer: str, now: float) -> int |
     )
     params = {"me": reviewer, "now": now, "skip": REVIEW_SKIP}
     found = "SELECT c.id FROM captions c LEFT JOIN people a ON a.id = c.author_id WHERE "
-    skipped: list[int] = []
-    while True:
-        passed = f"AND c.id NOT IN ({', '.join(map(str, skipped))}) " if skipped else ""
+
+    def find(clause: str, passed: Sequence[int]) -> int | None:
+        left_out = f"AND c.id NOT IN ({', '.join(map(str, passed))}) " if passed else ""
         row = project.db.execute(
-            f"{found}{wanted} {passed}ORDER BY c.pair_id, c.position, c.id LIMIT 1"
-            + skip_locked(project, "c"),
+            f"{found}{wanted} {left_out}ORDER BY c.pair_id, c.position, c.id LIMIT 1{clause}",
             params,
         ).fetchone()
-        if row is None or project.url is None:
-            return None if row is None else int(row[0])
-        still = project.db.execute(
-            f"{found}c.id = :caption AND {wanted}", {**params, "caption": int(row[0])}
-        ).fetchone()  # again, now that it is locked: a lease committed meanwhile counts
-        if still is not None:
-            return int(row[0])
-        skipped.append(int(row[0]))
+        return None if row is None else int(row[0])
+
+    def holds(caption_id: int) -> bool:
+        return project.db.execute(
+            f"{found}c.id = :caption AND {wanted}", {**params, "caption": caption_id}
+        ).fetchone() is not None
+
+    return claim_first(project, "c", find, holds)
 
 
 def review_held_by_others(project: Project, caption_id: int, holder: str, now: float) -> bool:
@@ -87,25 +88,25 @@ def next_image_to_decide(project: Project, person: str, now: float) -> str | Non
         "AND k.entity_id = i.id AND k.action = :skip AND k.actor = :me)"
     )
     params: dict[str, object] = {"me": person, "now": now, "skip": ATTRIBUTE_SKIP}
-    skipped: list[str] = []
-    while True:
-        holes = {f"s{n}": image for n, image in enumerate(skipped)}
-        passed = f"AND i.id NOT IN ({', '.join(':' + h for h in holes)}) " if holes else ""
+
+    def find(clause: str, passed: Sequence[str]) -> str | None:
+        holes = {f"s{n}": image for n, image in enumerate(passed)}
+        left_out = f"AND i.id NOT IN ({', '.join(':' + h for h in holes)}) " if holes else ""
         row = project.db.execute(
-            f"SELECT i.id FROM images i WHERE {wanted} {passed}"
-            f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, i.id LIMIT 1"
-            + skip_locked(project, "i"),
+            f"SELECT i.id FROM images i WHERE {wanted} {left_out}"
+            f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, i.id "
+            f"LIMIT 1{clause}",
             {**params, **holes},
         ).fetchone()
-        if row is None or project.url is None:
-            return None if row is None else str(row[0])
-        still = project.db.execute(
+        return None if row is None else str(row[0])
+
+    def holds(image_id: str) -> bool:
+        return project.db.execute(
             f"SELECT 1 FROM images i WHERE i.id = :image AND {wanted}",
-            {**params, "image": str(row[0])},
-        ).fetchone()  # again, now that it is locked: a lease committed meanwhile counts
-        if still is not None:
-            return str(row[0])
-        skipped.append(str(row[0]))
+            {**params, "image": image_id},
+        ).fetchone() is not None
+
+    return claim_first(project, "i", find, holds)
 
 
 def image_held_by_others(project: Project, image_id: str, holder: str, now: float) -> bool:
