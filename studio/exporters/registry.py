@@ -10,8 +10,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from studio.errors import StudioError
-from studio.importers.registry import Option, Outcome, by_name, check_options, complete, declared
+from studio.importers.registry import (
+    Option,
+    Outcome,
+    by_name,
+    check_options,
+    complete,
+    declared,
+    named,
+)
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 
 
@@ -58,8 +65,4 @@ def export_formats() -> dict[str, ExportFormat]:
 
 
 def export_format(name: str) -> ExportFormat:
-    formats = export_formats()
-    if name not in formats:
-        raise StudioError(f"Unsupported export format {name!r}. The available formats are: "
-                          f"{', '.join(formats)}")
-    return formats[name]
+    return named(export_formats(), name, "export")

@@ -22,10 +22,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+
+Named = TypeVar("Named")
 
 OptionKind = Literal["file", "folder", "path", "choice", "int", "bool", "text"]
 OPTION_KINDS: tuple[str, ...] = get_args(OptionKind)
@@ -220,12 +222,16 @@ def import_formats() -> dict[str, ImportFormat]:
     return by_name(declared("studio.importers.formats"), "import")
 
 
-def import_format(name: str) -> ImportFormat:
-    formats = import_formats()
+def named(formats: Mapping[str, Named], name: str, what: str) -> Named:
+    """The format called ``name``, or the error that lists the ones there are."""
     if name not in formats:
-        raise StudioError(f"Unsupported import format {name!r}. The available formats are: "
+        raise StudioError(f"Unsupported {what} format {name!r}. The available formats are: "
                           f"{', '.join(formats)}")
     return formats[name]
+
+
+def import_format(name: str) -> ImportFormat:
+    return named(import_formats(), name, "import")
 
 
 def options_markdown(options: Iterable[Option]) -> list[str]:

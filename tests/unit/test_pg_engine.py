@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -140,18 +142,14 @@ def test_a_whole_project_operation_makes_writers_wait_then_busy_is_one_clear_lin
         opened.close()
 
 
-def test_writers_on_one_pair_take_turns_then_busy_is_one_clear_line(
-    postgresql_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The pair a caption rule is about is locked: a second writer on it waits for the
-    first, past ``lock_timeout`` it gets the busy error (and nothing of it is written)."""
-    from studio.captions.store import own_caption, save_draft
-    from studio.store import pg_database
+@contextmanager
+def ann_holds_a_pair(url: str, tmp_path: Path) -> Iterator[tuple[Project, int, threading.Event]]:
+    """A project of one pair, and a second opening of it (yielded) while ann's draft
+    transaction on that pair stays open until the yielded event is set."""
     from studio.store.records import ImageRecord
     from studio.store.repos import captions as captions_repo
 
-    monkeypatch.setattr(pg_database, "LOCK_TIMEOUT_MS", 300)
-    project = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    project = Project.create(url, local_path=tmp_path / "project.pg")
     project.add_images(ImageRecord(id=f"im{i}", path=f"im{i}.jpg") for i in range(2))
     with project.writing("pairs"):
         pair = project.db.execute(
@@ -159,7 +157,7 @@ def test_writers_on_one_pair_take_turns_then_busy_is_one_clear_line(
             "VALUES ('im0', 'im1', 'k', 'now') RETURNING id"
         ).fetchone()[0]
     ann = project.ensure_person("ann")
-    other = Project.open(postgresql_url)
+    other = Project.open(url)
     holding, release = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -171,15 +169,33 @@ def test_writers_on_one_pair_take_turns_then_busy_is_one_clear_line(
     thread = threading.Thread(target=hold)
     thread.start()
     holding.wait(10)
-    with pytest.raises(ProjectBusyError, match="busy"):
-        save_draft(other, pair, "bob", "bob types")
-    release.set()
-    thread.join()
-    assert own_caption(other, pair, "bob") is None
-    save_draft(other, pair, "bob", "bob types")  # free again
-    assert own_caption(other, pair, "bob") is not None
-    project.close()
-    other.close()
+    try:
+        yield other, pair, release
+    finally:
+        release.set()
+        thread.join()
+        project.close()
+        other.close()
+
+
+def test_writers_on_one_pair_take_turns_then_busy_is_one_clear_line(
+    postgresql_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pair a caption rule is about is locked: a second writer on it waits for the
+    first, past ``lock_timeout`` it gets the busy error (and nothing of it is written)."""
+    from studio.captions.store import own_caption, save_draft
+    from studio.store import pg_database
+
+    monkeypatch.setattr(pg_database, "LOCK_TIMEOUT_MS", 300)
+    with ann_holds_a_pair(postgresql_url, tmp_path) as (other, pair, release):
+        with pytest.raises(ProjectBusyError, match="busy"):
+            save_draft(other, pair, "bob", "bob types")
+        assert own_caption(other, pair, "bob") is None
+        monkeypatch.setattr(pg_database, "LOCK_TIMEOUT_MS", 10_000)
+        release.set()
+        with Project.open(postgresql_url) as patient:
+            save_draft(patient, pair, "bob", "bob types")  # waits for ann, then writes
+        assert own_caption(other, pair, "bob") is not None
 
 
 def test_a_pair_another_writer_holds_is_still_handed_out_when_it_is_the_last(
@@ -188,37 +204,13 @@ def test_a_pair_another_writer_holds_is_still_handed_out_when_it_is_the_last(
     """The "next pair" scan passes over pairs other writers hold, but when nothing else is
     left it waits for them: ann saving a draft on the last pair does not tell bob that
     there is no work (a CI run of the team server ended with one pair short of its quota)."""
-    from studio.store.records import ImageRecord
-    from studio.store.repos import captions as captions_repo
     from studio.store.repos import server as server_repo
 
-    project = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
-    project.add_images(ImageRecord(id=f"im{i}", path=f"im{i}.jpg") for i in range(2))
-    with project.writing("pairs"):
-        pair = project.db.execute(
-            "INSERT INTO pairs (reference_id, target_id, external_key, created_at) "
-            "VALUES ('im0', 'im1', 'k', 'now') RETURNING id"
-        ).fetchone()[0]
-    ann = project.ensure_person("ann")
-    other = Project.open(postgresql_url)
-    holding, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with project.writing("captions"):
-            captions_repo.write_draft(project, pair, ann.id, "ann types", "now")
-            holding.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=hold)
-    thread.start()
-    holding.wait(10)
-    threading.Timer(0.3, release.set).start()
-    with other.writing():
-        found = server_repo.next_pair_to_lease(other, "bob", 2, True, time.time())
-    thread.join()
-    assert found == pair
-    project.close()
-    other.close()
+    with ann_holds_a_pair(postgresql_url, tmp_path) as (other, pair, release):
+        threading.Timer(0.3, release.set).start()
+        with other.writing():
+            found = server_repo.next_pair_to_lease(other, "bob", 2, True, time.time())
+        assert found == pair
 
 
 def test_caption_event_reaches_another_project_object(postgresql_url: str, tmp_path: Path) -> None:
