@@ -122,8 +122,8 @@ def run_tests(args: list[str]) -> int:
         for name, suite, phase_env in phases:
             started = time.monotonic()
             finished = Path(home) / f"finished-{len(results)}"
-            code = subprocess.call(
-                [str(PYTHON), "-m", "pytest", *suite], cwd=ROOT,
+            code = subprocess.call(  # the slowest tests of each phase: where its time goes
+                [str(PYTHON), "-m", "pytest", "--durations=15", *suite], cwd=ROOT,
                 env={**phase_env, "CIR_STUDIO_TEST_FINISHED": str(finished)},
             )
             if not finished.exists():  # died before its summary (a crash may exit 0)
