@@ -18,7 +18,8 @@ from pathlib import Path
 
 def hold_lock(path: str, seconds: str, cycles: str = "1") -> None:
     """Another program writing: ``cycles`` times take the write lock, write, keep it
-    ``seconds``, commit and pause 0.3 s (a long import writing batch after batch).
+    ``seconds`` (``until-told``: until a line comes on stdin), commit and pause 0.3 s
+    (a long import writing batch after batch).
     On the PostgreSQL test engine the write lock is the project's advisory lock."""
     url = _test_engine_url(path)
     if url is not None:
@@ -40,7 +41,10 @@ def hold_lock(path: str, seconds: str, cycles: str = "1") -> None:
         )
         if cycle == 0:
             print("held", flush=True)
-        time.sleep(float(seconds))
+        if seconds == "until-told":
+            sys.stdin.readline()
+        else:
+            time.sleep(float(seconds))
         conn.execute("COMMIT")
         time.sleep(0.3)
     conn.close()

@@ -8,6 +8,7 @@ it wrote got SQLITE_BUSY at its first write without waiting, and the CLI printed
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,25 +83,34 @@ def test_import_folder_and_attributes_import_wait_too(tmp_path: Path) -> None:
         assert project.table_counts()["image_attributes"] == 4
 
 
-# On PostgreSQL writers no longer take one project-wide lock (issue 36): the waiting of a
-# writer behind a whole-project operation is tested in tests/unit/test_pg_engine.py; this
-# timing of the command line's "waiting" line failed there once at a fresh-clone run.
-@pytest.mark.sqlite_only
+def held_until_told(path: Path) -> subprocess.Popen:
+    """Another program holding the project's write lock until the test says a line (a
+    fixed time raced the command line's own start, seconds long on a busy machine)."""
+    holder = worker("hold-lock", path, "until-told", stdin=subprocess.PIPE)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
 def test_a_writer_waits_as_long_as_another_program_holds_the_lock_and_says_so(
     tmp_path: Path,
 ) -> None:
-    """Past the 5 s busy timeout (a long ``import fashioniq``): the command line says once
+    """Past the busy timeout (a long ``import fashioniq``): the command line says once
     that it is waiting, and writes when the other program is done."""
     path, ids = folder_project(tmp_path)
     data = fashionmt_file(tmp_path / "turns.json", ids)
-    holder = worker("hold-lock", path, 10)
-    assert holder.stdout.readline().strip() == "held"
-    result = cli("transactions", "import", data, "--project", path)
+    holder = held_until_told(path)
+    writer = cli_process("transactions", "import", data, "--project", path)
+    assert writer.stderr is not None and holder.stdin is not None
+    first = writer.stderr.readline()  # the command line waits, and says so
+    holder.stdin.write("done\n")
+    holder.stdin.flush()
     holder.wait(timeout=30)
-    assert result.returncode == 0, result.stderr
-    assert not has_traceback(result.stderr)
-    waiting = [line for line in result.stderr.splitlines() if line.startswith("waiting:")]
-    assert len(waiting) == 1, result.stderr
+    _, rest = writer.communicate(timeout=60)
+    stderr = first + rest
+    assert writer.returncode == 0, stderr
+    assert not has_traceback(stderr)
+    waiting = [line for line in stderr.splitlines() if line.startswith("waiting:")]
+    assert len(waiting) == 1 and first.startswith("waiting:"), stderr
     named = path if "postgresql://" not in waiting[0] else "postgresql://"  # the test engine
     assert f"another program is writing to {named}" in waiting[0]
     assert "Ctrl+C" in waiting[0]
@@ -109,22 +119,17 @@ def test_a_writer_waits_as_long_as_another_program_holds_the_lock_and_says_so(
         assert project.get_meta("holder") == "x"
 
 
-# On PostgreSQL this import takes no lock the holder holds (issue 36); the busy error past
-# lock_timeout is tested there in tests/unit/test_pg_engine.py (a whole-project operation
-# and writers on one pair), and the command line's line for it is the same code.
-@pytest.mark.sqlite_only
 def test_a_wait_past_its_limit_is_one_error_line_and_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, ids = folder_project(tmp_path)
     data = fashionmt_file(tmp_path / "turns.json", ids)
     monkeypatch.setenv("CIR_STUDIO_BUSY_WAIT", "1")  # seconds, after the busy timeout
-    holder = worker("hold-lock", path, 12)
-    assert holder.stdout.readline().strip() == "held"
+    holder = held_until_told(path)
     result = cli("transactions", "import", data, "--project", path)
     holder.kill()
     holder.wait()
-    assert result.returncode == 2
+    assert result.returncode == 2, result.stderr
     assert not has_traceback(result.stderr)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 2 and lines[0].startswith("waiting:")
