@@ -83,7 +83,8 @@ class LocalCaptionQueue:
         return self.current
 
     def release(self) -> None:
-        """Nothing is held from others in a project open here."""
+        """Nothing is held from others here: the pair simply leaves the screen."""
+        self.session.go_to(None)
 
     # -- edits -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from server_support import Server, make_project, tokens
+from server_support import Server, call, make_project, tokens
 
 from studio.captions.store import captions_for_pair, flagged_pairs
 from studio.server.client import Client
@@ -114,6 +114,10 @@ def test_both_queues_answer_the_same_calls_alike(served: Served) -> None:
     assert _seen(served, queue.current) == (3, "", None)
     assert queue.progress() == Progress(1, n - 3)
     assert all(queue.can(action) is None for action in ("next", "previous", "submit", "skip"))
+    assert _seen(served, queue.hold()) == (3, "", None)
+    queue.release()  # let go, not skipped: the pair is still this person's next
+    assert queue.current is None
+    assert _seen(served, queue.take_next()) == (3, "", None)
 
 
 def test_a_submitted_caption_edited_again_goes_back_to_its_words(served: Served) -> None:
@@ -175,3 +179,46 @@ def test_offline_the_team_queue_keeps_every_edit_and_says_why_no_pair_comes(
     with Project.open(postgresql_url) as project:
         written = [(c.author, c.status, c.text) for c in captions_for_pair(project, first.pair_id)]
         assert written == [("ann", "submitted", "is dark blue")]
+
+
+def test_the_team_server_keeps_its_rules_for_the_new_queue_routes(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """Taking a save back never submits a draft (the quota is checked at submit only);
+    a pair held by others up to its quota cannot be held; holding another pair lets the
+    one held go without skipping it; a flag resent with its uid is applied once."""
+    make_project(postgresql_url, tmp_path, n_pairs=3, per_pair=1)
+    keys = tokens(postgresql_url, {"ann": "annotator", "bob": "annotator"})
+    server = Server(postgresql_url).start()
+    base = server.base
+    try:
+        first = call(base, "POST", "/v1/captions/next", keys["ann"], {})[1]["item"]["pair_id"]
+        call(base, "PUT", f"/v1/captions/{first}/draft", keys["ann"],
+             {"edit_uid": "draft-0001", "text": "is red"})
+        status, answer = call(base, "POST", f"/v1/captions/{first}/undo", keys["ann"],
+                              {"edit_uid": "undo-0001", "text": "is red", "status": "submitted"})
+        assert status == 409 and "never submits" in answer["error"]["message"]
+        # bob cannot hold the pair ann holds (quota 1); ann holds another, and the first
+        # comes back to her (let go, not skipped)
+        status, answer = call(base, "POST", f"/v1/captions/{first}/hold", keys["bob"], {})
+        assert status == 409 and answer["error"]["code"] == "conflict"
+        status, answer = call(base, "POST", "/v1/captions/step", keys["ann"],
+                              {"pair_id": first, "forward": True})
+        assert status == 200 and answer["item"]["pair_id"] != first
+        status, answer = call(base, "POST", f"/v1/captions/{first}/hold", keys["bob"], {})
+        assert status == 200 and answer["item"]["pair_id"] == first
+        flag = {"edit_uid": "flag-0001", "reason": "the target is blank"}
+        assert call(base, "POST", f"/v1/captions/{first}/flag", keys["bob"], flag) == call(
+            base, "POST", f"/v1/captions/{first}/flag", keys["bob"], flag)
+        progress = call(base, "GET", "/v1/captions/progress", keys["bob"])[1]
+        assert progress == {"done": 0, "remaining": 2, "total": 2}
+        status, answer = call(base, "POST", "/v1/captions/999999/hold", keys["ann"], {})
+        assert status == 404
+    finally:
+        server.stop()
+    with Project.open(postgresql_url) as project:
+        assert flagged_pairs(project) == {first: "the target is blank"}
+        marks = project.db.execute(
+            "SELECT count(*) FROM audit_log WHERE entity = 'pair' AND action = 'flag'"
+        ).fetchone()[0]
+        assert marks == 1
