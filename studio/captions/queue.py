@@ -52,6 +52,12 @@ def remaining_for(project: Project, author: str, policy: CaptionPolicy) -> int:
     return queue_repo.remaining_for(project, author, policy.per_pair, policy.distinct_authors)
 
 
+
+def written_by(project: Project, author: str) -> int:
+    """How many visible pairs hold this author's submitted or accepted caption."""
+    return queue_repo.written_by(project, author)
+
+
 def _checked(order: str) -> str:
     if order not in REVIEW_ORDERS:
         raise StudioError(

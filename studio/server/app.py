@@ -376,6 +376,53 @@ def create_app(config: ServerConfig) -> FastAPI:
         return await serve(request, "captions", lambda project, who: edits.submit(
             project, who, pair_id, body.edit_uid, body.text))
 
+    @app.post("/v1/captions/{pair_id}/skip", response_model=models.PairMarked,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def skip_pair(request: Request, pair_id: Id, body: models.PairMark) -> Any:
+        """Skip the pair (applied once per edit_uid): it leaves this person's queue and
+        its lease ends. Unlike DELETE /v1/leases/{id}, it can wait in a client's outbox."""
+        return await serve(request, "captions", lambda project, who: edits.mark(
+            project, who, pair_id, body.edit_uid, "skip"))
+
+    @app.post("/v1/captions/{pair_id}/flag", response_model=models.PairMarked,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def flag_pair(request: Request, pair_id: Id, body: models.PairMark) -> Any:
+        """Flag the pair for a coordinator, with a reason (applied once per edit_uid); it
+        leaves this person's queue as a skip does."""
+        return await serve(request, "captions", lambda project, who: edits.mark(
+            project, who, pair_id, body.edit_uid, "flag", body.reason))
+
+    @app.post("/v1/captions/{pair_id}/undo", response_model=models.CaptionAnswer,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def undo_save(request: Request, pair_id: Id, body: models.CaptionUndo) -> Any:
+        """Take back this person's last save of the pair (applied once per edit_uid): the
+        caption returns to the text and status it had; a reviewed one cannot."""
+        return await serve(request, "captions", lambda project, who: edits.undo(
+            project, who, pair_id, body.edit_uid, body.text, body.status))
+
+    @app.post("/v1/captions/{pair_id}/hold", response_model=models.CaptionNext,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def hold_pair(request: Request, pair_id: Id) -> Any:
+        """Hold this pair with a lease (the pair held before is let go, not skipped): one
+        this person wrote on, or one with room beside the others' leases."""
+        return await serve(request, "captions", lambda project, who: {
+            "item": caption_queue.hold(project, who, pair_id, config.lease_seconds)})
+
+    @app.post("/v1/captions/step", response_model=models.CaptionNext,
+              tags=["annotator, reviewer, coordinator"], **v1_body)
+    async def step_pair(request: Request, body: models.CaptionStep) -> Any:
+        """Previous or next pair from pair_id among those this person wrote or may write,
+        held as /hold holds it; item is null when there is none that way."""
+        return await serve(request, "captions", lambda project, who: {
+            "item": caption_queue.step(project, who, body.pair_id, body.forward,
+                                       config.lease_seconds)})
+
+    @app.get("/v1/captions/progress", response_model=models.OwnProgress,
+             tags=["annotator, reviewer, coordinator"], **v1)
+    async def own_progress(request: Request) -> Any:
+        """This person's caption figures: done (submitted or accepted), remaining, total."""
+        return await serve(request, "captions", caption_queue.own_progress)
+
     @app.post("/v1/leases/{lease_id}/renew", response_model=models.Lease,
               tags=["annotator, reviewer, coordinator"], **lease_opts)
     async def renew(request: Request, lease_id: Id) -> Any:

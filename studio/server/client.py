@@ -128,6 +128,25 @@ class Client:
     def skip(self, lease_id: int) -> dict[str, Any]:
         return dict(self._ok("DELETE", f"/v1/leases/{lease_id}"))
 
+    def hold(self, pair_id: int) -> dict[str, Any] | None:
+        """Hold this pair (the one held before is let go, not skipped); waiting edits
+        are sent first."""
+        self.flush()
+        item = self._ok("POST", f"/v1/captions/{int(pair_id)}/hold", {})["item"]
+        return None if item is None else dict(item)
+
+    def step(self, pair_id: int, forward: bool) -> dict[str, Any] | None:
+        """The previous or next pair from ``pair_id`` among those this person wrote or may
+        write, held; None when there is none that way. Waiting edits are sent first."""
+        self.flush()
+        body = {"pair_id": int(pair_id), "forward": bool(forward)}
+        item = self._ok("POST", "/v1/captions/step", body)["item"]
+        return None if item is None else dict(item)
+
+    def own_progress(self) -> dict[str, int]:
+        """This person's caption figures: ``{done, remaining, total}``."""
+        return dict(self._ok("GET", "/v1/captions/progress"))
+
     # -- edits (outbox first) ----------------------------------------------------------
 
     def save_draft(self, pair_id: int, text: str, send: bool = True) -> str:
@@ -135,6 +154,21 @@ class Client:
 
     def submit(self, pair_id: int, text: str, send: bool = True) -> str:
         return self._edit("POST", f"/v1/captions/{int(pair_id)}/submit", text, send)
+
+    def skip_pair(self, pair_id: int, send: bool = True) -> str:
+        """Skip the pair through the outbox (it can wait there while offline)."""
+        return self.send_edit("POST", f"/v1/captions/{int(pair_id)}/skip", {}, send)
+
+    def flag_pair(self, pair_id: int, reason: str = "", send: bool = True) -> str:
+        """Flag the pair for a coordinator, with a reason, through the outbox."""
+        return self.send_edit("POST", f"/v1/captions/{int(pair_id)}/flag",
+                              {"reason": reason}, send)
+
+    def undo_save(self, pair_id: int, text: str, status: str, send: bool = True) -> str:
+        """Take back the last save of the pair: its caption returns to ``text`` and
+        ``status`` (draft or submitted), through the outbox."""
+        return self.send_edit("POST", f"/v1/captions/{int(pair_id)}/undo",
+                              {"text": text, "status": status}, send)
 
     def _edit(self, method: str, path: str, text: str, send: bool) -> str:
         return self.send_edit(method, path, {"text": text}, send)

@@ -104,3 +104,39 @@ def submit(
         return _answer(caption)
 
     return apply_once(project, who, uid, work, what=f"submit {pair_id}")
+
+
+def mark(
+    project: Project, who: Identity, pair_id: int, uid: str, action: str, reason: str = ""
+) -> tuple[int, dict[str, Any]]:
+    """Skip or flag (with a reason) the pair, as the desktop does: it leaves this person's
+    queue, a flag waits for a coordinator, and the lease on it ends."""
+
+    def work() -> dict[str, Any]:
+        if server_repo.pair_room(project, pair_id, who.name, time.time()) is None:
+            raise ApiError(404, f"Pair {pair_id} does not exist or cannot be captioned.")
+        if action == "flag":
+            caption_store.mark_pair(project, pair_id, who.name, "flag", reason.strip())
+        caption_store.mark_pair(project, pair_id, who.name, "skip")
+        server_repo.release_item(project, KIND, pair_id, who.name)
+        return {"pair_id": pair_id, "action": action}
+
+    return apply_once(project, who, uid, work, what=f"{action} {pair_id}")
+
+
+def undo(
+    project: Project, who: Identity, pair_id: int, uid: str, text: str, status: str
+) -> tuple[int, dict[str, Any]]:
+    """Take back this person's last save of the pair: the caption returns to ``text``
+    and ``status`` (a submitted caption may become a draft again, never the reverse)."""
+
+    def work() -> dict[str, Any]:
+        own = caption_store.own_caption(project, pair_id, who.name)
+        if own is None:
+            raise StudioError(f"You have no caption on pair {pair_id} to take back.")
+        if status == "submitted" and own.status != "submitted":
+            raise StudioError("Taking back a save never submits a caption.")
+        before = {"text": text, "status": status}
+        return _answer(caption_store.undo_save(project, own.id, who.name, before))
+
+    return apply_once(project, who, uid, work, what=f"undo {pair_id}")

@@ -99,6 +99,24 @@ class CaptionEdit(_Request):
     text: CaptionText
 
 
+
+class PairMark(_Request):
+    edit_uid: Uid
+    reason: ReasonText = Field("", description="why the pair is flagged (flag only)")
+
+
+class CaptionUndo(_Request):
+    edit_uid: Uid
+    text: CaptionText = Field(description="the caption's text before the save taken back")
+    status: Literal["draft", "submitted"] = Field(
+        description="its status before that save (a draft never becomes submitted here)")
+
+
+class CaptionStep(_Request):
+    pair_id: StrictInt = Field(ge=0, le=2**63 - 1, description="the pair stepped from")
+    forward: bool = Field(description="true: next; false: previous")
+
+
 class ReviewDecision(_Request):
     edit_uid: Uid
     decision: Literal["accept", "reject"]
@@ -174,6 +192,18 @@ class CaptionAnswer(_Answer):
     caption_id: int
     status: str
     text: str
+
+
+
+class PairMarked(_Answer):
+    pair_id: int
+    action: Literal["skip", "flag"]
+
+
+class OwnProgress(_Answer):
+    done: int = Field(description="pairs this person captioned (submitted or accepted)")
+    remaining: int = Field(description="pairs that still need this person")
+    total: int
 
 
 class Lease(_Answer):

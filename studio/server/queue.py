@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from studio.captions import queue as caption_queue
 from studio.captions import store as caption_store
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
@@ -71,6 +72,56 @@ def take_next(project: Project, who: Identity, lease_seconds: float) -> dict[str
 
     return take(project, who, KIND, lease_seconds, pick,
                 lambda lease: _item(project, lease, who.name))
+
+
+
+def hold(project: Project, who: Identity, pair_id: int, lease_seconds: float) -> dict[str, Any]:
+    """Hold this pair (Previous/Next, a save taken back): the caption lease held on
+    another pair is let go, not skipped (it comes back in the queue), and this pair is
+    leased if the person wrote on it or it has room beside the others' leases."""
+    now = time.time()
+    per_pair = caption_store.load_policy(project).per_pair
+    with project.change(who.name, "lease", "server_lease", kinds=()) as record:
+        server_repo.drop_expired(project, now)
+        room = server_repo.pair_room(project, pair_id, who.name, now)
+        if room is None:
+            raise ApiError(404, f"Pair {pair_id} does not exist or cannot be captioned.")
+        held = server_repo.held_lease(project, KIND, who.name, now)
+        if held is not None and int(held["item_id"]) == pair_id:
+            server_repo.renew_lease(project, int(held["id"]), now + lease_seconds)
+            record["nothing_changed"] = True
+            held["expires_at"] = now + lease_seconds
+            return _item(project, held, who.name)
+        live, others = room
+        if (caption_store.own_caption(project, pair_id, who.name) is None
+                and live + others >= per_pair):
+            raise ApiError(409, f"Pair {pair_id} has its captions or is held by others.")
+        if held is not None:
+            server_repo.release_lease(project, int(held["id"]))
+        lease_id = server_repo.add_lease(project, KIND, pair_id, who.name,
+                                         now + lease_seconds, utc_now())
+        record["entity_id"] = lease_id
+        record["after"] = {"pair_id": pair_id}
+        lease = server_repo.lease_row(project, lease_id)
+        assert lease is not None
+        return _item(project, lease, who.name)
+
+
+def step(project: Project, who: Identity, here: int, forward: bool,
+         lease_seconds: float) -> dict[str, Any] | None:
+    """Previous or next pair from ``here`` among those this person wrote or may write
+    (the desktop's ``step_writing``), held as ``hold`` holds it; None: no neighbour."""
+    policy = caption_store.load_policy(project)
+    neighbour = caption_queue.step_writing(project, who.name, policy, here, forward)
+    return None if neighbour is None else hold(project, who, neighbour, lease_seconds)
+
+
+def own_progress(project: Project, who: Identity) -> dict[str, int]:
+    """This person's figures: pairs captioned (submitted or accepted) and pairs left."""
+    policy = caption_store.load_policy(project)
+    done = caption_queue.written_by(project, who.name)
+    remaining = caption_queue.remaining_for(project, who.name, policy)
+    return {"done": done, "remaining": remaining, "total": done + remaining}
 
 
 Pick = Callable[[float], tuple[int, str] | None]

@@ -141,6 +141,18 @@ def remaining_for(project: Project, author: str, per_pair: int, distinct_authors
     return total - len(hidden) - len(closed) + len((drafts - hidden) & closed)
 
 
+
+def written_by(project: Project, author: str) -> int:
+    """How many visible pairs hold this author's submitted or accepted caption."""
+    row = project.db.execute(
+        "SELECT count(DISTINCT p.id) FROM pairs p JOIN captions c ON c.pair_id = p.id "
+        "JOIN people a ON a.id = c.author_id "
+        f"WHERE a.name = :me AND c.status IN ('submitted', 'accepted') AND {_VISIBLE}",
+        {"me": author},
+    ).fetchone()
+    return int(row[0])
+
+
 _REVIEWABLE = """
     c.status != 'draft' AND (a.name IS NULL OR a.name != :me)
     AND (c.status = 'submitted' OR r.name = :me)

@@ -1,0 +1,20 @@
+"""Work queues: one interface for the work a person does item by item, whether the items
+come from the project open here or from a team server.
+
+``protocol`` declares the caption-writing queue (``WorkQueue``) and its records; ``local``
+serves it from a project (``LocalCaptionQueue``), ``remote`` from the team server's client
+and its outbox (``RemoteCaptionQueue``). A writer view binds to the interface and never
+asks which one it has; what one cannot do at the moment it says (``can``).
+"""
+
+from studio.work_queue.protocol import (
+    ACTIONS,
+    Action,
+    Progress,
+    Rejection,
+    Submitted,
+    WorkItem,
+    WorkQueue,
+)
+
+__all__ = ["ACTIONS", "Action", "Progress", "Rejection", "Submitted", "WorkItem", "WorkQueue"]
