@@ -9,15 +9,39 @@ import time
 from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
 from studio.store.errors import RecordRejected, StatementFailed, StoreError
 from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION, MIGRATIONS, REVISIONS
 from studio.timeouts import busy_timeout_ms
+
+
+def _sqlite_utils_without_pandas() -> Any:
+    """``sqlite_utils`` imports pandas (and through it pyarrow) when it is installed, only
+    to map pandas' types, which the studio never stores: 1-2.5 s of every process's start
+    (each command line call, each server worker). Imported with pandas hidden; pandas
+    itself is imported as usual later, by whatever needs it."""
+    import sys
+
+    if "pandas" in sys.modules:
+        import sqlite_utils
+
+        return sqlite_utils
+    sys.modules["pandas"] = None  # type: ignore[assignment]  # "import pandas" fails here
+    try:
+        import sqlite_utils
+    finally:
+        if sys.modules.get("pandas") is None:
+            del sys.modules["pandas"]
+    return sqlite_utils
+
+
+if TYPE_CHECKING:
+    import sqlite_utils
+else:
+    sqlite_utils = _sqlite_utils_without_pandas()
 
 BUSY_TIMEOUT_MS = busy_timeout_ms()  # 5 s (studio/timeouts.py)
 BUSY_WAIT_S = 0.002  # a BEGIN slower than this waited for another writer's lock
