@@ -59,7 +59,7 @@ def simulated_captions(facets: dict, style: str, n: int, seed: int,
         for facet, value in found.items():
             values.setdefault(facet, set()).add(value)
     all_values = {facet: sorted(found) for facet, found in values.items()}
-    from studio.captions.captioner_training import shipped_captioner
+    from studio.language.captioner import shipped_captioner
 
     weights = people_weights(facets, shipped_captioner())
     out: list[str] = []
@@ -134,8 +134,8 @@ def faithfulness(texts: list[str], meant: list) -> dict[str, float]:
     since a careful reader may take it as a request (a depicted figure is a graphic) and
     nobody can check it; only in a caption that asks for nothing are style words ("is
     more formal") free, as the reading schema gives them no request."""
-    from studio.captions import lexicon
-    from studio.captions.reading import default_reader
+    from studio.language import lexicon
+    from studio.language.reader import default_reader
 
     reader = default_reader()
     free = lexicon.STYLE_WORDS | {"not", "no", "isn't"}
@@ -221,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    from studio.captions.captioner_training import evaluate, shipped_captioner
+    from studio.captions.captioner_training import evaluate
+    from studio.language.captioner import shipped_captioner
 
     real, held = real_captions(args.fashioniq)
     if not real:
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print(style, results[style], flush=True)
     # How they speak, apart from what the demo world holds: the learned captioner says the
     # requests read from one half of the held-out captions; the other half is the real class.
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
 
     rng = random.Random(args.seed)
     shuffled = real[:]

@@ -16,7 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from studio.captions.captioner_training import SHIPPED, PairCaptions, train_captioner
+from studio.captions.captioner_training import PairCaptions, train_captioner
+from studio.language.captioner import SHIPPED
 
 
 def fashioniq_pairs(folder: Path) -> list[PairCaptions]:

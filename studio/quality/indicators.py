@@ -27,7 +27,7 @@ from typing import Protocol
 
 import numpy as np
 
-from studio.captions.reading import CaptionReader
+from studio.language.reader import CaptionReader
 from studio.quality.stats import spearman
 from studio.store import Project
 from studio.store.repos import transactions as transactions_repo

@@ -1,6 +1,6 @@
 """What a turn's requests mean for ranking: one constraint per facet.
 
-The caption reader (``studio.captions.reading``) turns a text into requests; a session
+The caption reader (``studio.language.reader``) turns a text into requests; a session
 turns those into constraints on the gallery:
 
 - ``is`` values: the item's facet value should be one of them ("red with white dots":
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from studio.captions.reading import Request
+from studio.language.reader import Request
 
 # Ordinal scales, low to high: "more" means a higher position. Fit runs loosest to
 # tightest, since the reading schema's fit/more is "tighter".

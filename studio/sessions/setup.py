@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from studio.attributes.vocabulary import load_vocabulary
-from studio.captions.reading import CaptionReader
 from studio.index_service import ProjectIndex, load_project_model
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.language.reader import CaptionReader
 from studio.sessions.engine import Mode, RetrievalSession
 from studio.sessions.facets import FacetMap, project_facets
 from studio.sessions.measures import ImageMeasures

@@ -226,7 +226,7 @@ def too_little_data(train: int, val: int) -> str:
 
 
 def _voice(name: str, seed: int) -> Any:
-    from studio.transactions.phrasing import PartialVoice, Voice
+    from studio.language.voices import PartialVoice, Voice
 
     if name == "partial":
         return PartialVoice(seed=seed)

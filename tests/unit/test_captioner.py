@@ -9,16 +9,11 @@ from pathlib import Path
 import pytest
 
 from studio.captions.caption_metrics import bleu4, cider_d, rouge_l
-from studio.captions.captioner import PhraseCaptioner
-from studio.captions.captioner_training import (
-    PairCaptions,
-    evaluate,
-    shipped_captioner,
-    train_captioner,
-)
-from studio.captions.reading import Request, read_caption
+from studio.captions.captioner_training import PairCaptions, evaluate, train_captioner
 from studio.cli.main import main
 from studio.errors import StudioError
+from studio.language.captioner import PhraseCaptioner, shipped_captioner
+from studio.language.reader import Request, read_caption
 from studio.simulation.users import AttributeDifferenceUser, ChatAnswerer
 
 # Captions of the shape people write (Fashion IQ style), generated here so the core
@@ -260,8 +255,8 @@ def test_train_captioner_cli_learns_from_the_projects_captions(
 
 
 def test_drafts_in_the_learned_voice_ask_for_the_differences() -> None:
+    from studio.language.voices import Voice, describe, requests_of, rollback_text
     from studio.transactions.attribute_data import Difference
-    from studio.transactions.phrasing import Voice, describe, requests_of, rollback_text
 
     diffs = [Difference("color", "white", "red"), Difference("pattern", "solid", "floral"),
              Difference("graphic", "logo", None)]
