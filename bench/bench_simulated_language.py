@@ -34,8 +34,8 @@ STYLES = ("catalog", "realistic", "learned")
 
 
 def real_captions(fashioniq: Path) -> tuple[list[str], list]:
-    from studio.captions.captioner_training import split_pairs
-    from studio.captions.ship_captioner import fashioniq_pairs
+    from studio.training.captioner import split_pairs
+    from studio.training.ship_captioner import fashioniq_pairs
 
     train, held = split_pairs(fashioniq_pairs(fashioniq))
     return [c for pair in held for c in pair.captions], held
@@ -86,7 +86,7 @@ UNMARKED = {"pattern": "solid", "graphic": "plain front"}
 def people_weights(facets: dict, captioner) -> dict[str, float]:
     """A weight per image that resamples the demo world so its colours, patterns and
     graphics come as often as Fashion IQ's annotators name them (the shipped captioner's
-    ``value_counts``, counted by ``studio.captions.ship_captioner`` from the Fashion IQ
+    ``value_counts``, counted by ``studio.training.ship_captioner`` from the Fashion IQ
     caption files): an item's weight is, per facet, people's share of its value over the
     world's share; the unmarked value (solid, plain front) keeps the world's share. The demo catalog itself draws them evenly (changing it would change
     the world every test and the shipped demo model were made on)."""
@@ -221,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    from studio.captions.captioner_training import evaluate
     from studio.language.captioner import shipped_captioner
+    from studio.training.captioner import evaluate
 
     real, held = real_captions(args.fashioniq)
     if not real:

@@ -8,7 +8,7 @@ turns those into constraints on the gallery:
 - ``not`` values: the item's value should not be one of them ("not striped");
 - ``more``/``less``: relative to the turn's reference item (the *anchor*). Length, sleeve
   and fit compare positions on the ordinal scales below; lightness and colourfulness
-  compare values measured from each image's pixels (``studio.sessions.measures``).
+  compare values measured from each image's pixels (``studio.image_measures``).
 
 A later turn's constraint replaces an earlier one on the same facet (the strategies merge
 dicts keyed by facet). ``describe`` writes them for the timeline: "length < turn 2's item,

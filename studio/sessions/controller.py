@@ -123,7 +123,7 @@ class RetrievalController:
         reference and its target are a pair with several (CIRCO), all of them count."""
         if not self.turns:
             return frozenset()
-        from studio.circo.correct import correct_for_query
+        from studio.pairs.ground_truths import correct_for_query
 
         return correct_for_query(self.project, self.turns[0].reference_id, self.target_id)
 

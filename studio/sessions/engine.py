@@ -40,8 +40,8 @@ from studio.sessions.strategies import (
 )
 
 if TYPE_CHECKING:
+    from studio.image_measures import ImageMeasures
     from studio.index_service import ProjectIndex
-    from studio.sessions.measures import ImageMeasures
 
 Mode = Literal["composed", "chat"]
 TextFacetReader = Callable[[str], dict[str, str]]

@@ -21,7 +21,7 @@ from studio.sessions.constraints import MEASURED, Constraint, constraints_from_r
 from studio.sessions.strategies import constraint_column
 
 if TYPE_CHECKING:
-    from studio.sessions.measures import ImageMeasures
+    from studio.image_measures import ImageMeasures
 
 
 @dataclass(frozen=True)

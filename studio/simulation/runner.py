@@ -248,7 +248,7 @@ def _looks(context: SessionContext, captioner: Any) -> ImageLooks | None:
     model = context.index.model
     if salience is None or salience.cache_key != model.cache_key:
         return None
-    from studio.captions.salience_training import project_looks
+    from studio.training.salience import project_looks
 
     return project_looks(context.project, model)
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from studio.captions.caption_metrics import bleu4, cider_d, rouge_l
-from studio.captions.captioner_training import PairCaptions, evaluate, train_captioner
 from studio.cli.main import main
 from studio.errors import StudioError
 from studio.language.captioner import PhraseCaptioner, shipped_captioner
 from studio.language.reader import Request, read_caption
 from studio.simulation.users import AttributeDifferenceUser, ChatAnswerer
+from studio.training.captioner import PairCaptions, evaluate, train_captioner
 
 # Captions of the shape people write (Fashion IQ style), generated here so the core
 # coverage does not depend on the shared fixtures.
@@ -200,7 +200,7 @@ def test_learned_chat_answers_name_the_value() -> None:
 
 
 def test_real_fashioniq_captioner_is_faithful_on_held_out_pairs(fashioniq_fixtures) -> None:
-    from studio.captions.ship_captioner import fashioniq_pairs
+    from studio.training.ship_captioner import fashioniq_pairs
 
     model, summary = train_captioner(fashioniq_pairs(fashioniq_fixtures))
     held = summary["held_out"]

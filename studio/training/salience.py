@@ -25,7 +25,7 @@ from studio.language.salience import COMPARED_AS, Example, ImageLooks, SalienceM
 
 if TYPE_CHECKING:
     from backends.models.base import EmbeddingModel
-    from studio.captions.captioner_training import PairCaptions
+    from studio.training.captioner import PairCaptions
 
 MIN_SALIENCE_EXAMPLES = 50  # fewer: a slope per facet is not worth learning
 

@@ -6,7 +6,7 @@ captioner to say what the reader reads in each held-out caption and compares the
 with that pair's human captions (BLEU-4, ROUGE-L, CIDEr-D, as in Fashion IQ's Table 4) and
 with the requests themselves (faithfulness: the reader reads back what was asked).
 The shipped captioner (``resources/captioner/fashioniq.json``) was trained by
-``python -m studio.captions.ship_captioner`` on the real Fashion IQ val captions.
+``python -m studio.training.ship_captioner`` on the real Fashion IQ val captions.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def train_project_captioner(
     model's image features (``studio.language.salience``); the summary's ``salience`` says
     whether it did, from how many examples, and its held-out ROC AUC.
     """
-    from studio.captions.salience_training import train_project_salience
+    from studio.training.salience import train_project_salience
 
     pairs = project_pairs(project)
     model, summary = train_captioner(pairs, progress, cancel, min_captions)
