@@ -41,9 +41,7 @@ def words(text: str) -> list[str]:
 # Words after which a colour is the one *not* wanted ("no red", "blue instead of red"):
 # the lexicon's one-word negations and "less" words, and the contrast words.
 _NEGATION_WORDS = frozenset(
-    phrase.replace("'", "")
-    for phrase in (*lexicon.NEGATIONS, *lexicon.LESS_WORDS)
-    if " " not in phrase
+    words(phrase)[0] for phrase in (*lexicon.NEGATIONS, *lexicon.LESS_WORDS) if " " not in phrase
 ) | {"instead", "rather", "than"}
 # Words that show a caption compares rather than describes.
 COMPARISONS = _NEGATION_WORDS | {
