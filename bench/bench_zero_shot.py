@@ -158,10 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     from studio.language.voices import Voice
     from studio.pairs.mining import mine_pairs
     from studio.sessions.setup import load_session_context
+    from studio.simulation.simulated_captions import caption_pairs, simulated_writer
     from studio.store import Project
     from studio.training.combiner import _ImageFeatures
     from studio.training.data import annotated_triplets, draft_triplets
-    from studio.training.simulated_captions import caption_pairs, simulated_writer
 
     counts = [int(c) for c in args.counts.split(",")]
     work = args.dir or Path(tempfile.mkdtemp(prefix="bench-zero-shot-"))

@@ -11,7 +11,16 @@ from functools import cache
 from typing import Any
 
 from studio.errors import StudioError
-from studio.importers.registry import Option, Outcome, by_name, check_options, complete, declared
+from studio.importers.registry import (
+    Option,
+    Outcome,
+    by_name,
+    check_options,
+    complete,
+    declared,
+    import_formats,
+    options_markdown,
+)
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 
 
@@ -63,3 +72,21 @@ def export_format(name: str) -> ExportFormat:
         raise StudioError(f"Unsupported export format {name!r}. The available formats are: "
                           f"{', '.join(formats)}")
     return formats[name]
+
+
+def formats_markdown() -> str:
+    """The manual's "Formats in" and "Formats out" page, generated from the declarations."""
+    lines = ["# Formats in", "",
+             "File → Import and `cir-studio import NAME` offer the same formats, with the "
+             "same options: each is one declaration in `studio/importers/formats/`. Every "
+             "file is checked before anything is written.", ""]
+    for fmt in import_formats().values():
+        lines.append(f"- **{fmt.title}** (`cir-studio import {fmt.name}`): {fmt.description}")
+        lines += options_markdown(fmt.options)
+    lines += ["", "# Formats out", "",
+              "File → Export and `cir-studio export NAME` write these; each is one "
+              "declaration in `studio/exporters/formats/`.", ""]
+    for out in export_formats().values():
+        lines.append(f"- **{out.title}** (`cir-studio export {out.name}`): {out.description}")
+        lines += options_markdown(out.options)
+    return "\n".join(lines) + "\n"

@@ -594,7 +594,8 @@ def _replace_values(
     return [swap.get(r, r) for r in requests]
 
 
-_MARKER_WORDS = frozenset(["not", "no", "isn't"])  # "is not as shiny"
+# A negation of nothing the reader reads ("is not as shiny"): the lexicon's one-word ones.
+_MARKER_WORDS = frozenset(n for n in lexicon.NEGATIONS if " " not in n)
 _VERBS = frozenset(
     ["is", "are", "has", "have", "had", "does", "doesn't", "not", "no", "isn't", "without", "it's", "its"]
 )
