@@ -2,7 +2,7 @@
 
 - ``lexicon``: the words (one list of colours, negations and stop words; one plural and
   singular; text folding). Every other module asks it.
-- ``reader``: reads a relative caption into requests (``/work/shared/CAPTION_READING.md``).
+- ``reader``: reads a relative caption into requests (CAPTION_READING.md).
 - ``turns``: the turn grammar (rollback, keep), written and read in one place.
 - ``phrasing`` and ``voices``: how simulated users and drafted turns word a difference.
 - ``salience`` and ``captioner``: what people mention, and the learned captioner (with the

@@ -284,7 +284,10 @@ def test_the_thread_checker_sees_threads_pools_and_executors(tmp_path: Path) -> 
 # 2 search: pictures on disk, image measures, embeddings and the index: arrays of
 #   pictures, which know no caption, pair or session.
 # 3 catalogue records: attributes, captions, pairs, outfits, transactions, and the file
-#   helpers importers and exporters share: what a project holds, kept and checked.
+#   helpers importers and exporters share (import plans, validation, image files, JSON,
+#   export folders; the one-file readers of importers/): what a project holds, kept and
+#   checked. importers/ and exporters/ hold both ranks: their declarations and
+#   registries (importers.formats, importers.registry, exporters) are formats.
 # 4 retrieval: sessions (engine, strategies, constraints, setup): search over the records.
 # 5 learning and evaluation: training, simulation, quality, benchmarks' protocols (CIRCO,
 #   ChatIR), experiments: they run retrieval and score it.
