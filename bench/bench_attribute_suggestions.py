@@ -20,7 +20,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import markdown_table, write_section  # noqa: E402
-from studio.attributes.demo_truth import catalog_truth  # noqa: E402
 from studio.attributes.extract import extract_from_text  # noqa: E402
 from studio.attributes.quality import mean_precision_recall_at_k, precision_recall  # noqa: E402
 from studio.attributes.query import suggestions  # noqa: E402
@@ -28,6 +27,7 @@ from studio.attributes.scoring import CALIBRATIONS  # noqa: E402
 from studio.attributes.suggest import prompt_vectors, suggest_attributes  # noqa: E402
 from studio.attributes.vocabulary import load_vocabulary  # noqa: E402
 from studio.demo.project import create_demo_project  # noqa: E402
+from studio.demo.truth import catalog_truth  # noqa: E402
 from studio.embeddings import embed_project_images  # noqa: E402
 from studio.index_service import load_project_model  # noqa: E402
 from studio.store import Project, resolve_project_path  # noqa: E402

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors", choices=("tune", "holdout", "fresh", "all"))
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    from studio.captions.reading import CaptionReader
+    from studio.language.reader import CaptionReader
 
     reader = CaptionReader()
     rows = load(args.data)
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter(row["category"] for row in rows)
     body = (
         "Command: `python bench/bench_caption_reading.py`. The reader "
-        "(`studio/captions/reading.py`) against "
+        "(`studio/language/reader.py`) against "
         f"`tests/data/caption_reading_dev.jsonl`: {len(rows)} real Fashion IQ validation "
         "captions (" + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())) + "; every "
         "k-th caption of each category file, k = captions // 80), labelled by hand under "

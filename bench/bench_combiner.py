@@ -197,10 +197,10 @@ def main() -> None:
     from studio.exporters.common import iter_pairs
     from studio.pairs.mining import mine_pairs
     from studio.sessions.setup import load_session_context
+    from studio.simulation.simulated_captions import caption_pairs, simulated_writer
     from studio.store import Project
     from studio.training.combiner import TrainingRequest, train_project_combiner
     from studio.training.data import annotated_triplets
-    from studio.training.simulated_captions import caption_pairs, simulated_writer
 
     work = args.dir or Path(tempfile.mkdtemp(prefix="bench-combiner-"))
     folder = work / "demo"
@@ -295,10 +295,10 @@ def time_training(project, model, threads):
     from backends.combiner.train import TrainOptions, train_combiner
     from studio.attributes.vocabulary import load_vocabulary
     from studio.sessions.facets import FacetMap, project_facets
+    from studio.simulation.simulated_captions import simulated_writer
     from studio.simulation.users import differences
     from studio.training.combiner import _encode_texts, _hold_out, _ImageFeatures
     from studio.training.data import Triplet
-    from studio.training.simulated_captions import simulated_writer
 
     facets = project_facets(project, FacetMap.for_vocabulary(load_vocabulary(project)))
     by_category: dict[str, list[str]] = {}

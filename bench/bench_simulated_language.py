@@ -34,8 +34,8 @@ STYLES = ("catalog", "realistic", "learned")
 
 
 def real_captions(fashioniq: Path) -> tuple[list[str], list]:
-    from studio.captions.captioner_training import split_pairs
-    from studio.captions.ship_captioner import fashioniq_pairs
+    from studio.training.captioner import split_pairs
+    from studio.training.ship_captioner import fashioniq_pairs
 
     train, held = split_pairs(fashioniq_pairs(fashioniq))
     return [c for pair in held for c in pair.captions], held
@@ -59,7 +59,7 @@ def simulated_captions(facets: dict, style: str, n: int, seed: int,
         for facet, value in found.items():
             values.setdefault(facet, set()).add(value)
     all_values = {facet: sorted(found) for facet, found in values.items()}
-    from studio.captions.captioner_training import shipped_captioner
+    from studio.language.captioner import shipped_captioner
 
     weights = people_weights(facets, shipped_captioner())
     out: list[str] = []
@@ -86,7 +86,7 @@ UNMARKED = {"pattern": "solid", "graphic": "plain front"}
 def people_weights(facets: dict, captioner) -> dict[str, float]:
     """A weight per image that resamples the demo world so its colours, patterns and
     graphics come as often as Fashion IQ's annotators name them (the shipped captioner's
-    ``value_counts``, counted by ``studio.captions.ship_captioner`` from the Fashion IQ
+    ``value_counts``, counted by ``studio.training.ship_captioner`` from the Fashion IQ
     caption files): an item's weight is, per facet, people's share of its value over the
     world's share; the unmarked value (solid, plain front) keeps the world's share. The demo catalog itself draws them evenly (changing it would change
     the world every test and the shipped demo model were made on)."""
@@ -134,8 +134,8 @@ def faithfulness(texts: list[str], meant: list) -> dict[str, float]:
     since a careful reader may take it as a request (a depicted figure is a graphic) and
     nobody can check it; only in a caption that asks for nothing are style words ("is
     more formal") free, as the reading schema gives them no request."""
-    from studio.captions import lexicon
-    from studio.captions.reading import default_reader
+    from studio.language import lexicon
+    from studio.language.reader import default_reader
 
     reader = default_reader()
     free = lexicon.STYLE_WORDS | {"not", "no", "isn't"}
@@ -221,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    from studio.captions.captioner_training import evaluate, shipped_captioner
+    from studio.language.captioner import shipped_captioner
+    from studio.training.captioner import evaluate
 
     real, held = real_captions(args.fashioniq)
     if not real:
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print(style, results[style], flush=True)
     # How they speak, apart from what the demo world holds: the learned captioner says the
     # requests read from one half of the held-out captions; the other half is the real class.
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
 
     rng = random.Random(args.seed)
     shuffled = real[:]

@@ -8,8 +8,8 @@ ordinary (attribute-difference) and retrospective dialogs: R@10, R@50 and percen
 turns 1, 3 and 5; and chat mode's cumulative Hits@10 per round with the information-gain
 questioner against a random-attribute questioner. Every method runs on the same seeded
 dialogs. The users speak as the learned captioner does by default (annotators' own words;
-``studio.captions.captioner``); ``--users realistic`` runs the hand-written realistic
-templates (``studio.simulation.phrasing``) and ``--users catalog`` the original template
+``studio.language.captioner``); ``--users realistic`` runs the hand-written realistic
+templates (``studio.language.phrasing``) and ``--users catalog`` the original template
 users. Writes the ``simulation`` section of BENCHMARKS.md (``simulation_realistic`` and
 ``simulation_catalog`` for the others).
 """

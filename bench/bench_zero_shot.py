@@ -47,7 +47,7 @@ from bench.bench_combiner import (  # noqa: E402
 )
 from bench.demo_project import prepared_demo  # noqa: E402
 from bench.report import machine_description, markdown_table, write_section  # noqa: E402
-from studio.transactions.phrasing import PartialVoice  # noqa: E402
+from studio.language.voices import PartialVoice  # noqa: E402
 
 SPLITS = ("train", "val", "test")
 #: gallery name -> the splits it searches (None: the protocol's category/split gallery)
@@ -69,7 +69,7 @@ class MixedVoice:
     wording drawn from more than one source, as InstructCIR varies its generated text."""
 
     def __init__(self, seed: int = 0) -> None:
-        from studio.transactions.phrasing import Voice
+        from studio.language.voices import Voice
 
         self.voices = (Voice.learned(seed), Voice(None, seed))
         self.random = random.Random(f"mixed:{seed}")
@@ -78,7 +78,7 @@ class MixedVoice:
         return self.random.choice(self.voices).say(diffs, types)
 
 
-class PairVoice(PartialVoice):  # PartialVoice: studio.transactions.phrasing
+class PairVoice(PartialVoice):  # PartialVoice: studio.language.voices
     """Two people's partial captions of one pair, joined as the protocol joins them."""
 
     def say(self, diffs, types=None) -> str:
@@ -155,13 +155,13 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     from studio.exporters.common import iter_pairs
+    from studio.language.voices import Voice
     from studio.pairs.mining import mine_pairs
     from studio.sessions.setup import load_session_context
+    from studio.simulation.simulated_captions import caption_pairs, simulated_writer
     from studio.store import Project
     from studio.training.combiner import _ImageFeatures
     from studio.training.data import annotated_triplets, draft_triplets
-    from studio.training.simulated_captions import caption_pairs, simulated_writer
-    from studio.transactions.phrasing import Voice
 
     counts = [int(c) for c in args.counts.split(",")]
     work = args.dir or Path(tempfile.mkdtemp(prefix="bench-zero-shot-"))

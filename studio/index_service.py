@@ -406,7 +406,7 @@ def build_index(
     progress(1, 1, "Index saved")
     # Lightness and colourfulness ("darker", "more colourful") are measured here, after the
     # index is saved, never inside a session or a live rank; a cancel keeps what it measured.
-    from studio.sessions.measures import measure_images
+    from studio.image_measures import measure_images
 
     measured = measure_images(project, everything, progress=progress, cancel=cancel)
     return BuildReport(

@@ -55,11 +55,12 @@ def caption_length_distribution(project: Project) -> dict[int, int]:
 
 def frequent_words(project: Project, top: int = 20) -> list[tuple[str, int]]:
     """The most used caption words, filler words left out."""
-    from studio.captions.flags import STOPWORDS, words
+    from studio.captions.flags import words
+    from studio.language.lexicon import STOP_WORDS
 
     counts: Counter[str] = Counter()
     for text in stats_repo.written_caption_texts(project):
-        counts.update(w for w in words(text) if w not in STOPWORDS and len(w) > 1)
+        counts.update(w for w in words(text) if w not in STOP_WORDS and len(w) > 1)
     return counts.most_common(top)
 
 

@@ -6,17 +6,7 @@ One helper for every message, so no view writes "(s)", "1 drafts" or "18 rating"
 
 from __future__ import annotations
 
-# Nouns whose plural is not the noun + "s".
-IRREGULAR = {
-    "entry": "entries",
-    "match": "matches",
-    "batch": "batches",
-    "index": "indexes",
-    "person": "people",
-    "category": "categories",
-    "query": "queries",
-    "gallery": "galleries",
-}
+from studio.language import lexicon
 
 
 def plural(noun: str, n: int) -> str:
@@ -24,7 +14,7 @@ def plural(noun: str, n: int) -> str:
     if n == 1:
         return noun
     head, _, last = noun.rpartition(" ")
-    word = IRREGULAR.get(last, last + "s")
+    word = lexicon.plural(last)
     return f"{head} {word}" if head else word
 
 

@@ -333,8 +333,8 @@ def captioned_template(indexed_demo_template: Path, tmp_path_factory) -> Path:
     """The small indexed demo with TF-IDF pairs in train and val, two simulated captions
     each: enough to train a combiner on (unit, GUI and close-during-training tests)."""
     from studio.pairs.mining import mine_pairs
+    from studio.simulation.simulated_captions import caption_pairs
     from studio.store import Project
-    from studio.training.simulated_captions import caption_pairs
 
     folder = tmp_path_factory.mktemp("captioned") / "demo"
     shutil.copytree(indexed_demo_template, folder)

@@ -294,7 +294,7 @@ class CaptionRankView(QWidget):
             return frozenset()
         key = (str(self.workspace.project.path), self.pair_id)
         if self._correct_ids[0] != key:
-            from studio.circo.correct import correct_for_pair
+            from studio.pairs.ground_truths import correct_for_pair
 
             self._correct_ids = (key, correct_for_pair(self.workspace.project, self.pair_id))
         return self._correct_ids[1]

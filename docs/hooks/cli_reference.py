@@ -183,7 +183,7 @@ REFERENCE = "reference"
 def reference_pages() -> dict[str, str]:
     """The formats (from the import and export registries) and the keyboard shortcuts
     (from the key map, widgets/actions.py): a new format or key appears by itself."""
-    from studio.importers.registry import formats_markdown
+    from studio.exporters.registry import formats_markdown
     from widgets.actions import shortcuts_markdown
 
     shortcuts = ("# Keyboard shortcuts\n\nEvery key binding of the window, as Help → "

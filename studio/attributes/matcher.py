@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from studio.attributes.forms import SEPARATORS, fold, variants
+from studio.attributes.forms import SEPARATORS, variants
 from studio.attributes.records import VocabularyEntry
+from studio.language.lexicon import fold
 
 _END = ""
 _SEP = " "  # trie token for "a run of separators, or none", between two words

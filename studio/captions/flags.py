@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from studio.captions.reading import Request, read_caption
 from studio.captions.records import Caption
+from studio.language import lexicon
+from studio.language.lexicon import STOP_WORDS
+from studio.language.reader import Request, read_caption
 from studio.store import Project
 from studio.store.repos import captions as captions_repo
 
@@ -21,55 +23,28 @@ FlagKind = Literal[
     "empty", "short", "reference_only", "colour_conflict", "contradiction", "duplicate", "no_target"
 ]
 
-COLOURS = {
-    "beige",
-    "black",
-    "blue",
-    "brown",
-    "burgundy",
-    "coral",
-    "cream",
-    "gold",
-    "green",
-    "grey",
-    "ivory",
-    "khaki",
-    "lavender",
-    "maroon",
-    "navy",
-    "olive",
-    "orange",
-    "peach",
-    "pink",
-    "purple",
-    "red",
-    "silver",
-    "tan",
-    "teal",
-    "turquoise",
-    "violet",
-    "white",
-    "yellow",
-}
 SYNONYMS = {"gray": "grey", "colour": "color"}
-# Words after which a colour is the one *not* wanted ("blue instead of red").
-NEGATIONS = {
-    "not",
-    "no",
-    "without",
-    "less",
-    "instead",
-    "than",
-    "rather",
-    "fewer",
-    "except",
-    "minus",
-    "lose",
-    "remove",
-    "removed",
-}
+MIN_WORDS = 2
+MIN_LETTERS = 4
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: FlagKind
+    reason: str
+
+
+def words(text: str) -> list[str]:
+    return [SYNONYMS.get(w, w) for w in re.findall(r"[a-z0-9]+", text.lower())]
+
+
+# Words after which a colour is the one *not* wanted ("no red", "blue instead of red"):
+# the lexicon's one-word negations and "less" words, and the contrast words.
+_NEGATION_WORDS = frozenset(
+    words(phrase)[0] for phrase in (*lexicon.NEGATIONS, *lexicon.LESS_WORDS) if " " not in phrase
+) | {"instead", "rather", "than"}
 # Words that show a caption compares rather than describes.
-COMPARISONS = NEGATIONS | {
+COMPARISONS = _NEGATION_WORDS | {
     "more",
     "longer",
     "shorter",
@@ -89,49 +64,6 @@ COMPARISONS = NEGATIONS | {
     "but",
     "same",
 }
-STOPWORDS = {
-    "a",
-    "an",
-    "and",
-    "the",
-    "is",
-    "are",
-    "it",
-    "its",
-    "with",
-    "of",
-    "in",
-    "on",
-    "has",
-    "have",
-    "to",
-    "for",
-    "this",
-    "that",
-    "one",
-    "as",
-    "at",
-    "by",
-    "or",
-    "be",
-    "s",
-    "women",
-    "womens",
-    "men",
-    "mens",
-}
-MIN_WORDS = 2
-MIN_LETTERS = 4
-
-
-@dataclass(frozen=True)
-class Flag:
-    kind: FlagKind
-    reason: str
-
-
-def words(text: str) -> list[str]:
-    return [SYNONYMS.get(w, w) for w in re.findall(r"[a-z0-9]+", text.lower())]
 
 
 def normalise(text: str) -> str:
@@ -345,9 +277,9 @@ def _describes_reference(tokens: list[str], reference_title: str, target_title: 
     """Caption words found only in the reference's title, if it names nothing of the target."""
     if not reference_title or not target_title or COMPARISONS & set(tokens):
         return []
-    reference = set(words(reference_title)) - STOPWORDS
-    target = set(words(target_title)) - STOPWORDS
-    content = [t for t in tokens if t not in STOPWORDS]
+    reference = set(words(reference_title)) - STOP_WORDS
+    target = set(words(target_title)) - STOP_WORDS
+    content = [t for t in tokens if t not in STOP_WORDS]
     only_reference = [t for t in content if t in reference - target]
     if only_reference and not any(t in target - reference for t in content):
         return sorted(set(only_reference))

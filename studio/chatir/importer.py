@@ -23,11 +23,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from studio.errors import ValidationError
+from studio.image_measures import measure_imported
 from studio.importers.image_files import facts_for
 from studio.importers.plan import image_record
 from studio.importers.validation import Problems, expect_list, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
-from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery

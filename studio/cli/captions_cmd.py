@@ -109,7 +109,7 @@ def _captions(args: argparse.Namespace) -> list[str]:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
 
     for text in _captions(args):
         requests = read_caption(text)

@@ -170,7 +170,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         context = _context(args, project, build_missing=True)
         captioner = None
         if args.captioner:
-            from studio.captions.captioner_training import load_captioner
+            from studio.training.captioner import load_captioner
 
             captioner = load_captioner(project, args.captioner)
         with query_log(project, "simulate", args, 0 if config.simulator == "chat" else 1) as log, \

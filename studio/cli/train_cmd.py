@@ -134,7 +134,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_train_captioner(args: argparse.Namespace) -> int:
-    from studio.captions.captioner_training import train_project_captioner
+    from studio.training.captioner import train_project_captioner
 
     with open_project(args) as project, TerminalProgress(f"Training {args.name}") as bar:
         summary = train_project_captioner(
@@ -185,7 +185,7 @@ def _salience_mark(summary: dict) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from studio.captions.captioner_training import list_captioners
+    from studio.training.captioner import list_captioners
     from studio.training.combiner import list_combiners
 
     with open_project(args) as project:

@@ -113,7 +113,7 @@ def export_ranking(
 
 def _composer(project: Project, model: Any, strategy: str) -> Strategy | None:
     """None for the plain sum; otherwise a strategy that needs no facet re-ranking."""
-    from studio.training.combiner import ProjectCombiners
+    from studio.sessions.combiners import ProjectCombiners
 
     if strategy == "sum":
         return None

@@ -17,7 +17,9 @@ from studio.importers.registry import (
     check_options,
     complete,
     declared,
+    import_formats,
     named,
+    options_markdown,
 )
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 
@@ -66,3 +68,21 @@ def export_formats() -> dict[str, ExportFormat]:
 
 def export_format(name: str) -> ExportFormat:
     return named(export_formats(), name, "export")
+
+
+def formats_markdown() -> str:
+    """The manual's "Formats in" and "Formats out" page, generated from the declarations."""
+    lines = ["# Formats in", "",
+             "File → Import and `cir-studio import NAME` offer the same formats, with the "
+             "same options: each is one declaration in `studio/importers/formats/`. Every "
+             "file is checked before anything is written.", ""]
+    for fmt in import_formats().values():
+        lines.append(f"- **{fmt.title}** (`cir-studio import {fmt.name}`): {fmt.description}")
+        lines += options_markdown(fmt.options)
+    lines += ["", "# Formats out", "",
+              "File → Export and `cir-studio export NAME` write these; each is one "
+              "declaration in `studio/exporters/formats/`.", ""]
+    for out in export_formats().values():
+        lines.append(f"- **{out.title}** (`cir-studio export {out.name}`): {out.description}")
+        lines += options_markdown(out.options)
+    return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ they are (images by id, pairs by ``(source, external_key)``, captions by pair an
 position), so importing the same files twice adds nothing.
 
 After the commit the new pictures are measured (lightness, colourfulness;
-``studio.sessions.measures``), so "darker" and "more colourful" work without waiting for
+``studio.image_measures``), so "darker" and "more colourful" work without waiting for
 an index and no live rank ever has to measure. A cancel during that step keeps the
 import and what was measured.
 """
@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import StudioError
+from studio.image_measures import MeasureReport, measure_imported
 from studio.importers.image_files import FileFacts
 from studio.importers.validation import Problem
 from studio.jobs import CancelToken, ProgressCallback, no_progress
-from studio.sessions.measures import MeasureReport, measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.galleries import set_gallery

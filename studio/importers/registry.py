@@ -241,23 +241,3 @@ def options_markdown(options: Iterable[Option]) -> list[str]:
         default = "" if unset else f" (default: {option.default})"
         lines.append(f"  - `{option.cli()}`: {option.help}{default}")
     return lines
-
-
-def formats_markdown() -> str:
-    """The manual's "Formats in" and "Formats out" page, generated from the declarations."""
-    from studio.exporters.registry import export_formats
-
-    lines = ["# Formats in", "",
-             "File → Import and `cir-studio import NAME` offer the same formats, with the "
-             "same options: each is one declaration in `studio/importers/formats/`. Every "
-             "file is checked before anything is written.", ""]
-    for fmt in import_formats().values():
-        lines.append(f"- **{fmt.title}** (`cir-studio import {fmt.name}`): {fmt.description}")
-        lines += options_markdown(fmt.options)
-    lines += ["", "# Formats out", "",
-              "File → Export and `cir-studio export NAME` write these; each is one "
-              "declaration in `studio/exporters/formats/`.", ""]
-    for out in export_formats().values():
-        lines.append(f"- **{out.title}** (`cir-studio export {out.name}`): {out.description}")
-        lines += options_markdown(out.options)
-    return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import ValidationError
+from studio.image_measures import measure_imported
 from studio.importers.image_files import file_facts
 from studio.importers.plan import image_record
 from studio.importers.validation import Problems
@@ -27,7 +28,6 @@ from studio.outfits.fashionpedia_read import (
 from studio.outfits.geometry import containment
 from studio.outfits.ontology import load_ontology, store_fashionpedia_ontology
 from studio.outfits.records import PART_SUPERCATEGORIES, PICTURE_CATEGORY, dumps
-from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import outfits as repo

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from studio.image_measures import measure_imported
 from studio.importers.image_files import file_facts
 from studio.importers.plan import image_record
 from studio.importers.validation import Problems
@@ -32,7 +33,6 @@ from studio.outfits.records import (
     effective,
 )
 from studio.outfits.store import load_outfit, load_outfits
-from studio.sessions.measures import measure_imported
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import outfits as repo

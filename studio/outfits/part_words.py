@@ -12,20 +12,13 @@ what it lacks). Sessions re-rank with these like any other facet.
 
 from __future__ import annotations
 
+from studio.language.lexicon import plural
 from studio.outfits.ontology import load_ontology
 from studio.outfits.store import load_outfits
 from studio.store import Project
 
 ABSENT = "none"
 _MAIN_TYPES = ("one-piece", "top", "bottom")  # whole garments: what an item *is*, not has
-
-
-def _plural(word: str) -> str:
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 def part_vocabulary(project: Project) -> dict[str, tuple[str, str]]:
@@ -37,7 +30,7 @@ def part_vocabulary(project: Project) -> dict[str, tuple[str, str]]:
         names = [name.strip() for name in entry.name.split(",") if name.strip()]
         primary = names[0]
         for name in names:
-            for phrase in (name, _plural(name)):
+            for phrase in (name, plural(name)):
                 out.setdefault(phrase, (f"part:{primary}", primary))
     return out
 

@@ -19,38 +19,12 @@ from collections import Counter
 
 import numpy as np
 
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "the",
-        "of",
-        "with",
-        "for",
-        "in",
-        "on",
-        "to",
-        "by",
-        "at",
-        "or",
-        "s",
-        "is",
-        "it",
-        "this",
-        "from",
-        "size",
-        "womens",
-        "women",
-        "mens",
-        "men",
-    }
-)
+from studio.language.lexicon import STOP_WORDS
 
 
 def title_words(title: str) -> list[str]:
     """Lower-case words of two or more letters or digits, without filler words."""
-    return [w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) > 1 and w not in STOPWORDS]
+    return [w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) > 1 and w not in STOP_WORDS]
 
 
 class TitleTfidf:

@@ -4,6 +4,7 @@
   ("I still prefer the item from the second turn", "keep the colour of the first turn"),
   an ordinal turn reference ("the second turn", "turn 2", "the original one"), or it names
   an attribute that an earlier image had, the reference lacks and the target has again.
+  The phrases are the turn grammar's (``studio.language.turns.mentions_earlier_turn``).
 - **attributes named**: how many distinct requests (``{facet, op, value}``: "is red",
   "has longer sleeves", "not striped") the caption reader finds in the text, knowing the
   project vocabulary's spellings; the same reader as sessions, flags and ``captions read``.
@@ -27,7 +28,8 @@ from typing import Protocol
 
 import numpy as np
 
-from studio.captions.reading import CaptionReader
+from studio.language.reader import CaptionReader
+from studio.language.turns import mentions_earlier_turn
 from studio.quality.stats import spearman
 from studio.store import Project
 from studio.store.repos import transactions as transactions_repo
@@ -40,19 +42,6 @@ INDICATOR_NAMES: dict[str, str] = {
     "embedding_consistency": "Embedding consistency",
     "target_rank": "Target rank (reference + text; lower is better)",
 }
-
-_ORDINAL = (r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-            r"\d+(?:st|nd|rd|th)|original|earlier|initial)")
-_BACK_PATTERNS = [
-    rf"\b{_ORDINAL}\s+(?:turn|round|step|one|item|image|dress|shirt|top)s?\b",
-    r"\b(?:turn|round|step)\s+\d+\b",
-    r"\b(?:still|rather)\s+prefer\b",
-    r"\b(?:go(?:ing)?|went)\s+back\b",
-    r"\bkeep(?:ing)?\s+the\s+[a-z\- ]{1,30}?\s+(?:of|from|in)\s+the\b",
-    r"\b(?:as|like)\s+before\b",
-]
-_BACK = re.compile("|".join(f"(?:{p})" for p in _BACK_PATTERNS), re.IGNORECASE)
-
 
 class Embedder(Protocol):
     """Unit vectors for images and texts from one model."""
@@ -123,7 +112,7 @@ class IndicatorResult:
 def refers_back(text: str, turn: int, reference: int, images: Sequence[str],
                 data: AttributeData) -> bool:
     """Does turn ``turn`` (reference image ``reference``) point at earlier turns?"""
-    if _BACK.search(text):
+    if mentions_earlier_turn(text):
         return True
     ref, target = images[reference], images[turn]
     for position in range(turn):

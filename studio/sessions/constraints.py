@@ -1,6 +1,6 @@
 """What a turn's requests mean for ranking: one constraint per facet.
 
-The caption reader (``studio.captions.reading``) turns a text into requests; a session
+The caption reader (``studio.language.reader``) turns a text into requests; a session
 turns those into constraints on the gallery:
 
 - ``is`` values: the item's facet value should be one of them ("red with white dots":
@@ -8,7 +8,7 @@ turns those into constraints on the gallery:
 - ``not`` values: the item's value should not be one of them ("not striped");
 - ``more``/``less``: relative to the turn's reference item (the *anchor*). Length, sleeve
   and fit compare positions on the ordinal scales below; lightness and colourfulness
-  compare values measured from each image's pixels (``studio.sessions.measures``).
+  compare values measured from each image's pixels (``studio.image_measures``).
 
 A later turn's constraint replaces an earlier one on the same facet (the strategies merge
 dicts keyed by facet). ``describe`` writes them for the timeline: "length < turn 2's item,
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from studio.captions.reading import Request
+from studio.language.reader import Request
 
 # Ordinal scales, low to high: "more" means a higher position. Fit runs loosest to
 # tightest, since the reading schema's fit/more is "tighter".

@@ -5,7 +5,7 @@ secret target and the first reference (an image of the target's category, as a s
 starts and as the simulations do), restricts the gallery (by default to the reference's
 category), runs composed or chat turns, records every turn, asks the chat questions,
 writes the rollback and keep phrases with the one grammar the engine reads
-(``studio.sessions.turn_references``), and exports a session as a transaction.
+(``studio.language.turns``), and exports a session as a transaction.
 
 The pane shows what the controller holds and calls its methods. A turn's search is the
 one slow call: ``plan_turn`` runs as a job and changes nothing, ``apply_turn`` makes it
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Literal
 
 from studio.errors import StudioError
+from studio.language.turns import FACETS, Keep, ParsedTurn, facet_noun, phrase_turn
 from studio.sessions.engine import Mode, PlannedTurn, RetrievalSession, SessionTurn
 from studio.sessions.questioner import InformationGainQuestioner, Question
 from studio.sessions.setup import SessionContext
 from studio.sessions.store import SessionRecorder, session_transaction
 from studio.sessions.strategies import DEFAULT_STRATEGY
-from studio.sessions.turn_references import FACETS, Keep, ParsedTurn, facet_noun, phrase_turn
 from studio.wording import count
 
 #: The gallery filter's default: the category of the current reference (else the target's).
@@ -123,7 +123,7 @@ class RetrievalController:
         reference and its target are a pair with several (CIRCO), all of them count."""
         if not self.turns:
             return frozenset()
-        from studio.circo.correct import correct_for_query
+        from studio.pairs.ground_truths import correct_for_query
 
         return correct_for_query(self.project, self.turns[0].reference_id, self.target_id)
 

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from studio.captions.reading import Request
 from studio.errors import StudioError
 from studio.index_service import Hit
+from studio.language.reader import Request
+from studio.language.turns import FACET_WORDS, parse_turn_text, resolve_turn
 from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests, describe
 from studio.sessions.questioner import Candidate, Question, Questioner
 from studio.sessions.scoring import compared_column, read_text
@@ -37,11 +38,10 @@ from studio.sessions.strategies import (
     TurnInput,
     constraint_bonus,
 )
-from studio.sessions.turn_references import FACET_WORDS, parse_turn_text, resolve_turn
 
 if TYPE_CHECKING:
+    from studio.image_measures import ImageMeasures
     from studio.index_service import ProjectIndex
-    from studio.sessions.measures import ImageMeasures
 
 Mode = Literal["composed", "chat"]
 TextFacetReader = Callable[[str], dict[str, str]]
@@ -98,7 +98,7 @@ class RetrievalSession:
         split: str | None = None,
         shared_cache: dict | None = None,
     ) -> None:
-        """``read_requests`` is the caption reader (``studio.captions.reading``); a plain
+        """``read_requests`` is the caption reader (``studio.language.reader``); a plain
         ``read_text_facets`` (text → {facet: value}) still works for callers that have
         only values. ``encoder_text`` rewrites a text before it is encoded (the reader's
         ``affirmative_text`` drops "not red", which encoders read much like "red").

@@ -1,7 +1,7 @@
 """Facets: groups of attributes of which an item has one value (colour, sleeve, length …).
 
 Sessions need them in three places: to read what a turn's text asks for ("make it red" →
-color=red, with the caption reader of ``studio.captions.reading``), to know what each gallery item is (from its attribute labels), and to let the
+color=red, with the caption reader of ``studio.language.reader``), to know what each gallery item is (from its attribute labels), and to let the
 chat questioner ask one facet per round. The groups live in
 ``resources/vocabulary/facets.json``; labels come from the attributes query API, so any
 project with attributes (extracted, suggested or reviewed) gets facets.

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from studio.captions.reading import Request
+from studio.language.reader import Request
 from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests
 from studio.sessions.strategies import constraint_column
 
 if TYPE_CHECKING:
-    from studio.sessions.measures import ImageMeasures
+    from studio.image_measures import ImageMeasures
 
 
 @dataclass(frozen=True)

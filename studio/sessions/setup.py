@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from studio.attributes.vocabulary import load_vocabulary
-from studio.captions.reading import CaptionReader
+from studio.image_measures import ImageMeasures
 from studio.index_service import ProjectIndex, load_project_model
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.language.reader import CaptionReader
+from studio.sessions.combiners import ProjectCombiners
 from studio.sessions.engine import Mode, RetrievalSession
 from studio.sessions.facets import FacetMap, project_facets
-from studio.sessions.measures import ImageMeasures
 from studio.sessions.strategies import Strategy, make_strategy
 from studio.store import Project
-from studio.training.combiner import ProjectCombiners
 
 
 @dataclass

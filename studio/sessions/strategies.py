@@ -349,7 +349,7 @@ def constraint_column(facet: str, constraint: str | Constraint,
                       labels: Sequence[str | None]) -> np.ndarray:
     """The column ``constraint_bonus`` compares: labels, or scale positions (NaN unknown)
     for a comparative constraint on an ordinal facet. Measured facets (lightness,
-    colourfulness) have no labels; their columns come from ``studio.sessions.measures``."""
+    colourfulness) have no labels; their columns come from ``studio.image_measures``."""
     if isinstance(constraint, Constraint) and constraint.direction is not None:
         positions = [scale_position(facet, label) for label in labels]
         return np.array([np.nan if p is None else p for p in positions], dtype=np.float64)

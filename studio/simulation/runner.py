@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from studio.captions.salience import ImageLooks
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.language.phrasing import say
+from studio.language.salience import ImageLooks
 from studio.sessions.questioner import InformationGainQuestioner, RandomQuestioner
 from studio.sessions.setup import SessionContext
 from studio.simulation.metrics import cumulative_hits, mean_rank, percentile, recall_at
-from studio.simulation.phrasing import say
 from studio.simulation.users import (
     STYLES,
     AttributeDifferenceUser,
@@ -248,7 +248,7 @@ def _looks(context: SessionContext, captioner: Any) -> ImageLooks | None:
     model = context.index.model
     if salience is None or salience.cache_key != model.cache_key:
         return None
-    from studio.captions.salience_training import project_looks
+    from studio.training.salience import project_looks
 
     return project_looks(context.project, model)
 
@@ -258,7 +258,7 @@ def _meant(user: Any, text: str) -> list[dict[str, Any]]:
     users (which build text, not requests) the reader's reading of what they typed."""
     requests = getattr(user, "last_requests", None)
     if getattr(user, "style", "") != "learned" or requests is None:
-        from studio.captions.reading import read_caption
+        from studio.language.reader import read_caption
 
         requests = read_caption(text)
     return [r.to_json() for r in requests]
@@ -299,7 +299,7 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
 
 
 def _read(text: str) -> list[Any]:
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
 
     return read_caption(text)
 

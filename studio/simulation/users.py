@@ -14,7 +14,7 @@ unless noise is asked for: the texts mention only real differences.
 
 Two styles (``style``): ``catalog`` speaks the catalog's own words in fixed templates (the
 original, easy users); ``realistic`` speaks as Fashion IQ's annotators do (see
-``phrasing.py``): mostly comparatives relative to the reference on the ordinal scales
+``studio.language.phrasing``): mostly comparatives relative to the reference on the ordinal scales
 (length, sleeve, fit) and on colour lightness, negations of what the reference has,
 several facets per turn, paraphrases and out-of-vocabulary words, style words that carry
 nothing, and typos at ``typo_rate`` per word. ``preset("realistic")`` gives the settings
@@ -30,10 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from studio.captions.reading import Request
-from studio.captions.salience import Visibility
-from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
-from studio.simulation import phrasing
+from studio.language import phrasing
+from studio.language.reader import Request
+from studio.language.salience import Visibility
+from studio.language.turns import Keep, ParsedTurn, phrase_turn
 
 Facets = Mapping[str, str]
 
@@ -191,14 +191,14 @@ class AttributeDifferenceUser:
     noise: float = 0.0  # chance to drop a difference and name a wrong value instead
     paraphrase: bool = False
     name: str = "attribute"
-    style: str = "catalog"  # "catalog" (fixed templates) or "realistic" (phrasing.py)
+    style: str = "catalog"  # "catalog" (fixed templates) or "realistic" (language/phrasing.py)
     typo_rate: float = 0.0  # realistic: chance per word of four letters or more
     negation: float = 0.0  # realistic: chance to say what the reference has and is unwanted
     filler: float = 0.0  # realistic: chance to add a style word that carries nothing
     captioner: Any = None  # learned: a PhraseCaptioner (None: the shipped one)
     category: str | None = None  # learned: the items' category, to choose as its people did
     # learned: how visible a facet's change is between the current item and the target,
-    # (facet, target value, current value) -> v or None (``studio.captions.salience``).
+    # (facet, target value, current value) -> v or None (``studio.language.salience``).
     # Used when the captioner learned salience; None: facets by people's counts alone.
     visibility: Visibility | None = None
     # The visibility against the item carried forward from turn i (history[i]), set by the
@@ -434,7 +434,7 @@ class AttributeDifferenceUser:
     def _learned(self, target: Facets, current: Facets,
                  all_values: Mapping[str, Sequence[str]]) -> str:
         if self.captioner is None:
-            from studio.captions.captioner_training import shipped_captioner
+            from studio.language.captioner import shipped_captioner
 
             self.captioner = shipped_captioner()
         self.last_requests = self._learned_requests(target, current, all_values)
@@ -502,7 +502,7 @@ class ChatAnswerer:
             return value
         if self.style == "learned":
             if self.captioner is None:
-                from studio.captions.captioner_training import shipped_captioner
+                from studio.language.captioner import shipped_captioner
 
                 self.captioner = shipped_captioner()
             said = self.captioner.say(self.last_requests, self.random)

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from studio.embeddings import cached_vectors, embed_project_images, model_slug
+from studio.embeddings import cached_vectors, embed_project_images
 from studio.errors import StudioError
 from studio.index_service import load_project_model
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.sessions.combiners import combiner_folder, combiner_root
 from studio.store import Project
 from studio.training.data import Triplet, annotated_triplets, draft_triplets, drafted_count
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from backends.combiner.train import EpochReport, Triplets
     from backends.models.base import EmbeddingModel
 
-COMBINERS_DIR = "combiners"
 TEXT_BATCH = 256
 HELD_OUT_SHARE = 0.1  # of train triplets, for early stopping when there are no val pairs
 PREFIX = "combiner:"
@@ -57,14 +57,6 @@ class TrainingRequest:
     batch_size: int = 256
     learning_rate: float = 2e-3
     patience: int = 5
-
-
-def combiner_root(project: Project) -> Path:
-    return project.cache_dir / COMBINERS_DIR
-
-
-def combiner_folder(project: Project, model: EmbeddingModel) -> Path:
-    return combiner_root(project) / model_slug(model.cache_key)
 
 
 def _studio_error(error: Exception) -> StudioError:
@@ -226,7 +218,7 @@ def too_little_data(train: int, val: int) -> str:
 
 
 def _voice(name: str, seed: int) -> Any:
-    from studio.transactions.phrasing import PartialVoice, Voice
+    from studio.language.voices import PartialVoice, Voice
 
     if name == "partial":
         return PartialVoice(seed=seed)
@@ -370,34 +362,3 @@ def combiner_strategies(project: Project, model_spec: str) -> list[str]:
         for _, config in list_combiners(project)
         if config.embedding_model == model_spec
     ]
-
-
-class ProjectCombiners:
-    """The combiners trained for one embedding model: names, and loading by name (cached).
-
-    This is what ``make_strategy`` asks when it meets ``combiner:NAME``.
-    """
-
-    def __init__(self, project: Project, model: EmbeddingModel, device: str = "cpu") -> None:
-        self.folder = combiner_folder(project, model)
-        self.model = model
-        self.device = device
-        self._loaded: dict[str, Combiner] = {}
-
-    def names(self) -> list[str]:
-        from backends.combiner.storage import list_configs
-
-        return [config.name for config in list_configs(self.folder)]
-
-    def load(self, name: str) -> Combiner:
-        from backends.combiner.model import CombinerError
-        from backends.combiner.storage import load_combiner
-
-        if name not in self._loaded:
-            try:
-                self._loaded[name] = load_combiner(
-                    self.folder, name, self.model.cache_key, self.device
-                )
-            except CombinerError as error:
-                raise _studio_error(error) from None
-        return self._loaded[name]

@@ -31,10 +31,10 @@ import numpy as np
 
 from studio.errors import StudioError
 from studio.exporters.common import iter_pairs
+from studio.language import voices
 from studio.pairs.tfidf import TitleTfidf
 from studio.store import Project
 from studio.store.repos import transactions as transactions_repo
-from studio.transactions import phrasing
 from studio.transactions.attribute_data import load_attribute_data
 
 Origin = str  # "caption" | "turn" | "drafted"
@@ -102,7 +102,7 @@ def draft_triplets(
     seed: int = 0,
     split: str = "train",
     per_image: int = 1,
-    voice: phrasing.Voice | None = None,
+    voice: voices.Voice | None = None,
     targets: Collection[str] | None = None,
 ) -> list[Triplet]:
     """Up to ``count`` triplets drafted from ``split``'s images (see the module docstring).
@@ -112,7 +112,7 @@ def draft_triplets(
     pairs as an unfiltered call with the same ``per_image``, so held-out drafts can be
     worded again in another voice.
     """
-    voice = voice or phrasing.Voice()
+    voice = voice or voices.Voice()
     if count <= 0:
         return []
     images = [image for image in project.iter_images(split=split) if not image.missing]

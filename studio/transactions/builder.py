@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.language import voices
 from studio.store import Project
-from studio.transactions import phrasing
 from studio.transactions.attribute_data import AttributeData, load_attribute_data
 from studio.transactions.records import Transaction, Turn
 from studio.transactions.store import save_transactions
@@ -64,7 +64,7 @@ class _Drafter:
         self.rng, self.similarity = rng, similarity
         self.images: list[str] = []
         self.voice = (
-            phrasing.Voice.learned(options.seed) if options.voice == "learned" else phrasing.Voice()
+            voices.Voice.learned(options.seed) if options.voice == "learned" else voices.Voice()
         )
 
     def nearest(self, anchor: str, keep: tuple[str, str | None] | None = None) -> str | None:
@@ -101,7 +101,7 @@ class _Drafter:
             return None
         self.images.append(target)
         diffs = self.data.differences(anchor, target)
-        text = phrasing.rollback_text(position, diffs, self.data.types, self.voice)
+        text = voices.rollback_text(position, diffs, self.data.types, self.voice)
         return Turn(index=k, text=text, reference_position=position, status="draft")
 
     def combination(self, k: int) -> Turn | None:
@@ -115,7 +115,7 @@ class _Drafter:
                 continue
             self.images.append(target)
             diffs = [d for d in self.data.differences(current, target) if d.slot != slot]
-            text = phrasing.combination_text(position, slot, diffs, self.data.types, self.voice)
+            text = voices.combination_text(position, slot, diffs, self.data.types, self.voice)
             return Turn(index=k, text=text, reference_position=k - 1, status="draft")
         return None
 

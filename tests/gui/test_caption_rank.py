@@ -226,7 +226,7 @@ def test_a_rank_is_shown_while_no_colour_was_measured(window, ranked_demo, qtbot
     live rank); now it ranks with what exists and measures nothing."""
     import shutil
 
-    from studio.sessions.measures import cache_folder
+    from studio.image_measures import cache_folder
 
     with Project.open(ranked_demo) as project:
         folder = cache_folder(project)

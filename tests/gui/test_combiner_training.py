@@ -81,7 +81,7 @@ def test_training_on_a_handful_of_triplets_warns_and_says_what_helps(
     """#27 D15: a few triplets train, but the person is told it is too little and what
     would help; the plot's epoch axis is whole epochs, not -0.04 to 0.04."""
     from studio.pairs.mining import mine_pairs
-    from studio.training.simulated_captions import caption_pairs
+    from studio.simulation.simulated_captions import caption_pairs
 
     with Project.open(indexed_demo_dir) as project:
         mine_pairs(project, "tfidf", 3, split="train", actor="tests")

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from studio.attributes.demo_truth import catalog_truth
 from studio.attributes.extract import extract_from_text
 from studio.attributes.labels import review, review_many
 from studio.attributes.query import (
@@ -16,6 +15,7 @@ from studio.attributes.query import (
     suggestions,
     truth,
 )
+from studio.demo.truth import catalog_truth
 from studio.jobs import CancelToken, JobCancelled
 from studio.store import Project
 

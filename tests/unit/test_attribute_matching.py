@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from studio.attributes.demo_truth import item_truth
 from studio.attributes.matcher import AttributeMatcher
 from studio.attributes.records import VocabularyEntry
 from studio.attributes.vocabulary_io import starter_vocabulary
 from studio.demo.catalog import plan_catalog
+from studio.demo.truth import item_truth
 
 VOCABULARY = [
     VocabularyEntry("floral", "texture", ("flower print", "à fleurs")),

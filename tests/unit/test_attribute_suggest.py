@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from studio.attributes.demo_truth import catalog_truth
 from studio.attributes.labels import review
 from studio.attributes.quality import mean_precision_recall_at_k
 from studio.attributes.query import attribute_states, labels_of_image, suggestions
 from studio.attributes.scoring import average_prompts, calibrate, prompts, top_n
 from studio.attributes.suggest import suggest_attributes
+from studio.demo.truth import catalog_truth
 from studio.jobs import CancelToken, JobCancelled
 from studio.store import Project
 

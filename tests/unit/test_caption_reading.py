@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from resources import resource_path
-from studio.captions import lexicon
-from studio.captions.reading import CaptionReader, Request, read_caption
 from studio.cli.main import main
+from studio.language import lexicon
+from studio.language.reader import CaptionReader, Request, read_caption
 
 
 def reads(text: str) -> set[tuple[str, str, str | None]]:
@@ -107,7 +107,7 @@ def test_captions_read_without_input_is_one_clear_error(capsys: pytest.CaptureFi
 
 
 def test_the_affirmative_text_drops_only_negated_phrases() -> None:
-    from studio.captions.reading import default_reader
+    from studio.language.reader import default_reader
 
     reader = default_reader()
     assert reader.affirmative_text("is blue, not red") == "is blue"

@@ -9,17 +9,12 @@ from pathlib import Path
 import pytest
 
 from studio.captions.caption_metrics import bleu4, cider_d, rouge_l
-from studio.captions.captioner import PhraseCaptioner
-from studio.captions.captioner_training import (
-    PairCaptions,
-    evaluate,
-    shipped_captioner,
-    train_captioner,
-)
-from studio.captions.reading import Request, read_caption
 from studio.cli.main import main
 from studio.errors import StudioError
+from studio.language.captioner import PhraseCaptioner, shipped_captioner
+from studio.language.reader import Request, read_caption
 from studio.simulation.users import AttributeDifferenceUser, ChatAnswerer
+from studio.training.captioner import PairCaptions, evaluate, train_captioner
 
 # Captions of the shape people write (Fashion IQ style), generated here so the core
 # coverage does not depend on the shared fixtures.
@@ -205,7 +200,7 @@ def test_learned_chat_answers_name_the_value() -> None:
 
 
 def test_real_fashioniq_captioner_is_faithful_on_held_out_pairs(fashioniq_fixtures) -> None:
-    from studio.captions.ship_captioner import fashioniq_pairs
+    from studio.training.ship_captioner import fashioniq_pairs
 
     model, summary = train_captioner(fashioniq_pairs(fashioniq_fixtures))
     held = summary["held_out"]
@@ -260,8 +255,8 @@ def test_train_captioner_cli_learns_from_the_projects_captions(
 
 
 def test_drafts_in_the_learned_voice_ask_for_the_differences() -> None:
+    from studio.language.voices import Voice, describe, requests_of, rollback_text
     from studio.transactions.attribute_data import Difference
-    from studio.transactions.phrasing import Voice, describe, requests_of, rollback_text
 
     diffs = [Difference("color", "white", "red"), Difference("pattern", "solid", "floral"),
              Difference("graphic", "logo", None)]

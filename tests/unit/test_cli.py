@@ -37,7 +37,7 @@ def test_every_command_has_help(path: tuple[str, ...], capsys: pytest.CaptureFix
 def test_the_manual_explains_every_command() -> None:
     """Beyond its generated reference page (tests/unit/test_manual.py), every command is
     explained somewhere in the manual's own pages."""
-    from studio.importers.registry import formats_markdown
+    from studio.exporters.registry import formats_markdown
 
     # The Formats pages are generated from the format declarations (import and export).
     manual = "\n".join(

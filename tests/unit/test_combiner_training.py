@@ -141,9 +141,9 @@ def test_train_combiner_drafted_says_the_alpha_it_serves(indexed_demo_dir: Path,
 def test_held_out_drafts_are_the_same_pairs_leaving_differences_unsaid(indexed_demo_dir: Path) -> None:
     """What the zero-shot bench judges the earlier α rule on: drafts for given targets are
     the same pairs as the unfiltered call's, said again in another voice."""
+    from studio.language.voices import PartialVoice, Voice
     from studio.training.combiner import _ImageFeatures
     from studio.training.data import draft_triplets
-    from studio.transactions.phrasing import PartialVoice, Voice
 
     with Project.open(indexed_demo_dir) as project:
         model = load_session_context(project, "demo", "cpu").index.model
@@ -163,10 +163,10 @@ def test_held_out_drafts_are_the_same_pairs_leaving_differences_unsaid(indexed_d
 
 def test_more_drafts_per_image_in_the_learned_voice(indexed_demo_dir: Path) -> None:
     """InstructCIR's knob: K drafted triplets per train image, worded as people word them."""
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
+    from studio.language.voices import Voice
     from studio.training.combiner import _ImageFeatures
     from studio.training.data import draft_triplets
-    from studio.transactions.phrasing import Voice
 
     with Project.open(indexed_demo_dir) as project:
         model = load_session_context(project, "demo", "cpu").index.model

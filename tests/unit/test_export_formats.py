@@ -11,8 +11,7 @@ import pytest
 
 from studio.cli.main import build_parser, main
 from studio.errors import StudioError
-from studio.exporters.registry import export_format, export_formats
-from studio.importers.registry import formats_markdown
+from studio.exporters.registry import export_format, export_formats, formats_markdown
 
 LEGACY_FLAGS = {
     name: {"--source", "--json", "--project", "--demo"}

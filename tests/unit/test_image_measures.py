@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from studio import image_measures as measures_module
+from studio.image_measures import ImageMeasures, measure_images, read_cache
 from studio.jobs import CancelToken, JobCancelled
-from studio.sessions import measures as measures_module
-from studio.sessions.measures import ImageMeasures, measure_images, read_cache
 from studio.sessions.setup import load_session_context
 from studio.store import Project
 

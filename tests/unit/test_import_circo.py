@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from studio.circo.correct import correct_for_pair, correct_for_query
 from studio.circo.metrics import Query, SubmissionError, average_precision, read_submission, score
 from studio.circo.runs import KIND, run_lines
 from studio.cli.main import main
@@ -16,6 +15,7 @@ from studio.demo.placeholders import draw_placeholders
 from studio.errors import ValidationError
 from studio.exporters import export_circo
 from studio.importers.circo import import_circo
+from studio.pairs.ground_truths import correct_for_pair, correct_for_query
 from studio.simulation.outputs import list_runs
 from studio.store import Project
 from studio.store.galleries import gallery

@@ -11,7 +11,8 @@ import pytest
 
 from studio.cli.main import build_parser, main
 from studio.errors import StudioError
-from studio.importers.registry import formats_markdown, import_format, import_formats
+from studio.exporters.registry import formats_markdown
+from studio.importers.registry import import_format, import_formats
 
 # Every flag each `import NAME` had before the list was one, and `transactions import`'s
 # (less --format, which the name now says): scripts that use them keep working.

@@ -269,3 +269,194 @@ def test_the_thread_checker_sees_threads_pools_and_executors(tmp_path: Path) -> 
         "Thread", "ThreadPoolExecutor", "run_in_executor(None)", "QThread"
     }
     assert thread_makers(ROOT / THREAD_OWNER) >= {"ThreadPoolExecutor"}
+
+
+# -- the rank map of studio/'s packages -----------------------------------------------------
+#
+# Imports point down only: a package may import its own rank or lower ranks, never a
+# higher one. Each import is mapped by its longest listed prefix (``importers.formats``
+# before ``importers``); every module under studio/ must have one. Why each rank:
+#
+# 0 kernel and store: errors, jobs, events, settings, the store: what every feature needs
+#   and what knows no feature (the store keeps rows, not rules).
+# 1 language: the reader, lexicon, turn grammar, phrasing and captioner; pure text, so
+#   every feature that reads or writes people's words can use it.
+# 2 search: pictures on disk, image measures, embeddings and the index: arrays of
+#   pictures, which know no caption, pair or session.
+# 3 catalogue records: attributes, captions, pairs, outfits, transactions, and the file
+#   helpers importers and exporters share (import plans, validation, image files, JSON,
+#   export folders; the one-file readers of importers/): what a project holds, kept and
+#   checked. importers/ and exporters/ hold both ranks: their declarations and
+#   registries (importers.formats, importers.registry, exporters) are formats.
+# 4 retrieval: sessions (engine, strategies, constraints, setup): search over the records.
+# 5 learning and evaluation: training, simulation, quality, benchmarks' protocols (CIRCO,
+#   ChatIR), experiments: they run retrieval and score it.
+# 6 formats: the importers and exporters of whole datasets and their registry (and the
+#   Hugging Face format): they read and write every record and run evaluations to export.
+# 7 apps: the command line, team server and team work, the demo, dashboards: they compose
+#   everything below and nothing depends on them.
+RANKS = {
+    # 0 kernel and store
+    "__init__": 0, "errors": 0, "timeouts": 0, "jobs": 0, "events": 0, "project_events": 0,
+    "hashing": 0, "settings": 0, "store": 0, "workspace": 0,
+    # 1 language
+    "language": 1, "wording": 1,
+    # 2 search
+    "picture_files": 2, "image_measures": 2, "embeddings": 2, "index_service": 2,
+    # 3 catalogue records
+    "attributes": 3, "captions": 3, "pairs": 3, "outfits": 3, "transactions": 3,
+    "importers": 3, "exporters.common": 3, "fetch": 3,
+    # 4 retrieval
+    "sessions": 4,
+    # 5 learning and evaluation
+    "training": 5, "simulation": 5, "quality": 5, "circo": 5, "chatir": 5, "experiments": 5,
+    # 6 formats
+    "importers.formats": 6, "importers.registry": 6, "exporters": 6, "hf": 6,
+    # 7 apps
+    "cli": 7, "__main__": 7, "server": 7, "team": 7, "demo": 7, "dashboard_data": 7,
+    "project_stats": 7, "manual": 7,
+}
+# Upward imports kept on purpose, each with why: (importing module, imported module).
+ALLOWED: dict[tuple[str, str], str] = {
+    # The live caption rank scores with the session engine's pieces; issue 34 item 5 (one
+    # scorer) makes both call one function, and this rank moves up to retrieval with it.
+    ("captions.ranking", "sessions.constraints"): "live rank scores as sessions do (#34 item 5)",
+    ("captions.ranking", "sessions.scoring"): "live rank scores as sessions do (#34 item 5)",
+    ("captions.ranking", "sessions.setup"): "live rank scores as sessions do (#34 item 5)",
+    ("captions.ranking", "sessions.strategies"): "live rank scores as sessions do (#34 item 5)",
+    # How the demo world's pictures are described (its catalog) lives with the demo that
+    # draws them; the quality indicators read its phrases on demo projects only (a guarded
+    # import that falls back to the value itself).
+    ("quality.indicators", "demo.catalog"): "demo projects' value phrases, read on demos only",
+}
+
+
+def _unit(module: str) -> str | None:
+    """The longest RANKS key that is ``module`` or a package above it (without 'studio.')."""
+    parts = module.split(".")[1:] or ["__init__"]
+    for size in range(len(parts), 0, -1):
+        key = ".".join(parts[:size])
+        if key in RANKS:
+            return key
+    return None
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_only(tree: ast.AST) -> set[int]:
+    """ids of the nodes under ``if TYPE_CHECKING:``: type-only imports are no dependency."""
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            hidden.update(id(inner) for inner in ast.walk(node))
+    return hidden
+
+
+def studio_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, studio module) for every import of a studio module, in functions too."""
+    module = _module_name(path)
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    hidden = _type_only(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if id(node) in hidden:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("studio.")]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            if base != "studio" and not base.startswith("studio."):
+                continue
+            # "from studio.x import y" may name a module y: rank it by x.y when that exists
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                is_module = (ROOT / Path(*sub.split("."))).with_suffix(".py").exists() or (
+                    ROOT / Path(*sub.split("."))
+                ).is_dir()
+                found.append((node.lineno, sub if is_module else base))
+    return found
+
+
+def upward_imports() -> tuple[list[str], set[tuple[str, str]]]:
+    problems: list[str] = []
+    used: set[tuple[str, str]] = set()
+    for path in sources("studio"):
+        module = _module_name(path)
+        mine = _unit(module)
+        assert mine is not None, f"{module} has no rank: add its package to RANKS"
+        for line, target in studio_imports(path):
+            theirs = _unit(target)
+            assert theirs is not None, f"{target} has no rank: add its package to RANKS"
+            if RANKS[theirs] <= RANKS[mine]:
+                continue
+            key = (module.removeprefix("studio."), target.removeprefix("studio."))
+            if key in ALLOWED:
+                used.add(key)
+                continue
+            problem = (
+                f"{path.relative_to(ROOT)}:{line}: {mine} (rank {RANKS[mine]}) imports "
+                f"{target} ({theirs}, rank {RANKS[theirs]})"
+            )
+            if problem not in problems:
+                problems.append(problem)
+    return problems, used
+
+
+def test_no_studio_package_imports_a_higher_rank() -> None:
+    problems, used = upward_imports()
+    assert problems == [], "upward imports:\n" + "\n".join(problems)
+    assert set(ALLOWED) == used, f"ALLOWED entries no longer needed: {set(ALLOWED) - used}"
+
+
+def test_no_import_circle_among_studio_packages() -> None:
+    """Ranks order packages of different ranks; this also orders those of one rank (the
+    circle captioner_training → salience_training → sessions/setup → training/combiner →
+    training/data → transactions/phrasing → captioner_training ran through five)."""
+    edges: dict[str, set[str]] = {}
+    for path in sources("studio"):
+        module = _module_name(path)
+        mine = _unit(module) or ""
+        for _line, target in studio_imports(path):
+            key = (module.removeprefix("studio."), target.removeprefix("studio."))
+            theirs = _unit(target) or ""
+            if theirs != mine and key not in ALLOWED:
+                edges.setdefault(mine, set()).add(theirs)
+    done: set[str] = set()
+
+    def visit(unit: str, trail: list[str]) -> None:
+        assert unit not in trail, "import circle: " + " → ".join([*trail[trail.index(unit):], unit])
+        if unit in done:
+            return
+        for after in sorted(edges.get(unit, ())):
+            visit(after, [*trail, unit])
+        done.add(unit)
+
+    for unit in sorted(edges):
+        visit(unit, [])
+
+
+def test_the_language_floor_imports_no_feature_package() -> None:
+    for path in sources("studio/language"):
+        for line, target in studio_imports(path):
+            assert RANKS[_unit(target) or ""] <= RANKS["language"], f"{path.name}:{line}: {target}"
+
+
+def test_the_rank_checker_sees_function_imports_and_skips_type_only_ones(tmp_path: Path) -> None:
+    fake = ROOT / "studio" / "language" / "_rank_probe.py"
+    fake.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from studio.sessions import engine\n"
+        "def f():\n    from studio.cli.main import main\n",
+        encoding="utf-8",
+    )
+    try:
+        assert studio_imports(fake) == [(5, "studio.cli.main")]
+    finally:
+        fake.unlink()

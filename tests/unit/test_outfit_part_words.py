@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from studio.captions.reading import CaptionReader
 from studio.demo.outfits import add_demo_outfits
+from studio.language.reader import CaptionReader
 from studio.outfits.part_words import part_facets, part_vocabulary
 from studio.sessions.constraints import constraints_from_requests
 from studio.sessions.strategies import rerank

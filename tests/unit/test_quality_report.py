@@ -344,3 +344,19 @@ def test_chart_error_bars_stay_on_the_axes_and_the_legend_covers_no_bar(
     assert not any(legend.overlaps(bar.get_window_extent(renderer)) for bar in bars)
     figure_box = figure.bbox
     assert figure_box.x0 <= legend.x0 and legend.x1 <= figure_box.x1  # not cut either
+
+
+@pytest.mark.parametrize("text", [
+    "I prefer the item from the last turn, but red",
+    "go back to the previous one and make it shorter",
+    "I would rather take the item from the previous turn",
+    "keep the colour of the last turn and has short sleeves",
+])
+def test_refers_back_counts_every_turn_reference_the_sessions_follow(text: str) -> None:
+    """A turn the session engine reads as a rollback or a keep is one that refers back."""
+    from studio.language.turns import parse_turn_text
+
+    parsed = parse_turn_text(text)
+    assert parsed.rollback_to is not None or parsed.keeps  # the sessions go back
+    data = AttributeData("catalog", {"a": {}, "b": {}, "c": {}}, "test")
+    assert refers_back(text, 2, 1, ("a", "b", "c"), data)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from studio.errors import StudioError
+from studio.language.turns import parse_turn_text
 from studio.sessions.controller import (
     ALL_CATEGORIES,
     RetrievalController,
@@ -16,7 +17,6 @@ from studio.sessions.controller import (
 from studio.sessions.preparation import has_attribute_labels, index_summary, prepare_retrieval
 from studio.sessions.setup import load_session_context
 from studio.sessions.store import list_sessions, load_session
-from studio.sessions.turn_references import parse_turn_text
 from studio.store import Project
 
 

@@ -11,18 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from studio.captions.captioner import PhraseCaptioner
-from studio.captions.captioner_training import load_captioner, train_project_captioner
-from studio.captions.reading import Request
-from studio.captions.salience import (
+from studio.cli.main import main
+from studio.language.captioner import PhraseCaptioner
+from studio.language.reader import Request
+from studio.language.salience import (
     COMPARED_AS,
     Example,
     SalienceModel,
     fit_logistic,
     roc_auc,
 )
-from studio.captions.salience_training import names_facet, project_looks
-from studio.cli.main import main
 from studio.simulation.users import (
     LIGHTNESS,
     ORDERED,
@@ -33,6 +31,8 @@ from studio.simulation.users import (
 )
 from studio.store import Project
 from studio.store.repos import pairs as pairs_repo
+from studio.training.captioner import load_captioner, train_project_captioner
+from studio.training.salience import names_facet, project_looks
 
 SEEN = 0.5  # the test's annotators name a difference only when it is at least this visible
 

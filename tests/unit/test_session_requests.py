@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from studio.image_measures import measure_pixels
 from studio.sessions.constraints import SCALES, Constraint
-from studio.sessions.measures import measure_pixels
 from studio.sessions.setup import load_session_context
 from studio.sessions.strategies import constraint_bonus
 from studio.store import Project

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from studio.captions.reading import Request, default_reader
 from studio.demo.catalog import read_catalog
 from studio.demo.garments import print_colours
+from studio.language.reader import Request, default_reader
 from studio.simulation.users import PRINT_COLOR, AttributeDifferenceUser, preset
 
 # Words that say nothing about the wanted item on their own: what "every word is a request"
@@ -150,7 +150,7 @@ STYLE = frozenset(["revealing", "formal", "casual", "sexy", "sexier", "feminine"
 def test_learned_users_with_nothing_to_ask_say_only_how_it_feels() -> None:
     # people write "is more formal" now and then; a simulated person with nothing to ask
     # may too, but never "has different prints of roses" (floral) or "less of a V-neck"
-    from studio.captions.captioner_training import shipped_captioner
+    from studio.language.captioner import shipped_captioner
 
     model, rng = shipped_captioner(), random.Random(0)
     said = {model.say([], rng) for _ in range(300)}

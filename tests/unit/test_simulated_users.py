@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from studio.sessions.turn_references import parse_turn_text
+from studio.language.turns import parse_turn_text
 from studio.simulation.users import (
     AttributeDifferenceUser,
     ChatAnswerer,
@@ -91,7 +91,7 @@ def test_chat_answerer_tells_the_targets_value() -> None:
 
 
 def test_realistic_users_speak_relative_negated_and_misspelt_but_true() -> None:
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
     from studio.simulation.users import preset
 
     texts = [AttributeDifferenceUser(seed=s, max_facets=3, style="realistic",
@@ -111,7 +111,7 @@ def test_realistic_users_speak_relative_negated_and_misspelt_but_true() -> None:
 def test_realistic_typos_come_at_the_stated_rate() -> None:
     import random
 
-    from studio.simulation.phrasing import misspell
+    from studio.language.phrasing import misspell
 
     words = ["sleeves"] * 2000
     typed = misspell(" ".join(words), 0.1, random.Random(0)).split(" ")
@@ -120,7 +120,7 @@ def test_realistic_typos_come_at_the_stated_rate() -> None:
 
 
 def test_realistic_chat_answers_are_read_back_to_the_value() -> None:
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
 
     answerer = ChatAnswerer(style="realistic", seed=3)
     for facet in ("sleeve", "pattern"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studio.sessions.turn_references import (
+from studio.language.turns import (
     FACET_WORDS,
     FACETS,
     Keep,

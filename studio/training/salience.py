@@ -18,14 +18,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from studio.captions.reading import CaptionReader, Request
-from studio.captions.salience import COMPARED_AS, Example, ImageLooks, SalienceModel, roc_auc
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.language.reader import CaptionReader, Request
+from studio.language.salience import COMPARED_AS, Example, ImageLooks, SalienceModel, roc_auc
 
 if TYPE_CHECKING:
     from backends.models.base import EmbeddingModel
-    from studio.captions.captioner_training import PairCaptions
+    from studio.training.captioner import PairCaptions
 
 MIN_SALIENCE_EXAMPLES = 50  # fewer: a slope per facet is not worth learning
 

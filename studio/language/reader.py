@@ -4,7 +4,7 @@ It follows ``CAPTION_READING.md`` (the schema a careful person applies to real F
 captions). The text is folded, split into words, misspelt words are read by intent (an
 edit-distance match against the reader's own words, stdlib ``difflib``: the vocabulary is
 a few hundred words, so no extra dependency is worth it), then the longest known phrase is
-taken at each position (``studio.captions.lexicon``). A second pass applies the words
+taken at each position (``studio.language.lexicon``). A second pass applies the words
 that change the next phrase's meaning: a negation makes ``not`` ("no logo", "without the
 flowers"), "less" drops a colour ("less red" asks for nothing) or turns a comparative
 round ("less bright" = darker), and a brightness or colourfulness word that describes a
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from studio.attributes.forms import fold, singular
-from studio.captions import lexicon
+from studio.language import lexicon
+from studio.language.lexicon import fold, singular
 
 Op = Literal["is", "not", "more", "less"]
 OPS: tuple[Op, ...] = ("is", "not", "more", "less")

@@ -123,6 +123,28 @@ def parse_turn_text(text: str) -> ParsedTurn:
     return ParsedTurn(text=_tidy(rest), rollback_to=rollback, keeps=tuple(keeps))
 
 
+# Looser mentions of an earlier turn, which a rater counts as Historical Awareness though
+# they name no turn the session could go back to ("like the original one", "as before",
+# "the 12th item"): the quality indicators' *refers to earlier turns*.
+_EARLIER = rf"(?:{_ORDINAL}|\d+(?:st|nd|rd|th)|original|earlier|initial)"
+_MENTION_PATTERNS = [
+    rf"\b{_EARLIER}\s+(?:turn|round|step|one|item|image|dress|shirt|top)s?\b",
+    r"\b(?:turn|round|step)\s+\d+\b",
+    r"\b(?:still|rather)\s+prefer\b",
+    r"\b(?:go(?:ing)?|went)\s+back\b",
+    r"\bkeep(?:ing)?\s+the\s+[a-z\- ]{1,30}?\s+(?:of|from|in)\s+the\b",
+    r"\b(?:as|like)\s+before\b",
+]
+_MENTION = re.compile("|".join(f"(?:{p})" for p in _MENTION_PATTERNS), re.IGNORECASE)
+
+
+def mentions_earlier_turn(text: str) -> bool:
+    """Does the text point back at an earlier turn: a rollback or keep this grammar reads,
+    or a looser mention ("like the original one", "as before")?"""
+    parsed = parse_turn_text(text)
+    return parsed.rollback_to is not None or bool(parsed.keeps) or bool(_MENTION.search(text))
+
+
 def resolve_turn(reference: int, current_turn: int) -> int:
     """Turn number to 1-based index; -1 ("previous", "last") means the turn before this one."""
     return current_turn - 1 if reference == -1 else reference

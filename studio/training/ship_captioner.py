@@ -1,6 +1,6 @@
 """Build the shipped captioner from the real Fashion IQ caption files.
 
-    python -m studio.captions.ship_captioner ../shared/fixtures/fashioniq [--out DIR]
+    python -m studio.training.ship_captioner ../shared/fixtures/fashioniq [--out DIR]
 
 Reads ``captions/cap.{dress,shirt,toptee}.*.json`` (candidate = reference), trains on the
 pairs not held out, evaluates on the held-out tenth, and writes ``fashioniq.json`` and
@@ -16,7 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from studio.captions.captioner_training import SHIPPED, PairCaptions, train_captioner
+from studio.language.captioner import SHIPPED
+from studio.training.captioner import PairCaptions, train_captioner
 
 
 def fashioniq_pairs(folder: Path) -> list[PairCaptions]:

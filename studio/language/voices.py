@@ -4,7 +4,7 @@ An ordinary turn says what the target has that the reference lacks ("is blue wit
 sleeves"); a *rollback* returns to an earlier turn's item ("I still prefer the item from
 the second turn, and it is red"); a *combination* keeps one attribute of an earlier turn
 ("keep the colour of the first turn, and has a v-neck"). The turn-reference part of those
-phrases comes from ``studio.sessions.turn_references``, the grammar the session engine
+phrases comes from ``studio.language.turns``, the grammar the session engine
 reads them with. These are drafts: an annotator accepts or edits every one before it
 counts.
 """
@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from studio.sessions.turn_references import Keep, ParsedTurn, phrase_turn
-from studio.transactions.attribute_data import Difference
+from studio.language.turns import Keep, ParsedTurn, phrase_turn
+
+if TYPE_CHECKING:
+    from studio.transactions.attribute_data import Difference
 
 #: catalog slot → value → ("is" | "has", phrase). Unlisted values read "is <value>".
 _CATALOG_PHRASES: dict[str, dict[str, tuple[str, str]]] = {
@@ -101,7 +103,7 @@ def requests_of(diffs: Sequence[Difference], types: dict[str, str] | None = None
     """The differences as the caption reader's requests: what a person would ask for
     (an added word: ``is`` its value; a removed one: ``not``). Words the reader does not
     know are left out: nobody can check them."""
-    from studio.captions.reading import Request, read_caption
+    from studio.language.reader import Request, read_caption
 
     wanted: list[Request] = []
     unwanted: list[Request] = []
@@ -133,7 +135,7 @@ class Voice:
 
     @classmethod
     def learned(cls, seed: int = 0) -> Voice:
-        from studio.captions.captioner_training import shipped_captioner
+        from studio.language.captioner import shipped_captioner
 
         return cls(shipped_captioner(), seed)
 
@@ -145,7 +147,7 @@ class PartialVoice(Voice):
     test whether a combiner copes with what a text leaves out (see ``choose_alpha``)."""
 
     def __init__(self, captioner: Any = None, seed: int = 0) -> None:
-        from studio.captions.captioner_training import shipped_captioner
+        from studio.language.captioner import shipped_captioner
 
         super().__init__(captioner or shipped_captioner(), seed)
         self.random = random.Random(f"partial:{seed}")

@@ -7,7 +7,7 @@ Fashion IQ captions writes fluent but unfaithful text and needs a GPU to train w
 captions edited at their value words keep the annotators' own phrasing, length, typos and
 punctuation, and every template is checked by the caption reader before it is kept.
 
-Training reads each caption with the caption reader (``studio.captions.reading``). Each
+Training reads each caption with the caption reader (``studio.language.reader``). Each
 value phrase the reader maps to a request ("silver", "v-neck", "sleeveless") becomes a
 slot; the rest of the text stays as written ("is shiny and {color} with shorter
 sleeves"). A template is kept only when it reads back as its own requests, both filled
@@ -37,10 +37,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from studio.attributes.forms import fold
-from studio.captions import lexicon
-from studio.captions.reading import _TOKEN, CaptionReader, Request, default_reader
-from studio.captions.salience import SalienceModel
+from studio.errors import StudioError
+from studio.language import lexicon
+from studio.language.lexicon import fold
+from studio.language.reader import _TOKEN, CaptionReader, Request, default_reader
+from studio.language.salience import SalienceModel
 
 FORMAT = "cir-studio-captioner/1"
 SLOT = "*"
@@ -120,7 +121,7 @@ class PhraseCaptioner:
     # (bench/bench_simulated_language.py: AUC 0.672 -> 0.663 on real requests, seed 0).
     exact_share: float = 0.0
     # Which differences people name, by how visible they are in the project's image
-    # features (``studio.captions.salience``). None: no index to learn from (the shipped
+    # features (``studio.language.salience``). None: no index to learn from (the shipped
     # captioner); users then choose facets by the counts alone.
     salience: SalienceModel | None = None
     reader: CaptionReader = field(default_factory=default_reader, repr=False)
@@ -593,7 +594,8 @@ def _replace_values(
     return [swap.get(r, r) for r in requests]
 
 
-_MARKER_WORDS = frozenset(["not", "no", "isn't"])  # "is not as shiny"
+# A negation of nothing the reader reads ("is not as shiny"): the lexicon's one-word ones.
+_MARKER_WORDS = frozenset(n for n in lexicon.NEGATIONS if " " not in n)
 _VERBS = frozenset(
     ["is", "are", "has", "have", "had", "does", "doesn't", "not", "no", "isn't", "without", "it's", "its"]
 )
@@ -631,3 +633,17 @@ def _plain(requests: Sequence[Request]) -> str:
         else:
             parts.append(f"is {_canonical(r.facet, r.value or '')}")
     return " and ".join(parts)
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "resources" / "captioner" / "fashioniq.json"
+_SHIPPED_MODEL: PhraseCaptioner | None = None
+
+
+def shipped_captioner() -> PhraseCaptioner:
+    """The captioner trained on Fashion IQ's val captions (CDLA), loaded once."""
+    global _SHIPPED_MODEL
+    if _SHIPPED_MODEL is None:
+        if not SHIPPED.is_file():
+            raise StudioError(f"The shipped captioner is missing ({SHIPPED}); reinstall.")
+        _SHIPPED_MODEL = PhraseCaptioner.load(SHIPPED)
+    return _SHIPPED_MODEL

@@ -6,7 +6,7 @@ captioner to say what the reader reads in each held-out caption and compares the
 with that pair's human captions (BLEU-4, ROUGE-L, CIDEr-D, as in Fashion IQ's Table 4) and
 with the requests themselves (faithfulness: the reader reads back what was asked).
 The shipped captioner (``resources/captioner/fashioniq.json``) was trained by
-``python -m studio.captions.ship_captioner`` on the real Fashion IQ val captions.
+``python -m studio.training.ship_captioner`` on the real Fashion IQ val captions.
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from studio.captions.caption_metrics import bleu4, cider_d, rouge_l
-from studio.captions.captioner import PhraseCaptioner
-from studio.captions.reading import CaptionReader, default_reader
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
+from studio.language.captioner import PhraseCaptioner, shipped_captioner
+from studio.language.reader import CaptionReader, default_reader
 
 CAPTIONERS_DIR = "captioners"
-SHIPPED = Path(__file__).resolve().parents[2] / "resources" / "captioner" / "fashioniq.json"
 MIN_CAPTIONS = 200  # below this a captioner knows too few ways of saying things
 
 
@@ -157,10 +156,10 @@ def train_project_captioner(
 
     Where the project has an index for ``model_name`` (None: the model in Settings), the
     captioner also learns which differences people name by how visible they are in that
-    model's image features (``studio.captions.salience``); the summary's ``salience`` says
+    model's image features (``studio.language.salience``); the summary's ``salience`` says
     whether it did, from how many examples, and its held-out ROC AUC.
     """
-    from studio.captions.salience_training import train_project_salience
+    from studio.training.salience import train_project_salience
 
     pairs = project_pairs(project)
     model, summary = train_captioner(pairs, progress, cancel, min_captions)
@@ -187,19 +186,6 @@ def list_captioners(project: Any) -> list[dict[str, Any]]:
         except (OSError, ValueError):
             continue
     return found
-
-
-_SHIPPED_MODEL: PhraseCaptioner | None = None
-
-
-def shipped_captioner() -> PhraseCaptioner:
-    """The captioner trained on Fashion IQ's val captions (CDLA), loaded once."""
-    global _SHIPPED_MODEL
-    if _SHIPPED_MODEL is None:
-        if not SHIPPED.is_file():
-            raise StudioError(f"The shipped captioner is missing ({SHIPPED}); reinstall.")
-        _SHIPPED_MODEL = PhraseCaptioner.load(SHIPPED)
-    return _SHIPPED_MODEL
 
 
 def load_captioner(project: Any | None, name: str | None) -> PhraseCaptioner:

@@ -6,10 +6,18 @@ or a marker word (negation, "more", "less") that changes the reading of the phra
 it. Values are names from ``resources/vocabulary/facets.json``; the test suite checks that
 every value here is one of them. The reader matches the longest phrase at each position,
 so "navy blue" wins over "navy", "short sleeves" over "short", "no sleeves" over "no".
+
+This is the studio's one list of colours (``COLOR_NAMES`` and their ``COLOR_SYNONYMS``),
+of negations (``NEGATIONS``) and of stop words (``STOP_WORDS``), and its one way of
+folding text and of forming plurals and singulars (``fold``, ``plural``, ``singular``):
+the caption reader, the review flags, pair mining, the vocabulary matcher, part words,
+the simulated users and the messages' counts all use these.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from itertools import product
 
 # fmt: off
@@ -234,7 +242,7 @@ NEGATIONS = (
     "no", "not", "without", "non", "isn't", "isnt", "doesn't", "doesnt", "don't", "dont",
     "lacks", "lacking", "minus", "nor", "never", "instead of", "rather than", "has not",
     "does not have", "doesn't have", "doesnt have", "not have", "removed", "remove",
-    "lose", "no more", "free of", "no longer", "not anymore",
+    "lose", "no more", "free of", "no longer", "not anymore", "except",
 )
 MORE_WORDS = ("more", "extra", "much more", "even more", "slightly more", "a bit more")
 LESS_WORDS = ("less", "fewer", "slightly less", "a bit less", "much less")
@@ -288,7 +296,45 @@ velvet wool jersey lighter darker taller smaller bigger larger thicker thinner l
 colors colours coloring shown shows sleeve sleeves
 """
 
+# Words that name nothing on their own in titles and captions ("a", "with", "women's"):
+# pair mining's TF-IDF and the review flags leave them out.
+STOP_WORDS = frozenset(["a", "an", "and", "the", "is", "are", "it", "its", "with", "of", "in", "on", "has", "have", "to", "for", "this", "that", "one", "as", "at", "by", "or", "be", "s", "from", "size", "women", "womens", "men", "mens"])
+
 # fmt: on
+
+
+def fold(text: str) -> str:
+    """Lower-case without accents: the form both text and terms are compared in."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", stripped).casefold()
+
+
+# Nouns whose plural no rule gives.
+IRREGULAR_PLURALS = {"person": "people"}
+_NO_SINGULAR = ("ss", "us", "is", "os", "as")
+
+
+def plural(word: str) -> str:
+    """The plural of one English word: "dress" → "dresses", "entry" → "entries"."""
+    if word in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[word]
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    if re.search(r"(s|x|z|ch|sh)$", word):
+        return word + "es"
+    return word + "s"
+
+
+def singular(word: str) -> str | None:
+    """A singular for a word that looks plural, else None ("dress", "canvas" stay)."""
+    if len(word) < 4 or not word.endswith("s") or word.endswith(_NO_SINGULAR):
+        return None
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if re.search(r"(ss|x|z|ch|sh)es$", word):
+        return word[:-2]
+    return word[:-1]
 
 
 def phrase_table() -> dict[str, tuple[str, str, str | None]]:
