@@ -293,8 +293,9 @@ def test_the_thread_checker_sees_threads_pools_and_executors(tmp_path: Path) -> 
 #   ChatIR), experiments: they run retrieval and score it.
 # 6 formats: the importers and exporters of whole datasets and their registry (and the
 #   Hugging Face format): they read and write every record and run evaluations to export.
-# 7 apps: the command line, team server and team work, the demo, dashboards: they compose
-#   everything below and nothing depends on them.
+# 7 apps: the command line, team server and team work, the work queues (a person's work,
+#   local or from the team server), the demo, dashboards: they compose everything below
+#   and nothing depends on them.
 RANKS = {
     # 0 kernel and store
     "__init__": 0, "errors": 0, "timeouts": 0, "jobs": 0, "events": 0, "project_events": 0,
@@ -314,7 +315,7 @@ RANKS = {
     "importers.formats": 6, "importers.registry": 6, "exporters": 6, "hf": 6,
     # 7 apps
     "cli": 7, "__main__": 7, "server": 7, "team": 7, "demo": 7, "dashboard_data": 7,
-    "project_stats": 7, "manual": 7,
+    "project_stats": 7, "manual": 7, "work_queue": 7,
 }
 # Upward imports kept on purpose, each with why: (importing module, imported module).
 ALLOWED: dict[tuple[str, str], str] = {
