@@ -49,8 +49,8 @@ def own_caption(project: Project, pair_id: int, author: str) -> Caption | None:
 
 
 def load_policy(project: Project) -> CaptionPolicy:
-    per_pair = project.get_meta("captions.per_pair")
-    distinct = project.get_meta("captions.distinct_authors")
+    settings = project.get_metas("captions.per_pair", "captions.distinct_authors")
+    per_pair, distinct = settings["captions.per_pair"], settings["captions.distinct_authors"]
     return CaptionPolicy(int(per_pair) if per_pair else 2, distinct != "0")
 
 
@@ -87,15 +87,22 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
     with project.writing("captions"):
         captions_repo.lock_pair(project, pair_id)
         current = own_caption(project, pair_id, author)
-        if current is not None and current.status == "submitted":
-            if text == current.text:
-                return current
-            return edit_caption(project, current.id, author, text)
-        if current is not None and current.status == "accepted":
-            raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
-        person = project.ensure_person(author)
-        caption_id = captions_repo.write_draft(project, pair_id, person.id, text, now)
-        return get_caption(project, caption_id)
+        return _keep_draft(project, pair_id, author, text, current, now)
+
+
+def _keep_draft(
+    project: Project, pair_id: int, author: str, text: str, current: Caption | None, now: str
+) -> Caption:
+    """``save_draft``'s write, inside its transaction: the pair locked, ``current`` the
+    author's caption on it as read under that lock."""
+    if current is not None and current.status == "submitted":
+        if text == current.text:
+            return current
+        return edit_caption(project, current.id, author, text)
+    if current is not None and current.status == "accepted":
+        raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+    person = project.ensure_person(author)
+    return _caption(captions_repo.keep_draft(project, pair_id, person.id, text, now))
 
 
 def submit_caption(
@@ -122,11 +129,12 @@ def submit_caption(
             return edit_caption(project, current.id, author, text), before
         if current is not None and current.status == "accepted":
             raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
-        draft = save_draft(project, pair_id, author, text)  # kept whatever happens next
+        # kept whatever happens next
+        draft = _keep_draft(project, pair_id, author, text, current, utc_now())
     before = draft.audit_state()
     with project.change(author, "submit", "caption", draft.id, before=before) as record:
         rule = policy or load_policy(project)
-        outcome, live = captions_repo.submit_draft(
+        outcome, live, row = captions_repo.submit_draft(
             project,
             draft.id,
             pair_id,
@@ -146,7 +154,8 @@ def submit_caption(
             raise StudioError(
                 "You already captioned this pair; a second caption must come from someone else."
             )
-        caption = get_caption(project, draft.id)
+        assert row is not None  # submitted
+        caption = _caption(row)
         record["after"] = caption.audit_state()
     return caption, before
 

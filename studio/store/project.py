@@ -332,6 +332,13 @@ class Project:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return None if row is None else row[0]
 
+    def get_metas(self, *keys: str) -> dict[str, str | None]:
+        """Several settings in one statement (None where unset)."""
+        marks = ", ".join("?" for _ in keys)
+        rows = self.db.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", list(keys))
+        found = dict(rows.fetchall())
+        return {key: found.get(key) for key in keys}
+
     def set_meta(self, key: str, value: str) -> None:
         with self.writing("settings"):
             self.db.execute(
