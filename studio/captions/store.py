@@ -112,7 +112,8 @@ def submit_caption(
 
     Refuses empty text, a pair that already has all its captions, and (by default) a
     second caption of the same person on one pair. The draft stays in every case: it is
-    committed first, then the rule is counted and the caption submitted inside one
+    committed first (unless it holds this text already: then all of it is one
+    transaction), then the rule is counted and the caption submitted inside one
     transaction that first locks the pair (SQLite: ``BEGIN IMMEDIATE``), so annotators
     submitting at the same moment cannot together exceed the rule (the second waits, then
     counts the first one's caption); annotators on other pairs do not wait.
@@ -129,8 +130,24 @@ def submit_caption(
             return edit_caption(project, current.id, author, text), before
         if current is not None and current.status == "accepted":
             raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+        if current is not None and current.status == "draft" and current.text == text:
+            # The draft holds this text already (it was saved as typed): nothing to keep
+            # first, so the rule is checked in this transaction, under the same lock.
+            return _submit(project, current, pair_id, author, text, policy)
         # kept whatever happens next
         draft = _keep_draft(project, pair_id, author, text, current, utc_now())
+    return _submit(project, draft, pair_id, author, text, policy)
+
+
+def _submit(
+    project: Project,
+    draft: Caption,
+    pair_id: int,
+    author: str,
+    text: str,
+    policy: CaptionPolicy | None,
+) -> tuple[Caption, dict | None]:
+    """Submit ``draft`` if the pair's rule allows it: one audited change."""
     before = draft.audit_state()
     with project.change(author, "submit", "caption", draft.id, before=before) as record:
         rule = policy or load_policy(project)
