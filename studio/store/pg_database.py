@@ -28,6 +28,7 @@ was undone whole; the person or client tries again), a broken constraint
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -118,19 +119,35 @@ class PgCursor:
         self._cursor = cursor
         self.lastrowid = lastrowid
         self.rowcount = cursor.rowcount
-        self.description = cursor.description
         self._rows = rows
+        # Whether the statement answered rows (psycopg's ``description`` is not None),
+        # read from the result itself: ``description`` builds a Column per field per call.
+        result = cursor.pgresult
+        self._has_rows = bool(
+            result is not None and result.status == _TUPLES_OK and result.nfields
+        )
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description
+
+    def names(self) -> list[str]:
+        """The answer's column names (``description``'s, without building it)."""
+        result = self._cursor.pgresult
+        if not self._has_rows or result is None:
+            return []
+        return [(result.fname(i) or b"").decode() for i in range(result.nfields)]
 
     def fetchone(self) -> Any:
         if self._rows is not None:
             return self._rows.pop(0) if self._rows else None
-        return self._cursor.fetchone() if self.description else None
+        return self._cursor.fetchone() if self._has_rows else None
 
     def fetchall(self) -> list[Any]:
         if self._rows is not None:
             rows, self._rows = self._rows, []
             return rows
-        return list(self._cursor.fetchall()) if self.description else []
+        return list(self._cursor.fetchall()) if self._has_rows else []
 
     def fetchmany(self, size: int = 1) -> list[Any]:
         return [row for row in (self.fetchone() for _ in range(size)) if row is not None]
@@ -149,11 +166,9 @@ class PgConnection:
     def in_transaction(self) -> bool:
         """Whether a transaction is open (its BEGIN may still wait to go with its first
         statement)."""
-        from psycopg.pq import TransactionStatus
-
         if self._db.pending_begin:
             return True
-        return bool(self._db.raw.info.transaction_status != TransactionStatus.IDLE)
+        return bool(self._db.raw.pgconn.transaction_status != _IDLE)
 
     def execute(self, sql: str, parameters: Any = None) -> PgCursor:
         return self._db.execute(sql, parameters)
@@ -278,7 +293,7 @@ class PgDatabase:
 
     def query(self, sql: str, params: Any = None) -> Generator[dict[str, Any], None, None]:
         cursor = self.execute(sql, params)
-        names = [column.name for column in cursor.description or ()]
+        names = cursor.names()
         for row in cursor.fetchall():
             yield dict(zip(names, row, strict=True))
 
@@ -416,10 +431,7 @@ class PgDatabase:
     def _commit_statement(self) -> str:
         if not self._notifications and not self._at_commit:
             return "COMMIT"
-        calls = [
-            self._literal("SELECT pg_notify(%s, %s)", [channel, payload])
-            for channel, payload in self._notifications
-        ]
+        calls = [_notify_call(channel, payload) for channel, payload in self._notifications]
         return "; ".join([*self._at_commit, *calls, "COMMIT"])
 
     def begin_write(self, whole: bool = False) -> None:
@@ -500,6 +512,20 @@ _SHARED_LOCK = (
     f"SELECT CASE WHEN pg_try_advisory_xact_lock_shared({WRITE_LOCK_KEY}) THEN true "
     f"ELSE (SELECT false FROM pg_advisory_xact_lock_shared({WRITE_LOCK_KEY})) END"
 )
+
+
+_IDLE = 0  # psycopg.pq.TransactionStatus.IDLE
+_TUPLES_OK = 2  # psycopg.pq.ExecStatus.TUPLES_OK
+
+
+@functools.lru_cache(maxsize=256)
+def _notify_call(channel: str, payload: str) -> str:
+    """``SELECT pg_notify(E'channel', E'payload')``: escape-string literals (a backslash and
+    a quote doubled), read the same whatever ``standard_conforming_strings`` says."""
+    quoted = [
+        "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'" for text in (channel, payload)
+    ]
+    return f"SELECT pg_notify({quoted[0]}, {quoted[1]})"
 
 
 def _literal_values(parameters: Any) -> bool:
