@@ -389,3 +389,32 @@ def test_a_caption_label_and_rating_take_few_round_trips(
     mine = own_caption(project, pairs[2], "ann")
     assert mine is not None and (mine.status, mine.text) == ("submitted", f"is darker {pairs[2]}")
     project.close()
+
+
+def test_nested_blocks_that_fail_or_write_nothing_leave_the_rest(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """A nested block undone before it ran a statement, one that wrote nothing, and one
+    undone after writing: the outer transaction keeps exactly its own rows."""
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+
+        def add(name: str) -> None:
+            project.db.execute(
+                "INSERT INTO people (name, role, created_at) VALUES (?, 'admin', 't')", [name]
+            )
+
+        with project.writing("people"):
+            with pytest.raises(ValueError), project.db.atomic():
+                raise ValueError("before any statement")
+            with project.db.atomic():
+                pass
+            add("a")
+            with pytest.raises(ValueError), project.db.atomic():
+                add("b")
+                raise ValueError("after a statement")
+            with project.db.atomic(), project.db.atomic():
+                add("c")
+        with pytest.raises(ValueError), project.writing("people"):
+            raise ValueError("nothing sent")
+        assert not project.db.conn.in_transaction
+        assert [p.name for p in project.people()] == ["a", "c"]
