@@ -49,8 +49,8 @@ def own_caption(project: Project, pair_id: int, author: str) -> Caption | None:
 
 
 def load_policy(project: Project) -> CaptionPolicy:
-    per_pair = project.get_meta("captions.per_pair")
-    distinct = project.get_meta("captions.distinct_authors")
+    settings = project.get_metas("captions.per_pair", "captions.distinct_authors")
+    per_pair, distinct = settings["captions.per_pair"], settings["captions.distinct_authors"]
     return CaptionPolicy(int(per_pair) if per_pair else 2, distinct != "0")
 
 
@@ -87,15 +87,22 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
     with project.writing("captions"):
         captions_repo.lock_pair(project, pair_id)
         current = own_caption(project, pair_id, author)
-        if current is not None and current.status == "submitted":
-            if text == current.text:
-                return current
-            return edit_caption(project, current.id, author, text)
-        if current is not None and current.status == "accepted":
-            raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
-        person = project.ensure_person(author)
-        caption_id = captions_repo.write_draft(project, pair_id, person.id, text, now)
-        return get_caption(project, caption_id)
+        return _keep_draft(project, pair_id, author, text, current, now)
+
+
+def _keep_draft(
+    project: Project, pair_id: int, author: str, text: str, current: Caption | None, now: str
+) -> Caption:
+    """``save_draft``'s write, inside its transaction: the pair locked, ``current`` the
+    author's caption on it as read under that lock."""
+    if current is not None and current.status == "submitted":
+        if text == current.text:
+            return current
+        return edit_caption(project, current.id, author, text)
+    if current is not None and current.status == "accepted":
+        raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
+    person = project.ensure_person(author)
+    return _caption(captions_repo.keep_draft(project, pair_id, person.id, text, now))
 
 
 def submit_caption(
@@ -105,7 +112,8 @@ def submit_caption(
 
     Refuses empty text, a pair that already has all its captions, and (by default) a
     second caption of the same person on one pair. The draft stays in every case: it is
-    committed first, then the rule is counted and the caption submitted inside one
+    committed first (unless it holds this text already: then all of it is one
+    transaction), then the rule is counted and the caption submitted inside one
     transaction that first locks the pair (SQLite: ``BEGIN IMMEDIATE``), so annotators
     submitting at the same moment cannot together exceed the rule (the second waits, then
     counts the first one's caption); annotators on other pairs do not wait.
@@ -122,11 +130,28 @@ def submit_caption(
             return edit_caption(project, current.id, author, text), before
         if current is not None and current.status == "accepted":
             raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
-        draft = save_draft(project, pair_id, author, text)  # kept whatever happens next
+        if current is not None and current.status == "draft" and current.text == text:
+            # The draft holds this text already (it was saved as typed): nothing to keep
+            # first, so the rule is checked in this transaction, under the same lock.
+            return _submit(project, current, pair_id, author, text, policy)
+        # kept whatever happens next
+        draft = _keep_draft(project, pair_id, author, text, current, utc_now())
+    return _submit(project, draft, pair_id, author, text, policy)
+
+
+def _submit(
+    project: Project,
+    draft: Caption,
+    pair_id: int,
+    author: str,
+    text: str,
+    policy: CaptionPolicy | None,
+) -> tuple[Caption, dict | None]:
+    """Submit ``draft`` if the pair's rule allows it: one audited change."""
     before = draft.audit_state()
     with project.change(author, "submit", "caption", draft.id, before=before) as record:
         rule = policy or load_policy(project)
-        outcome, live = captions_repo.submit_draft(
+        outcome, live, row = captions_repo.submit_draft(
             project,
             draft.id,
             pair_id,
@@ -146,7 +171,8 @@ def submit_caption(
             raise StudioError(
                 "You already captioned this pair; a second caption must come from someone else."
             )
-        caption = get_caption(project, draft.id)
+        assert row is not None  # submitted
+        caption = _caption(row)
         record["after"] = caption.audit_state()
     return caption, before
 

@@ -48,6 +48,12 @@ def waiting_for_writers(
         _policy = previous
 
 
+def waiting() -> bool:
+    """Whether a busy project is waited for (the command line): a write then takes its
+    lock when it begins, where a wait can be tried again."""
+    return _policy is not None
+
+
 def begin_write(begin: Callable[[int | None], None], where: str) -> None:
     """Run ``begin`` (start a write transaction, taking the lock), waiting while busy.
 

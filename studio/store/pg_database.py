@@ -28,6 +28,7 @@ was undone whole; the person or client tries again), a broken constraint
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -118,19 +119,35 @@ class PgCursor:
         self._cursor = cursor
         self.lastrowid = lastrowid
         self.rowcount = cursor.rowcount
-        self.description = cursor.description
         self._rows = rows
+        # Whether the statement answered rows (psycopg's ``description`` is not None),
+        # read from the result itself: ``description`` builds a Column per field per call.
+        result = cursor.pgresult
+        self._has_rows = bool(
+            result is not None and result.status == _TUPLES_OK and result.nfields
+        )
+
+    @property
+    def description(self) -> Any:
+        return self._cursor.description
+
+    def names(self) -> list[str]:
+        """The answer's column names (``description``'s, without building it)."""
+        result = self._cursor.pgresult
+        if not self._has_rows or result is None:
+            return []
+        return [(result.fname(i) or b"").decode() for i in range(result.nfields)]
 
     def fetchone(self) -> Any:
         if self._rows is not None:
             return self._rows.pop(0) if self._rows else None
-        return self._cursor.fetchone() if self.description else None
+        return self._cursor.fetchone() if self._has_rows else None
 
     def fetchall(self) -> list[Any]:
         if self._rows is not None:
             rows, self._rows = self._rows, []
             return rows
-        return list(self._cursor.fetchall()) if self.description else []
+        return list(self._cursor.fetchall()) if self._has_rows else []
 
     def fetchmany(self, size: int = 1) -> list[Any]:
         return [row for row in (self.fetchone() for _ in range(size)) if row is not None]
@@ -147,9 +164,11 @@ class PgConnection:
 
     @property
     def in_transaction(self) -> bool:
-        from psycopg.pq import TransactionStatus
-
-        return bool(self._db.raw.info.transaction_status != TransactionStatus.IDLE)
+        """Whether a transaction is open (its BEGIN may still wait to go with its first
+        statement)."""
+        if self._db.pending_begin:
+            return True
+        return bool(self._db.raw.pgconn.transaction_status != _IDLE)
 
     def execute(self, sql: str, parameters: Any = None) -> PgCursor:
         return self._db.execute(sql, parameters)
@@ -158,7 +177,9 @@ class PgConnection:
         return self._db.executemany(sql, rows)
 
     def commit(self) -> None:
-        if self.in_transaction:
+        if self._db.pending_begin:
+            self._db.rollback()  # nothing was sent
+        elif self.in_transaction:
             self._db.raw.execute("COMMIT")
 
     def rollback(self) -> None:
@@ -226,6 +247,11 @@ class PgDatabase:
         # and the notifications it sends with its COMMIT (one round trip for both).
         self.row_locks: set[tuple[str, object]] = set()
         self._notifications: list[tuple[str, str]] = []
+        self._at_commit: list[str] = []  # statements sent with the COMMIT (``execute_at_commit``)
+        self._client_cursor: Any = None
+        # Statements that answer nothing, sent with the next one (``_with_pending``): the
+        # BEGIN of a write and its shared lock, SAVEPOINT and RELEASE of nested blocks.
+        self._pending: list[str] = []
 
     # -- statements ------------------------------------------------------------------
 
@@ -238,7 +264,11 @@ class PgDatabase:
         if table is not None and table in self._identities():
             statement = f"{statement.rstrip().rstrip(';')} RETURNING id"
         try:
-            cursor = self.raw.execute(statement, parameters)
+            if self._pending and _literal_values(parameters):
+                cursor = self._with_pending(self._literal(statement, parameters))
+            else:
+                self._send_pending()
+                cursor = self.raw.execute(statement, parameters)
         except Exception as error:
             raise self._mapped(error, sql) from error
         if table is not None and table in self._identities():
@@ -250,6 +280,10 @@ class PgDatabase:
     def executemany(self, sql: str, rows: Iterable[Any]) -> PgCursor:
         statement = translate(sql)
         with self.atomic():
+            try:
+                self._send_pending()
+            except Exception as error:
+                raise self._mapped(error, "BEGIN") from error
             cursor = self.raw.cursor()
             try:
                 cursor.executemany(statement, [list(row) for row in rows])
@@ -259,7 +293,7 @@ class PgDatabase:
 
     def query(self, sql: str, params: Any = None) -> Generator[dict[str, Any], None, None]:
         cursor = self.execute(sql, params)
-        names = [column.name for column in cursor.description or ()]
+        names = cursor.names()
         for row in cursor.fetchall():
             yield dict(zip(names, row, strict=True))
 
@@ -293,51 +327,112 @@ class PgDatabase:
         if self.conn.in_transaction:
             self._savepoints += 1
             name = f"cir_nested_{self._savepoints}"
-            self.raw.execute(f"SAVEPOINT {name}")
+            opened = f"SAVEPOINT {name}"
+            self._pending.append(opened)  # sent with the block's first statement
             try:
                 yield self
             except BaseException:
-                self._quietly(f"ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}")
+                if opened in self._pending:  # nothing of the block reached the server
+                    del self._pending[len(self._pending) - self._pending[::-1].index(opened) - 1 :]
+                else:
+                    self._pending.clear()  # all of it after the savepoint
+                    self._quietly(f"ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}")
                 self.row_locks.clear()  # the savepoint's row locks went with it
                 raise
             finally:
                 self._savepoints -= 1
-            self.raw.execute(f"RELEASE SAVEPOINT {name}")
+            if self._pending and self._pending[-1] == opened:
+                self._pending.pop()  # an empty block: no savepoint at all
+            else:
+                self._pending.append(f"RELEASE SAVEPOINT {name}")
             return
         if self.read_only_reason is not None:
             raise ProjectReadOnlyError(
                 f"{display(self.url)} cannot be changed: {self.read_only_reason}."
             )
-        self.begin_write(whole)
+        if whole or busy.waiting():
+            self.begin_write(whole)  # now: a wait for the lock is retried from here
+        else:
+            self._begin_lazily()
         try:
             yield self
         except BaseException:
             self.rollback()
             raise
         try:
-            self.raw.execute(self._commit_statement())
+            self._commit()
         except Exception as error:
             self.rollback()
             raise self._mapped(error, "COMMIT") from error
         finally:
             self.row_locks.clear()
             self._notifications.clear()
+            self._at_commit.clear()
+            self._pending.clear()
+
+    def _begin_lazily(self) -> None:
+        """BEGIN and the project's shared lock, sent in the round trip of the transaction's
+        first statement (client-side bound; psycopg quotes its values). The lock waits, as
+        ``begin_write``'s first try does, up to the connection's ``lock_timeout``."""
+        self.row_locks.clear()
+        self._notifications.clear()
+        self._at_commit.clear()
+        self._pending = ["BEGIN", _SHARED_LOCK]
+
+    def _with_pending(self, statement: str) -> Any:
+        """Send the statements waiting to go (BEGIN, savepoints) and ``statement`` in one
+        round trip; the cursor answers ``statement``."""
+        sent, self._pending = [*self._pending, statement], []
+        cursor = self.raw.execute("; ".join(sent))
+        for text in sent[:-1]:  # the cursor is at each one's answer in turn
+            if text == _SHARED_LOCK:
+                row = cursor.fetchone()
+                if not (row and row[0]):
+                    self.busy_waits += 1  # a whole-project operation held it: waited
+            cursor.nextset()
+        return cursor
+
+    def _send_pending(self) -> None:
+        if self._pending:
+            self._with_pending("SELECT 1")
+
+    def _commit(self) -> None:
+        if self._pending[:1] == ["BEGIN"] and not self._notifications and not self._at_commit:
+            self._pending.clear()  # nothing was sent: nothing to commit
+            return
+        statement = self._commit_statement()
+        sent, self._pending = [*self._pending, statement], []
+        self.raw.execute("; ".join(sent))
+
+    @property
+    def pending_begin(self) -> bool:
+        """A write transaction was opened whose BEGIN has not reached the server yet."""
+        return self._pending[:1] == ["BEGIN"]
 
     def notify_at_commit(self, channel: str, payload: str) -> None:
         """``pg_notify(channel, payload)`` sent in the round trip of this transaction's
         COMMIT (delivered at commit either way; dropped with a rollback)."""
         self._notifications.append((channel, payload))
 
-    def _commit_statement(self) -> Any:
-        if not self._notifications:
-            return "COMMIT"
-        from psycopg import sql
+    def execute_at_commit(self, sql: str, parameters: Sequence[Any]) -> None:
+        """Run ``sql`` in the round trip of this transaction's COMMIT, before it: a write
+        whose answer nobody reads and after which nothing in the transaction reads what it
+        wrote (the audit row of a change, the transaction's last statement). Its values are
+        quoted here by psycopg (client-side binding); a failure undoes the transaction."""
+        self._at_commit.append(self._literal(translate(sql), list(parameters)))
 
-        calls = [
-            sql.SQL("SELECT pg_notify({}, {});").format(sql.Literal(channel), sql.Literal(payload))
-            for channel, payload in self._notifications
-        ]
-        return sql.SQL(" ").join([*calls, sql.SQL("COMMIT")])
+    def _literal(self, statement: str, parameters: Sequence[Any]) -> str:
+        if self._client_cursor is None:
+            import psycopg
+
+            self._client_cursor = psycopg.ClientCursor(self.raw)
+        return str(self._client_cursor.mogrify(statement, parameters))
+
+    def _commit_statement(self) -> str:
+        if not self._notifications and not self._at_commit:
+            return "COMMIT"
+        calls = [_notify_call(channel, payload) for channel, payload in self._notifications]
+        return "; ".join([*self._at_commit, *calls, "COMMIT"])
 
     def begin_write(self, whole: bool = False) -> None:
         """BEGIN and the project's lock: shared for a write (writers never wait for each
@@ -350,6 +445,7 @@ class PgDatabase:
         mode = "" if whole else "_shared"
         self.row_locks.clear()
         self._notifications.clear()
+        self._at_commit.clear()
         try:  # one round trip: BEGIN and the first try at the lock
             got = self.raw.execute(
                 f"BEGIN; SELECT pg_try_advisory_xact_lock{mode}({WRITE_LOCK_KEY})"
@@ -369,6 +465,8 @@ class PgDatabase:
     def rollback(self) -> None:
         self.row_locks.clear()
         self._notifications.clear()
+        self._at_commit.clear()
+        self._pending.clear()
         if self.conn.in_transaction:
             self._quietly("ROLLBACK")
 
@@ -406,6 +504,34 @@ class PgDatabase:
 
     def _mapped(self, error: Exception, sql: str) -> StoreError:
         return translate_error(error, self.url, sql)
+
+
+# The project's lock in shared mode for a write: taken at once if free (True), else waited
+# for up to ``lock_timeout`` (False: a whole-project operation held it; counted as a wait).
+_SHARED_LOCK = (
+    f"SELECT CASE WHEN pg_try_advisory_xact_lock_shared({WRITE_LOCK_KEY}) THEN true "
+    f"ELSE (SELECT false FROM pg_advisory_xact_lock_shared({WRITE_LOCK_KEY})) END"
+)
+
+
+_IDLE = 0  # psycopg.pq.TransactionStatus.IDLE
+_TUPLES_OK = 2  # psycopg.pq.ExecStatus.TUPLES_OK
+
+
+@functools.lru_cache(maxsize=256)
+def _notify_call(channel: str, payload: str) -> str:
+    """``SELECT pg_notify(E'channel', E'payload')``: escape-string literals (a backslash and
+    a quote doubled), read the same whatever ``standard_conforming_strings`` says."""
+    quoted = [
+        "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'" for text in (channel, payload)
+    ]
+    return f"SELECT pg_notify({quoted[0]}, {quoted[1]})"
+
+
+def _literal_values(parameters: Any) -> bool:
+    """Whether psycopg can quote every value into the text (client-side binding)."""
+    values = parameters.values() if isinstance(parameters, Mapping) else parameters
+    return all(value is None or isinstance(value, str | int | float) for value in values)
 
 
 def connect(url: str, read_only_reason: str | None = None) -> PgDatabase:

@@ -27,6 +27,17 @@ _SELECT = """
 """
 
 
+# What a write answers instead of a second statement reading the row (``caption_row``'s
+# columns; both engines take subqueries in RETURNING).
+_RETURNING_ROW = """
+    RETURNING id, pair_id, position, text,
+              (SELECT name FROM people WHERE people.id = captions.author_id) AS author,
+              status, flagged, reject_reason,
+              (SELECT name FROM people WHERE people.id = captions.reviewer_id) AS reviewer,
+              created_at, updated_at, reviewed_at
+"""
+
+
 def lock_pair(project: Project, pair_id: int) -> None:
     """Lock the pair for this write transaction, before its captions are read: one writer
     at a time per pair, so what is read (the person's draft, the live count) stays true
@@ -65,24 +76,29 @@ def write_draft(project: Project, pair_id: int, author_id: int, text: str, now: 
     one step, so one person in two windows gets one draft (the partial unique index
     ``captions_one_draft`` backs this up). Returns the draft's id.
     """
-    db = project.db
+    return int(keep_draft(project, pair_id, author_id, text, now)["id"])
+
+
+def keep_draft(
+    project: Project, pair_id: int, author_id: int, text: str, now: str
+) -> dict[str, Any]:
+    """``write_draft``, answering the draft's row (as ``caption_row``) in the same statement:
+    one upsert on the partial unique index ``captions_one_draft`` (the draft is updated if
+    there is one, made at the pair's next position if not)."""
     lock_row(project, "pairs", pair_id)
-    row = db.execute(
-        "SELECT id FROM captions WHERE pair_id = ? AND author_id = ? AND status = 'draft' "
-        "ORDER BY id LIMIT 1",
-        [pair_id, author_id],
-    ).fetchone()
-    if row is not None:
-        db.execute("UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, row[0]])
-        return int(row[0])
-    inserted = db.execute(
-        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
-        "updated_at) VALUES (?, "
-        "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = ?), "
-        "?, ?, 'draft', ?, ?) RETURNING id",
-        [pair_id, pair_id, text, author_id, now, now],
-    ).fetchone()
-    return int(inserted[0])
+    rows = list(
+        project.db.query(
+            "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+            "updated_at) VALUES (?, "
+            "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = ?), "
+            "?, ?, 'draft', ?, ?) "
+            "ON CONFLICT (pair_id, author_id) WHERE status = 'draft' "
+            "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at "
+            + _RETURNING_ROW,
+            [pair_id, pair_id, text, author_id, now, now],
+        )
+    )
+    return rows[0]
 
 
 def submit_draft(
@@ -95,38 +111,41 @@ def submit_draft(
     *,
     per_pair: int,
     distinct_authors: bool,
-) -> tuple[str, int]:
+) -> tuple[str, int, dict[str, Any] | None]:
     """Submit the draft if the pair's rule allows it, checked and written in one transaction.
 
-    Returns ``(outcome, live)`` where ``live`` is the pair's live caption count before this
-    one and ``outcome`` is ``"submitted"``, ``"changed"`` (the caption is no longer a
-    draft), ``"full"`` (the pair has ``per_pair`` live captions) or ``"mine"`` (the author
-    already has a live caption on it and captions must come from distinct people).
-    Call inside the ``change`` that audits the submit: the pair is locked before anything
-    is counted, so a second writer on it counts this one's caption.
+    Returns ``(outcome, live, row)`` where ``live`` is the pair's live caption count before
+    this one, ``outcome`` is ``"submitted"``, ``"changed"`` (the caption is no longer a
+    draft of this pair), ``"full"`` (the pair has ``per_pair`` live captions) or ``"mine"``
+    (the author already has a live caption on it and captions must come from distinct
+    people), and ``row`` the submitted caption's row (as ``caption_row``; None unless
+    submitted). Call inside the ``change`` that audits the submit: the pair is locked
+    before anything is counted, so a second writer on it counts this one's caption.
     """
     db = project.db
     lock_row(project, "pairs", pair_id)
-    status = db.execute("SELECT status FROM captions WHERE id = ?", [caption_id]).fetchone()
-    live_authors = [
-        row[0]
-        for row in db.execute(
-            "SELECT a.name FROM captions c LEFT JOIN people a ON a.id = c.author_id "
-            "WHERE c.pair_id = ? AND c.status IN (?, ?) ORDER BY c.id",
-            [pair_id, *LIVE],
-        )
-    ]
-    if status is None or status[0] != "draft":
-        return "changed", len(live_authors)
+    # One statement: the pair's live captions (their authors, in order) and the draft.
+    rows = db.execute(
+        "SELECT c.id, c.status, a.name FROM captions c LEFT JOIN people a ON a.id = c.author_id "
+        "WHERE c.pair_id = ? AND (c.status IN (?, ?) OR c.id = ?) ORDER BY c.id",
+        [pair_id, *LIVE, caption_id],
+    ).fetchall()
+    live_authors = [row[2] for row in rows if row[1] in LIVE]
+    status = next((row[1] for row in rows if row[0] == caption_id), None)
+    if status != "draft":
+        return "changed", len(live_authors), None
     if len(live_authors) >= per_pair:
-        return "full", len(live_authors)
+        return "full", len(live_authors), None
     if distinct_authors and author in live_authors:
-        return "mine", len(live_authors)
-    db.execute(
-        "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ?",
-        [text, now, caption_id],
+        return "mine", len(live_authors), None
+    submitted = list(
+        db.query(
+            "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ? "
+            + _RETURNING_ROW,
+            [text, now, caption_id],
+        )
     )
-    return "submitted", len(live_authors)
+    return "submitted", len(live_authors), submitted[0]
 
 
 def set_text(project: Project, caption_id: int, text: str, now: str) -> None:
