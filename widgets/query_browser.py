@@ -45,7 +45,7 @@ def query_table_view() -> QTableView:
 
 class QueryBrowser(QDialog):
     #: the query under the cursor, for Retrieval → Search: {"run", "query", "reference",
-    #: "target", "texts", "dialog"}
+    #: "target", "texts", "references", "ranks", "category", "strategy", "dialog"}
     open_in_retrieval = Signal(object)
     def __init__(self, services: Any, run: dict[str, Any], others: list[dict[str, Any]],
                  parent: QWidget | None = None) -> None:
@@ -105,7 +105,8 @@ class QueryBrowser(QDialog):
         self.open_retrieval.setEnabled(False)
         self.open_retrieval.setToolTip(
             "A session in Retrieval → Search from this query: its reference, its target to "
-            "find and its captions (a dialog's first turn) to run, then on by hand")
+            "find and its captions to run (a dialog's turns run again one by one), then on "
+            "by hand")
         bar.addWidget(self.open_retrieval)
         layout.addLayout(bar)
         splitter = QSplitter()
@@ -202,9 +203,13 @@ class QueryBrowser(QDialog):
         row = self.current
         if row is None or self.table is None:
             return
+        config = self.run["summary"].get("config") or {}
         self.open_in_retrieval.emit({
             "run": self.run["id"], "query": row["query"], "reference": row.get("reference"),
             "target": row.get("target"), "texts": list(row.get("texts") or []),
+            "references": list(row.get("references") or []),
+            "ranks": list(row.get("ranks") or []), "category": row.get("category") or None,
+            "strategy": config.get("strategy") or self.run["summary"].get("strategy"),
             "dialog": self.table.is_dialog()})
 
     def _compare(self) -> None:

@@ -3,7 +3,8 @@
 A run of ``evaluate fashioniq|cirr|circo|chatir`` or ``simulate`` writes, per query, its
 id (pair, dialog or CIRCO query), category, reference and target, the caption(s) or the
 turns' texts, the target's rank (``ranks``: one per turn for dialogs, one per ground
-truth for CIRCO, else one), the headline ``rank`` (the named target's; a dialog's after
+truth for CIRCO, else one), a composed dialog's reference of each turn (``references``:
+what *Open in Retrieval* replays; absent from files written before, empty for the rest), the headline ``rank`` (the named target's; a dialog's after
 its last turn) and the top K result ids with their scores (K = 50 by default).
 
 Why a file and not tables in the store: a 100,000-query run with the top 50 ids is five
@@ -66,6 +67,7 @@ def _schema() -> pa.Schema:
         ("top_ids", pa.list_(pa.string())),
         ("top_scores", pa.list_(pa.float32())),
         ("flags", pa.list_(pa.string())),
+        ("references", pa.list_(pa.string())),
     ])
 
 
@@ -136,8 +138,11 @@ class QueryLog:
         top_scores: Sequence[float] | np.ndarray = (),
         ground_truths: Sequence[str] = (),
         flags: Sequence[str] | None = None,
+        references: Sequence[str | None] = (),
     ) -> None:
         """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K.
+        ``references``: a composed dialog's reference image of each turn (None for a turn
+        not run: the target was found before it).
         ``flags`` defaults to the automatic flags of its captions (the kinds, as the
         Captions pane raises them: short, duplicate, contradiction…); dialogs' turns are
         not captions and get none."""
@@ -156,6 +161,7 @@ class QueryLog:
         if flags is None:
             flags = [] if self.metadata["kind"] in DIALOG_KINDS else caption_flag_kinds(texts)
         columns["flags"].append(list(flags))
+        columns["references"].append(list(references))
         self.rows += 1
         if len(columns["query"]) >= ROW_GROUP:
             self.flush()
