@@ -26,6 +26,7 @@ from studio.errors import StudioError
 from studio.experiments.compare import compare_runs
 from studio.experiments.query_list import QueryList
 from studio.experiments.query_log import NO_QUERIES, QueryTable, run_queries
+from studio.experiments.stopped import stopped_text
 from widgets.query_detail_view import QueryDetailView
 from widgets.query_table_model import QueryTableModel
 
@@ -179,7 +180,8 @@ class QueryBrowser(QDialog):
         self.model.set_filter(self.miss_at.value() or None,
                               None if category in ("", ALL) else category,
                               self.contains.text())
-        self.header.setText(self.model.queries.header())
+        stopped = stopped_text(self.run["summary"])
+        self.header.setText(self.model.queries.header() + (f"\n{stopped}" if stopped else ""))
         if self.model.rowCount():
             self.view.selectionModel().setCurrentIndex(
                 self.model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
