@@ -21,8 +21,9 @@ The file is written in row groups as the run goes (``QueryLog.add`` buffers, a
 is stored it is renamed after the run id. A cancelled or failed run's writer is closed
 by its ``with`` block, so what it finished stays a readable file
 (``<cache>/queries/unfinished-*.parquet``). A simulation stopped by hand (Cancel in the
-Experiments tab, a first Ctrl+C in a terminal) ends with the dialogs it finished and is
-stored like any run, marked stopped; a cancelled evaluation is not stored, as before.
+Experiments tab, a first Ctrl+C in a terminal) ends with the dialogs it finished, and an
+evaluation (``evaluate fashioniq|cirr|circo|chatir``, a first Ctrl+C) with the queries it
+did; either is stored like any run, marked stopped (``studio.experiments.stopped``).
 
 pyarrow is imported inside the functions, so the CLI's ``--help`` stays instant.
 """
@@ -78,11 +79,19 @@ def caption_flag_kinds(texts: Sequence[str]) -> list[str]:
     """The kinds of the automatic caption flags of a query's captions (each caption
     checked against the others), each once, in the order they first come."""
     from studio.captions.flags import text_flags
+    from studio.captions.reading import read_caption
+
+    readings: dict[str, Any] = {}
+
+    def read(text: str) -> Any:  # each caption read once, not once per other caption
+        if text not in readings:
+            readings[text] = read_caption(text)
+        return readings[text]
 
     kinds: list[str] = []
     for n, text in enumerate(texts):
         others = [other for m, other in enumerate(texts) if m != n]
-        for flag in text_flags(text, others):
+        for flag in text_flags(text, others, read=read):
             if flag.kind not in kinds:
                 kinds.append(flag.kind)
     return kinds
@@ -157,7 +166,9 @@ class QueryLog:
         columns["rank"].append(_rank(rank) if rank is not None or not kept else kept[-1])
         columns["ground_truths"].append(list(ground_truths))
         columns["top_ids"].append(list(top_ids[: self.keep_top]))
-        columns["top_scores"].append([float(s) for s in top_scores[: self.keep_top]])
+        scores = top_scores[: self.keep_top]
+        columns["top_scores"].append(scores.tolist() if isinstance(scores, np.ndarray)
+                                     else [float(s) for s in scores])
         if flags is None:
             flags = [] if self.metadata["kind"] in DIALOG_KINDS else caption_flag_kinds(texts)
         columns["flags"].append(list(flags))

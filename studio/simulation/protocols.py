@@ -54,7 +54,7 @@ def _rank_pairs(
     top results as it goes."""
     composer = context.strategy(strategy)
     index = context.index
-    ranked = []
+    ranked: list[tuple[ExportedPair, list[str]]] = []
     for done, pair in enumerate(pairs, start=1):
         if should_stop(cancel, keep_partial, len(ranked)):
             return ranked, True
