@@ -10,7 +10,16 @@ every column both ways, a text filter, and ``compare_runs`` (shared queries, win
 the paired bootstrap interval). Each UI step is timed from the input to the end of its
 event processing, waiting with a ``QEventLoop`` (never ``QTest.qWait``).
 
+Then what storing the queries costs an evaluation (the goal: under 10 %): Fashion IQ val
+(the shared fixture's 6,016 queries and their real captions, placeholder pictures drawn
+under the real ids, the demo model's index) evaluated through ``evaluate_fashioniq``
+with and without the run's ``QueryLog`` (top 50 kept, written and renamed as a stored
+run's), alternating, the median of ``--repeat`` each.
+
     .venv/bin/python bench/bench_query_browser.py [--queries 100000] [--steps 200]
+        [--fixtures DIR] [--project DIR] [--repeat 3] [--overhead-only | --no-overhead]
+
+``--project``: an indexed Fashion IQ project to reuse (built there on first use).
 """
 
 from __future__ import annotations
@@ -78,11 +87,113 @@ def timed(step) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def fashioniq_project(fixtures: Path, folder: Path) -> Path:
+    """Fashion IQ val imported with placeholder pictures and indexed (demo model), in
+    ``folder`` (kept: a second run reuses it)."""
+    import contextlib
+    import io
+    import json
+
+    from studio.cli.main import main as cli
+    from studio.demo.placeholders import draw_placeholders
+
+    project = folder / "project"
+    if (folder / "indexed").exists():
+        return project
+    fiq = fixtures / "fashioniq"
+    category_of: dict[str, str] = {}
+    for category in CATEGORIES:
+        for image_id in json.loads((fiq / f"image_splits/split.{category}.val.json").read_text()):
+            category_of.setdefault(image_id, category)
+    draw_placeholders(folder / "images", sorted(category_of), category_of=category_of)
+    with contextlib.redirect_stdout(io.StringIO()):
+        for args in (["import", "fashioniq", str(fiq), "--project", str(project), "--images",
+                      str(folder / "images")],
+                     ["index", "build", "--project", str(project), "--model", "demo"]):
+            if cli(args):
+                raise SystemExit(f"cir-studio {' '.join(args)} failed")
+    (folder / "indexed").touch()
+    return project
+
+
+class TimedLog(QueryLog):
+    """The run's real query log, adding up the time its own calls take (a loaded machine
+    blurs the difference of two whole runs; this part is the log's alone)."""
+
+    spent = 0.0
+
+    def add(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        started = time.process_time()
+        super().add(*args, **kwargs)
+        self.spent += time.process_time() - started
+
+    def close(self) -> None:
+        started = time.process_time()
+        super().close()
+        self.spent += time.process_time() - started
+
+
+def evaluation_overhead(project_dir: Path, repeat: int) -> None:
+    """One Fashion IQ val evaluation timed with and without its query log (CPU time of
+    this process, less sensitive to other programs than the wall clock)."""
+    from studio.sessions.setup import load_session_context
+    from studio.simulation.fashioniq_protocol import evaluate_fashioniq
+    from studio.simulation.outputs import store_run
+    from studio.store import Project
+
+    with Project.open(project_dir) as project:
+        context = load_session_context(project, "demo", "cpu")
+        evaluate_fashioniq(context, "val")  # warm: vectors cached, galleries read
+        plain: list[float] = []
+        logged: list[float] = []
+        own: list[float] = []
+        queries = 0
+        for _ in range(repeat):
+            started = time.process_time()
+            evaluate_fashioniq(context, "val")
+            plain.append(time.process_time() - started)
+            started = time.process_time()
+            with TimedLog(Path(project.cache_dir), "evaluate-fashioniq") as log:
+                report = evaluate_fashioniq(context, "val", log=log)
+            store_run(project, "evaluate-fashioniq", report, [], "bench", log)
+            logged.append(time.process_time() - started)
+            own.append(log.spent)
+            queries = log.rows
+    without, with_log = float(np.median(plain)), float(np.median(logged))
+    overhead = 100 * (with_log - without) / without
+    print(f"evaluate fashioniq val, {queries:,} queries (CPU s, median of {repeat}): "
+          f"{without:.2f} s without the query log, {with_log:.2f} s with it (stored run, "
+          f"top 50 kept): storing the queries adds {overhead:.1f} % (goal < 10 %); the "
+          f"log's own calls {float(np.median(own)):.2f} s = "
+          f"{100 * float(np.median(own)) / without:.1f} % of the evaluation")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--fixtures", type=Path, default=Path(
+        os.environ.get("CIR_STUDIO_FIXTURES")
+        or Path(__file__).resolve().parents[2] / "shared" / "fixtures"))
+    parser.add_argument("--project", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--overhead-only", action="store_true")
+    which.add_argument("--no-overhead", action="store_true")
     args = parser.parse_args()
+    if not args.overhead_only:
+        query_list_figures(args)
+    if not args.no_overhead:
+        if not (args.fixtures / "fashioniq").is_dir():
+            print(f"no Fashion IQ fixture at {args.fixtures}: the evaluation overhead is not "
+                  "measured")
+            return
+        folder = args.project or Path(tempfile.mkdtemp(prefix="bench-fiq-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        evaluation_overhead(fashioniq_project(args.fixtures, folder), args.repeat)
+
+
+def query_list_figures(args: argparse.Namespace) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 

@@ -26,6 +26,7 @@ from studio.errors import StudioError
 from studio.experiments.compare import compare_runs
 from studio.experiments.query_list import QueryList
 from studio.experiments.query_log import NO_QUERIES, QueryTable, run_queries
+from studio.experiments.stopped import stopped_text
 from widgets.query_detail_view import QueryDetailView
 from widgets.query_table_model import QueryTableModel
 
@@ -45,7 +46,7 @@ def query_table_view() -> QTableView:
 
 class QueryBrowser(QDialog):
     #: the query under the cursor, for Retrieval → Search: {"run", "query", "reference",
-    #: "target", "texts", "dialog"}
+    #: "target", "texts", "references", "ranks", "category", "strategy", "dialog"}
     open_in_retrieval = Signal(object)
     def __init__(self, services: Any, run: dict[str, Any], others: list[dict[str, Any]],
                  parent: QWidget | None = None) -> None:
@@ -105,7 +106,8 @@ class QueryBrowser(QDialog):
         self.open_retrieval.setEnabled(False)
         self.open_retrieval.setToolTip(
             "A session in Retrieval → Search from this query: its reference, its target to "
-            "find and its captions (a dialog's first turn) to run, then on by hand")
+            "find and its captions to run (a dialog's turns run again one by one), then on "
+            "by hand")
         bar.addWidget(self.open_retrieval)
         layout.addLayout(bar)
         splitter = QSplitter()
@@ -178,7 +180,8 @@ class QueryBrowser(QDialog):
         self.model.set_filter(self.miss_at.value() or None,
                               None if category in ("", ALL) else category,
                               self.contains.text())
-        self.header.setText(self.model.queries.header())
+        stopped = stopped_text(self.run["summary"])
+        self.header.setText(self.model.queries.header() + (f"\n{stopped}" if stopped else ""))
         if self.model.rowCount():
             self.view.selectionModel().setCurrentIndex(
                 self.model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
@@ -202,9 +205,13 @@ class QueryBrowser(QDialog):
         row = self.current
         if row is None or self.table is None:
             return
+        config = self.run["summary"].get("config") or {}
         self.open_in_retrieval.emit({
             "run": self.run["id"], "query": row["query"], "reference": row.get("reference"),
             "target": row.get("target"), "texts": list(row.get("texts") or []),
+            "references": list(row.get("references") or []),
+            "ranks": list(row.get("ranks") or []), "category": row.get("category") or None,
+            "strategy": config.get("strategy") or self.run["summary"].get("strategy"),
             "dialog": self.table.is_dialog()})
 
     def _compare(self) -> None:

@@ -8,7 +8,7 @@ other captions and product titles from the project.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -220,9 +220,12 @@ def opposite_requests(mine: list[Request], theirs: list[Request]) -> str | None:
 
 
 def text_flags(
-    text: str, others: Sequence[str] = (), reference_title: str = "", target_title: str = ""
+    text: str, others: Sequence[str] = (), reference_title: str = "", target_title: str = "",
+    *, read: Callable[[str], list[Request]] = read_caption,
 ) -> list[Flag]:
-    """Flags of one caption given the pair's other captions and the two product titles."""
+    """Flags of one caption given the pair's other captions and the two product titles.
+    ``read``: the caption reader (a caller flagging every caption of a pair passes one that
+    remembers, so each caption is read once)."""
     tokens = words(text)
     if not tokens:
         return [Flag("empty", "The caption is empty.")]
@@ -246,9 +249,9 @@ def text_flags(
                 + ") and nothing of the wanted one.",
             )
         )
-    mine = read_caption(text)
+    mine = read(text)
     for other in others:
-        theirs = read_caption(other)
+        theirs = read(other)
         clash = colour_conflict(mine, theirs, text, other)
         if clash is not None:
             flags.append(

@@ -18,6 +18,7 @@ import numpy as np
 
 from studio.chatir.importer import META_KEY
 from studio.errors import StudioError
+from studio.experiments.stopped import mark_stopped, should_stop
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
 from studio.simulation.metrics import mean_rank, percentile, recall_at, wilson
@@ -58,9 +59,12 @@ def evaluate_chatir(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     log_for: Callable[[str], QueryLog] | None = None,
+    keep_partial: bool = False,
 ) -> dict[str, Any]:
     """``log_for(dataset)``: where that dataset's dialogs go, one by one (their rank after
-    each round and the last round's top results); None keeps no queries."""
+    each round and the last round's top results); None keeps no queries. ``keep_partial``:
+    a cancel ends the run after the batch under way; the dataset under way is summed up
+    over its dialogs done and marked stopped, the ones not begun are left out."""
     cancel = cancel or CancelToken()
     project = context.project
     index = context.index
@@ -90,6 +94,8 @@ def evaluate_chatir(
     done = 0
     results: dict[str, Any] = {}
     for name, dialogs in sorted(datasets.items()):
+        if should_stop(cancel, keep_partial, done):
+            break
         usable = [(n, t, r) for n, (t, r) in enumerate(dialogs)
                   if index.position(t) in searchable]
         log = log_for(name) if log_for is not None else None
@@ -100,8 +106,11 @@ def evaluate_chatir(
                 f"the indexed search space (image files missing, or not indexed)."
             )
         ranks: list[list[int | None]] = []
+        stopped = False
         for start in range(0, len(usable), BATCH // ROUNDS + 1):
-            cancel.raise_if_cancelled()
+            if should_stop(cancel, keep_partial, done):
+                stopped = True
+                break
             batch = usable[start : start + BATCH // ROUNDS + 1]
             texts = [text for _, _, rounds in batch for text in round_texts(rounds)]
             vectors = index.text_vectors(texts)
@@ -120,7 +129,13 @@ def evaluate_chatir(
                             top_scores=kept[last >= 0])
             done += len(batch)
             progress(done, total, f"{name}: dialog {done}")
+        if stopped and not ranks:
+            break
         results[name] = _summary(name, ranks, len(dialogs), len(allowed), context.model_name)
+        if stopped:
+            mark_stopped(results[name], len(ranks), len(usable))
+            results[name]["dialogs_without_target_image"] = len(dialogs) - len(usable)
+            break
     return {
         "datasets": results,
         "gallery": len(allowed),

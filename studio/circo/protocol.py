@@ -20,6 +20,7 @@ import numpy as np
 
 from studio.circo.metrics import TOP, Query, SubmissionError, read_submission, score
 from studio.errors import StudioError
+from studio.experiments.stopped import mark_stopped, should_stop
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.importers.circo import GALLERY, SOURCE, is_hidden_split
 from studio.jobs import CancelToken, ProgressCallback, no_progress
@@ -76,10 +77,12 @@ def rank_circo(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     log: QueryLog | None = None,
+    keep_partial: bool = False,
 ) -> tuple[dict[int, list[int]], int, int]:
     """Top ``k`` image ids per query id, how many were queried by caption alone, and the
     number of gallery images searched. ``log`` keeps each query's ranks (the named
-    target's, and each ground truth's) and top results as it goes."""
+    target's, and each ground truth's) and top results as it goes. ``keep_partial``: a
+    cancel ends the ranking after the batch under way with the queries done."""
     from studio.embeddings import cached_vectors
 
     cancel = cancel or CancelToken()
@@ -100,7 +103,8 @@ def rank_circo(
     depth = min(k, len(allowed))
     rankings: dict[int, list[int]] = {}
     for start in range(0, len(pairs), BATCH):
-        cancel.raise_if_cancelled()
+        if should_stop(cancel, keep_partial, len(rankings)):
+            break
         batch = pairs[start : start + BATCH]
         texts = [query_text(p) for p in batch]
         text_vectors = index.text_vectors(texts)
@@ -149,20 +153,26 @@ def evaluate_circo(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     log: QueryLog | None = None,
+    keep_partial: bool = False,
 ) -> dict[str, Any]:
-    """The authors' figures for the project's model and strategy on ``split``."""
+    """The authors' figures for the project's model and strategy on ``split``;
+    ``keep_partial``: a cancel ends the run with the queries done, the figures over
+    those and the report marked stopped (``studio.experiments.stopped``)."""
     pairs = circo_pairs(context.project, split)
     queries = scored_queries(pairs, split)
     rankings, by_caption, gallery = rank_circo(context, pairs, strategy,
                                                max(TOP, log.keep_top if log else 0),
-                                               progress=progress, cancel=cancel, log=log)
+                                               progress=progress, cancel=cancel, log=log,
+                                               keep_partial=keep_partial)
     report = score(queries, {key: ranking[:TOP] for key, ranking in rankings.items()})
-    return {
+    stopped = len(rankings) < len(pairs)
+    result = {
         "protocol": "circo", "split": split, "strategy": strategy, "model": context.model_name,
         **report, "queried_by_caption_only": by_caption,
         "gallery": gallery,
         "label": f"CIRCO {split} · {strategy} · mAP@10 {_figure(report['mAP']['10'])}",
     }
+    return mark_stopped(result, len(rankings), len(pairs)) if stopped else result
 
 
 def evaluate_submission(project: Project, split: str, path: Path,

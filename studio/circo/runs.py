@@ -13,6 +13,8 @@ KIND = "evaluate-circo"
 
 def run_lines(run: dict[str, Any]) -> list[str]:
     """["#4 · 2026-11-25 00:40", "CIRCO val · sum", "220 queries", "mAP@10 … · R@10 …"]."""
+    from studio.experiments.evaluation_runs import queries_line
+
     summary = run["summary"]
     when = str(run.get("created_at", ""))[:16].replace("T", " ")
     how = summary.get("strategy") or f"submission {summary.get('predictions', '?')}"
@@ -20,7 +22,7 @@ def run_lines(run: dict[str, Any]) -> list[str]:
     return [
         f"#{run['id']} · {when}",
         f"CIRCO {summary.get('split', '?')} · {how}",
-        f"{summary.get('queries', 0)} queries",
+        queries_line(summary, int(summary.get("queries", 0))),
         f"mAP@10 {_figure(figures[0].get('10'))} · mAP@50 {_figure(figures[0].get('50'))} · "
         f"R@10 {_figure(figures[1].get('10'))}",
     ]

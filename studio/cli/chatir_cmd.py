@@ -11,6 +11,7 @@ from studio.cli.project_arg import cli_user, open_project
 
 def run_evaluate_chatir(args: argparse.Namespace) -> int:
     from studio.chatir.protocol import evaluate_chatir, official_json, save_hits_plot, table
+    from studio.cli.interrupt import stop_on_first_interrupt
     from studio.cli.simulate_cmd import query_log
     from studio.sessions.setup import load_session_context
     from studio.simulation.outputs import store_run, write_json
@@ -24,9 +25,10 @@ def run_evaluate_chatir(args: argparse.Namespace) -> int:
             return logs[name]
 
         try:
-            with TerminalProgress("Evaluating ChatIR") as progress:
+            with TerminalProgress("Evaluating ChatIR") as progress, \
+                    stop_on_first_interrupt("this batch of dialogs") as stop:
                 report = evaluate_chatir(context, args.dataset, progress=progress,
-                                         log_for=log_for)
+                                         cancel=stop, log_for=log_for, keep_partial=True)
         finally:
             for log in logs.values():
                 log.close()
@@ -39,4 +41,10 @@ def run_evaluate_chatir(args: argparse.Namespace) -> int:
     if args.png:
         save_hits_plot(args.png, report)
     print(table(report))
+    from studio.experiments.stopped import stopped_text
+
+    for name, summary in report["datasets"].items():
+        said = stopped_text(summary, "dialogs")
+        if said:
+            print(f"{name}: {said}")
     return 0

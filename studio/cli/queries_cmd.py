@@ -87,10 +87,15 @@ def run_queries(args: argparse.Namespace) -> int:
     if args.json:
         rows = [_row(table.row(int(i))) for i in shown]
         print(json.dumps({"run": run["id"], "kind": table.kind, "count": len(table),
+                          "stopped": run["summary"].get("stopped"),
                           "recall": {str(k): v for k, v in recalls.items()}, "queries": rows}))
         return 0
     print(f"{_label(run)}: {len(table)} queries · "
           + " · ".join(f"R@{k} {v:.3f}" for k, v in recalls.items()))
+    stopped = run["summary"].get("stopped")
+    if stopped:
+        print(f"The run was stopped by hand: stopped after {stopped['finished']} of "
+              f"{stopped['planned']} queries, its figures are over those.")
     print(f"{'rank':>6}  {'query':<24} {'category':<12} text")
     for i in shown:
         row = table.row(int(i))

@@ -225,20 +225,32 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return run_evaluate_chatir(args)
     if args.protocol == "circo":
         return _run_circo(args)
+    from studio.cli.interrupt import stop_on_first_interrupt
     from studio.simulation.outputs import store_run, write_json
     from studio.simulation.protocols import evaluate_cirr
 
     with open_project(args) as project:
         context = _context(args, project, "CIRR")
         with query_log(project, "evaluate-cirr", args) as log, \
-                TerminalProgress("Evaluating (cirr)") as progress:
+                TerminalProgress("Evaluating (cirr)") as progress, \
+                stop_on_first_interrupt("this query") as stop:
             report = evaluate_cirr(context, args.strategy, args.source, progress=progress,
-                                   log=log)
+                                   cancel=stop, log=log, keep_partial=True)
         report["run_id"] = store_run(project, "evaluate-cirr", report, [], cli_user(), log)
     if args.json:
         write_json(args.json, report)
     print(json.dumps(report, indent=2, allow_nan=False))
+    _say_stopped(report)
     return 0
+
+
+def _say_stopped(report: dict) -> None:
+    """An evaluation stopped by a first Ctrl+C says so under its figures."""
+    from studio.experiments.stopped import stopped_text
+
+    said = stopped_text(report)
+    if said:
+        print(said)
 
 
 def _run_circo(args: argparse.Namespace) -> int:
@@ -249,18 +261,23 @@ def _run_circo(args: argparse.Namespace) -> int:
         if args.predictions:
             report = evaluate_submission(project, args.split, args.predictions, log)
         else:
+            from studio.cli.interrupt import stop_on_first_interrupt
+
             context = _context(args, project, f"CIRCO {args.split}")
-            with TerminalProgress(f"Evaluating CIRCO {args.split}") as progress:
+            with TerminalProgress(f"Evaluating CIRCO {args.split}") as progress, \
+                    stop_on_first_interrupt("this batch of queries") as stop:
                 report = evaluate_circo(context, args.split, args.strategy, progress=progress,
-                                        log=log)
+                                        cancel=stop, log=log, keep_partial=True)
         report["run_id"] = store_run(project, "evaluate-circo", report, [], cli_user(), log)
     if args.json:
         write_json(args.json, report)
     print(table(report))
+    _say_stopped(report)
     return 0
 
 
 def _run_fashioniq(args: argparse.Namespace) -> int:
+    from studio.cli.interrupt import stop_on_first_interrupt
     from studio.simulation.fashioniq_protocol import evaluate_fashioniq, official_json, table
     from studio.simulation.outputs import store_run, write_json
 
@@ -268,16 +285,21 @@ def _run_fashioniq(args: argparse.Namespace) -> int:
     with open_project(args) as project:
         context = _context(args, project, where)
         with query_log(project, "evaluate-fashioniq", args) as log, \
-                TerminalProgress(f"Evaluating {where}") as progress:
+                TerminalProgress(f"Evaluating {where}") as progress, \
+                stop_on_first_interrupt("this batch of queries") as stop:
             report = evaluate_fashioniq(context, args.split, args.category,
                                         strategy=args.strategy, source=args.source,
-                                        progress=progress, log=log)
+                                        progress=progress, cancel=stop, log=log,
+                                        keep_partial=True)
         report["label"] = f"{where} · {args.strategy} · score {report['average']['score']:.2f}"
+        if "stopped" in report:
+            report["label"] += " (stopped)"
         report["run_id"] = store_run(project, "evaluate-fashioniq", report, [], cli_user(),
                                      log)
     if args.json:
         write_json(args.json, official_json(report))
     print(table(report))
+    _say_stopped(report)
     return 0
 
 

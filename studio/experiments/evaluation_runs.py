@@ -36,7 +36,15 @@ def evaluation_lines(run: dict[str, Any]) -> list[str]:
         figures = " · ".join(
             f"R@{k} {_figure(summary.get(f'recall@{k}', {}).get('value'))}"
             for k in (1, 5, 10, 50))
-    return [f"#{run['id']} · {when}", what, f"{queries} queries", figures]
+    return [f"#{run['id']} · {when}", what, queries_line(summary, queries), figures]
+
+
+def queries_line(summary: dict[str, Any], queries: int) -> str:
+    """ "4181 queries", or for a run stopped by hand "6 queries (stopped after 6 of 19)"."""
+    stopped = summary.get("stopped")
+    if not stopped:
+        return f"{queries} queries"
+    return f"{queries} queries (stopped after {stopped['finished']} of {stopped['planned']})"
 
 
 def _figure(value: Any) -> str:

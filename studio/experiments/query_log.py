@@ -3,7 +3,8 @@
 A run of ``evaluate fashioniq|cirr|circo|chatir`` or ``simulate`` writes, per query, its
 id (pair, dialog or CIRCO query), category, reference and target, the caption(s) or the
 turns' texts, the target's rank (``ranks``: one per turn for dialogs, one per ground
-truth for CIRCO, else one), the headline ``rank`` (the named target's; a dialog's after
+truth for CIRCO, else one), a composed dialog's reference of each turn (``references``:
+what *Open in Retrieval* replays; absent from files written before, empty for the rest), the headline ``rank`` (the named target's; a dialog's after
 its last turn) and the top K result ids with their scores (K = 50 by default).
 
 Why a file and not tables in the store: a 100,000-query run with the top 50 ids is five
@@ -20,8 +21,9 @@ The file is written in row groups as the run goes (``QueryLog.add`` buffers, a
 is stored it is renamed after the run id. A cancelled or failed run's writer is closed
 by its ``with`` block, so what it finished stays a readable file
 (``<cache>/queries/unfinished-*.parquet``). A simulation stopped by hand (Cancel in the
-Experiments tab, a first Ctrl+C in a terminal) ends with the dialogs it finished and is
-stored like any run, marked stopped; a cancelled evaluation is not stored, as before.
+Experiments tab, a first Ctrl+C in a terminal) ends with the dialogs it finished, and an
+evaluation (``evaluate fashioniq|cirr|circo|chatir``, a first Ctrl+C) with the queries it
+did; either is stored like any run, marked stopped (``studio.experiments.stopped``).
 
 pyarrow is imported inside the functions, so the CLI's ``--help`` stays instant.
 """
@@ -66,6 +68,7 @@ def _schema() -> pa.Schema:
         ("top_ids", pa.list_(pa.string())),
         ("top_scores", pa.list_(pa.float32())),
         ("flags", pa.list_(pa.string())),
+        ("references", pa.list_(pa.string())),
     ])
 
 
@@ -76,11 +79,19 @@ def caption_flag_kinds(texts: Sequence[str]) -> list[str]:
     """The kinds of the automatic caption flags of a query's captions (each caption
     checked against the others), each once, in the order they first come."""
     from studio.captions.flags import text_flags
+    from studio.captions.reading import read_caption
+
+    readings: dict[str, Any] = {}
+
+    def read(text: str) -> Any:  # each caption read once, not once per other caption
+        if text not in readings:
+            readings[text] = read_caption(text)
+        return readings[text]
 
     kinds: list[str] = []
     for n, text in enumerate(texts):
         others = [other for m, other in enumerate(texts) if m != n]
-        for flag in text_flags(text, others):
+        for flag in text_flags(text, others, read=read):
             if flag.kind not in kinds:
                 kinds.append(flag.kind)
     return kinds
@@ -136,8 +147,11 @@ class QueryLog:
         top_scores: Sequence[float] | np.ndarray = (),
         ground_truths: Sequence[str] = (),
         flags: Sequence[str] | None = None,
+        references: Sequence[str | None] = (),
     ) -> None:
         """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K.
+        ``references``: a composed dialog's reference image of each turn (None for a turn
+        not run: the target was found before it).
         ``flags`` defaults to the automatic flags of its captions (the kinds, as the
         Captions pane raises them: short, duplicate, contradiction…); dialogs' turns are
         not captions and get none."""
@@ -152,10 +166,13 @@ class QueryLog:
         columns["rank"].append(_rank(rank) if rank is not None or not kept else kept[-1])
         columns["ground_truths"].append(list(ground_truths))
         columns["top_ids"].append(list(top_ids[: self.keep_top]))
-        columns["top_scores"].append([float(s) for s in top_scores[: self.keep_top]])
+        scores = top_scores[: self.keep_top]
+        columns["top_scores"].append(scores.tolist() if isinstance(scores, np.ndarray)
+                                     else [float(s) for s in scores])
         if flags is None:
             flags = [] if self.metadata["kind"] in DIALOG_KINDS else caption_flag_kinds(texts)
         columns["flags"].append(list(flags))
+        columns["references"].append(list(references))
         self.rows += 1
         if len(columns["query"]) >= ROW_GROUP:
             self.flush()

@@ -16,13 +16,14 @@ why, so nothing half-measured is printed or stored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from studio.errors import StudioError
+from studio.experiments.stopped import mark_stopped, should_stop
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
@@ -51,6 +52,7 @@ class CategoryResult:
     ranks: list[int | None]
     gallery: int
     skipped: int
+    stopped: bool = False  # a cancel ended it after the batches in ``ranks``
 
     def recall(self, k: int) -> float:
         hits = sum(1 for rank in self.ranks if rank is not None and rank <= k)
@@ -67,17 +69,30 @@ def evaluate_fashioniq(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     log: QueryLog | None = None,
+    keep_partial: bool = False,
 ) -> dict[str, Any]:
     """The paper's table for one split; see the module docstring. ``log`` keeps every
-    query's rank and top results (``studio.experiments.query_log``)."""
+    query's rank and top results (``studio.experiments.query_log``). ``keep_partial``: a
+    cancel ends the run after the batch under way, the table over the queries (and
+    categories) done and marked stopped (``studio.experiments.stopped``)."""
     cancel = cancel or CancelToken()
     by_category = _queries(context, split, category, source)
     total = sum(len(pairs) for pairs in by_category.values())
     done = 0
     results: list[CategoryResult] = []
+    stopped = False
     for name, pairs in sorted(by_category.items()):
+        finished = sum(len(r.ranks) for r in results)
+        if should_stop(cancel, keep_partial, finished):
+            stopped = True
+            break
+
+        def report(in_category: int, name: str = name, before: int = done) -> None:
+            progress(before + in_category, total, f"{name}/{split}")
+
         try:
-            result = _evaluate_category(context, name, split, pairs, strategy, cancel, log)
+            result = _evaluate_category(context, name, split, pairs, strategy, cancel, log,
+                                        report, keep_partial=keep_partial, before=finished)
         except NothingToEvaluate as error:
             if category is None and len(by_category) > 1:
                 others = ", ".join(c for c in sorted(by_category) if c != name)
@@ -86,9 +101,15 @@ def evaluate_fashioniq(
                     f"by one with --category ({others})."
                 ) from error
             raise
-        results.append(result)
+        if result.ranks:
+            results.append(result)
         done += len(pairs)
-        progress(done, total, f"{name}/{split}")
+        if result.stopped:
+            stopped = True
+            break
+    if stopped:
+        return mark_stopped(_report(context, split, strategy, results),
+                            sum(len(r.ranks) for r in results), total)
     return _report(context, split, strategy, results)
 
 
@@ -125,7 +146,14 @@ def _evaluate_category(
     strategy: str,
     cancel: CancelToken,
     log: QueryLog | None = None,
+    progress: Callable[[int], None] | None = None,
+    *,
+    keep_partial: bool = False,
+    before: int = 0,
 ) -> CategoryResult:
+    """One category's ranks; ``progress(queries done in it)`` after each batch. Stopped
+    (``keep_partial``, ``before`` queries done in earlier categories), it returns the
+    batches done, ``stopped`` set."""
     from studio.embeddings import cached_vectors
 
     index = context.index
@@ -155,7 +183,8 @@ def _evaluate_category(
     ranks: list[int | None] = []
     depth = min(len(allowed), max(max(KS), log.keep_top if log else 0))
     for start in range(0, len(usable), BATCH):
-        cancel.raise_if_cancelled()
+        if should_stop(cancel, keep_partial, before + len(ranks)):
+            return CategoryResult(category, ranks, len(allowed), 0, stopped=True)
         batch = usable[start : start + BATCH]
         texts = [joined_captions([c["text"] for c in p.captions]) for p in batch]
         text_vectors = index.text_vectors(texts)
@@ -190,6 +219,8 @@ def _evaluate_category(
                 log.add(str(pair.id), category=category, reference=pair.reference_id,
                         target=pair.target_id, texts=[c["text"] for c in pair.captions],
                         ranks=[rank], top_ids=top, top_scores=scored[n][:depth])
+        if progress is not None:
+            progress(min(start + BATCH, len(usable)))
     return CategoryResult(category, ranks, len(allowed), len(pairs) - len(usable))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from studio.errors import StudioError
+from studio.experiments.stopped import mark_stopped, should_stop
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
@@ -45,15 +46,18 @@ def _rank_pairs(
     progress: ProgressCallback,
     cancel: CancelToken | None,
     log: QueryLog | None = None,
-) -> list[tuple[ExportedPair, list[str]]]:
-    """Each usable pair with its full ranking (best first) over its category/split gallery;
-    ``log`` keeps each query's rank and top results as it goes."""
+    keep_partial: bool = False,
+) -> tuple[list[tuple[ExportedPair, list[str]]], bool]:
+    """Each usable pair with its full ranking (best first) over its category/split gallery,
+    and whether the run was stopped before its end (``keep_partial``: a cancel ends it with
+    the queries done; ``studio.experiments.stopped``); ``log`` keeps each query's rank and
+    top results as it goes."""
     composer = context.strategy(strategy)
     index = context.index
-    ranked = []
+    ranked: list[tuple[ExportedPair, list[str]]] = []
     for done, pair in enumerate(pairs, start=1):
-        if cancel is not None and done % 50 == 0:
-            cancel.raise_if_cancelled()
+        if should_stop(cancel, keep_partial, len(ranked)):
+            return ranked, True
         text = joined_captions([c["text"] for c in pair.captions])
         try:
             reference = index.image_vector(pair.reference_id)
@@ -76,7 +80,7 @@ def _rank_pairs(
                     ranks=[rank], top_ids=ids[: log.keep_top],
                     top_scores=scores[: log.keep_top])
         progress(done, len(pairs), f"query {done} of {len(pairs)}")
-    return ranked
+    return ranked, False
 
 
 def _evaluable(context: SessionContext, source: str | None) -> list[ExportedPair]:
@@ -102,10 +106,14 @@ def evaluate_cirr(
     progress: ProgressCallback = no_progress,
     cancel: CancelToken | None = None,
     log: QueryLog | None = None,
+    keep_partial: bool = False,
 ) -> dict[str, Any]:
+    """CIRR's figures; ``keep_partial``: a cancel ends the run with the queries done, its
+    figures over those and the report marked stopped."""
     pairs = _evaluable(context, source)
-    ranked = _rank_pairs(context, pairs, strategy, keep_reference=False, progress=progress,
-                         cancel=cancel, log=log)
+    ranked, stopped = _rank_pairs(context, pairs, strategy, keep_reference=False,
+                                  progress=progress, cancel=cancel, log=log,
+                                  keep_partial=keep_partial)
     if not ranked:
         split = ", ".join(sorted({p.split or "(no split)" for p in pairs}))
         raise NothingToEvaluate(
@@ -120,11 +128,14 @@ def evaluate_cirr(
         if members:
             subset_ranks.append(_rank([i for i in ids if i in members], pair.target_id or ""))
     size = round(sum(len(ids) for _, ids in ranked) / max(1, len(ranked)))
-    return {
+    report = {
         "protocol": "cirr", "strategy": strategy, "model": context.model_name,
         **{f"recall@{k}": recall_at(ranks, k).to_json() for k in CIRR_KS},
         **{f"recall_subset@{k}": recall_at(subset_ranks, k).to_json() for k in SUBSET_KS},
         "percentile": percentile(ranks, max(1, size)).to_json(),
         "queries": len(ranked), "subset_queries": len(subset_ranks),
-        "skipped_without_image": len(pairs) - len(ranked),
+        "skipped_without_image": 0 if stopped else len(pairs) - len(ranked),
     }
+    if stopped:
+        mark_stopped(report, len(ranked), len(pairs), f"CIRR · {strategy}")
+    return report

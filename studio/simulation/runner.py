@@ -194,10 +194,14 @@ def run_simulation(
         result.queries.append({"target": target, "start": start, "ranks": ranks})
         if log is not None:
             last = session.turns[-1].results if session.turns else []
+            # Each composed turn's reference, so the dialog can be replayed as it ran.
+            referenced = {turn["turn"]: turn["reference"] for turn in said}
+            references = [] if config.simulator == "chat" else \
+                [referenced.get(n) for n in range(1, len(texts) + 1)]
             log.add(f"{start}>{target}", category=category,
                     reference=start if config.simulator != "chat" else None, target=target,
                     texts=texts, ranks=ranks, top_ids=[hit.id for hit in last],
-                    top_scores=[hit.score for hit in last])
+                    top_scores=[hit.score for hit in last], references=references)
         progress(number, len(dialogs), f"dialog {number} of {len(dialogs)}")  # the job names the run
     result.seconds = time.perf_counter() - started
     return result

@@ -134,11 +134,25 @@ def test_a_run_without_queries_says_so(qtbot, workspace, services, tmp_path: Pat
     assert "run before this version" in browser.header.text()
 
 
-def test_open_in_retrieval_starts_a_session_from_the_query(
-        window, qtbot, event_loop_qt, two_runs: Path) -> None:
+@pytest.fixture(scope="module")
+def three_turn_run(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("dialogs") / "demo"
+    shutil.copytree(indexed_demo_template, project)
+    assert main(["simulate", "--project", str(project), "--strategy", "sum",
+                 "--turns", "3", "--n", "12", "--split", "all", "--keep-top", "20"]) == 0
+    return project
+
+
+def test_open_in_retrieval_replays_the_whole_dialog(
+        window, qtbot, event_loop_qt, three_turn_run: Path) -> None:
+    """A simulated dialog opened in Retrieval runs again turn by turn, each from its stored
+    reference with its stored text: three turns in the timeline, the stored rank after the
+    last, and the person goes on by hand from there (a result clicked is the next reference)."""
+    from tests.gui.async_helpers import run_until
     from tests.gui.test_retrieval_pane import open_retrieval
 
-    pane = open_retrieval(window, qtbot, event_loop_qt, two_runs)
+    pane = open_retrieval(window, qtbot, event_loop_qt, three_turn_run)
+    pane.strategy.setCurrentIndex(pane.strategy.findData("history"))  # not the run's
     pane.tabs.setCurrentWidget(pane.experiments)
     pane.experiments.refresh()
     pane.experiments.runs.setCurrentRow(0)
@@ -146,13 +160,24 @@ def test_open_in_retrieval_starts_a_session_from_the_query(
     assert browser is not None
     qtbot.addWidget(browser)
     qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
-    assert not browser.open_retrieval.isEnabled() or browser.view.currentIndex().isValid()
-    browser.view.selectRow(2)
-    row = browser.table.row(browser.model.queries.table_row(2))
+    model = browser.model
+    for view_row in range(model.rowCount()):  # worst first: a dialog that ran three turns
+        row = browser.table.row(model.queries.table_row(view_row))
+        if len(row["texts"]) == 3 and all(row["texts"]) and row["rank"] and row["rank"] > 1:
+            break
+    else:
+        pytest.fail("no simulated dialog of three turns")
+    browser.view.selectRow(view_row)
     assert browser.open_retrieval.isEnabled()
     qtbot.mouseClick(browser.open_retrieval, Qt.MouseButton.LeftButton)
     assert pane.tabs.currentIndex() == 0  # Search
-    assert pane.pending_reference == row["reference"]
+    run_until(event_loop_qt, lambda: pane.timeline.count() == 3 and not pane._turn_running)
+    turns = pane.session.turns
+    assert [t.text for t in turns] == row["texts"]
+    assert turns[0].reference_id == row["reference"]
+    assert [t.target_rank for t in turns] == row["ranks"]
     assert pane.session.target_id == row["target"]
-    assert pane.text.text() == row["texts"][0]  # the first turn, to run by hand
-    assert not pane.session.turns
+    assert f"target rank {row['rank']}" in pane.timeline.item(2).text()
+    chosen = pane.results.hit_id(0)
+    pane.choose_result(chosen)  # on by hand from the last turn
+    assert pane.pending_reference == chosen

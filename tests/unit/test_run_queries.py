@@ -169,6 +169,50 @@ def test_a_simulation_stopped_by_hand_is_stored_with_the_dialogs_it_finished(
         assert [r["id"] for r in list_runs(project)][-1] == run_id
 
 
+@pytest.mark.parametrize("protocol", ["fashioniq", "cirr"])
+def test_an_evaluation_stopped_by_ctrl_c_keeps_the_queries_it_did(
+        indexed, protocol: str, monkeypatch, capsys) -> None:  # noqa: F811
+    """A first Ctrl+C stops ``evaluate`` after the query (Fashion IQ: the batch) under way;
+    the run is stored marked stopped with the queries done, its figures are over those,
+    and the runs list and ``experiments queries`` say so."""
+    import os
+    import signal
+
+    from studio.cli.progress import TerminalProgress
+    from studio.experiments.evaluation_runs import evaluation_lines
+
+    project, _ = indexed
+    draw = TerminalProgress.__call__
+    pressed: list[int] = []
+
+    def ctrl_c_after_five(self, done: int, total: int, message: str = "") -> None:
+        draw(self, done, total, message)
+        if done >= 5 and not pressed:  # the person presses Ctrl+C once
+            pressed.append(done)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(TerminalProgress, "__call__", ctrl_c_after_five)
+    assert main(["evaluate", protocol, "--project", str(project)]) == 0
+    out = capsys.readouterr().out
+    run_id, table = last_run(project)
+    assert table is not None and len(table) == pressed[0] < 19
+    with Project.open(project) as opened:
+        run = list_runs(opened)[-1]
+    summary = run["summary"]
+    assert summary["stopped"] == {"finished": len(table), "planned": 19}
+    assert summary["label"].endswith("(stopped)")
+    assert f"Stopped after {len(table)} of 19 queries" in out
+    if protocol == "cirr":  # the figures are over the queries done
+        assert summary["queries"] == len(table)
+        assert summary["recall@10"]["value"] == pytest.approx(table.hits(10).mean())
+    else:
+        assert sum(c["queries"] for c in summary["categories"].values()) == len(table)
+        assert summary["average"]["R@10"] == pytest.approx(100 * table.hits(10).mean())
+    assert f"stopped after {len(table)} of 19" in " · ".join(evaluation_lines(run))
+    assert main(["experiments", "queries", "--project", str(project), str(run_id)]) == 0
+    assert f"stopped after {len(table)} of 19 queries" in capsys.readouterr().out
+
+
 def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) -> None:
     """The top K ids and scores are most of a run's file: the list opens without them,
     a query shows its own (from any row group), and an export still has every column."""

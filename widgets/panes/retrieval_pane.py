@@ -223,9 +223,12 @@ class RetrievalPane(Pane):
 
     def open_query(self, query: dict) -> bool:
         """Experiments → Queries… → *Open in Retrieval*: a composed session from a stored
-        query, its reference as the first reference, its target as the one to find (when
-        indexed) and its caption(s) — a dialog's first turn — in the text box to run or
-        edit; the person goes on by hand (a result clicked is the next reference)."""
+        query, its reference as the first reference and its target as the one to find
+        (when indexed), with the run's strategy. A composed dialog (a simulation) runs
+        again turn by turn from its stored references and texts (``replay_dialog``), so
+        the timeline shows the rank after each turn; a single-turn query's caption(s) wait
+        in the text box to run or edit. Either way the person goes on by hand (a result
+        clicked is the next reference)."""
         controller = self.controller
         self.tabs.setCurrentIndex(0)
         if self._turn_running:
@@ -238,6 +241,9 @@ class RetrievalPane(Pane):
             self.controls.mode.blockSignals(True)
             self.controls.mode.setCurrentIndex(0)  # Composed: reference and text per turn
             self.controls.mode.blockSignals(False)
+        strategy = self.controls.strategy.findData(query.get("strategy"))
+        if strategy >= 0:  # the run's own, so the ranks are the run's
+            self.controls.strategy.setCurrentIndex(strategy)
         indexed = set(controller.context.index.image_ids)
         target = query.get("target")
         if not self._start(target if target in indexed else None):
@@ -250,11 +256,58 @@ class RetrievalPane(Pane):
                 self.status.setText(str(error))
         self._show_reference()
         texts = [t for t in query.get("texts", []) if t]
-        self.text.setText((texts[0] if query.get("dialog") else " and ".join(texts))
-                          if texts else "")
-        self.status.setText(f"Query {query.get('query', '')} of run #{query.get('run', '?')}: "
-                            "Enter runs its text; a result clicked is the next reference.")
+        where = f"Query {query.get('query', '')} of run #{query.get('run', '?')}"
+        steps = dialog_steps(query) if query.get("dialog") else []
+        if steps:
+            self.replay_dialog(steps, where)
+            return True
+        self.text.setText(" and ".join(texts))
+        self.status.setText(f"{where}: Enter runs its text; a result clicked is the next "
+                            "reference.")
         return True
+
+    @asyncSlot()
+    async def replay_dialog(self, steps: list[tuple[str | None, str]], where: str = "") -> None:
+        """Run a stored dialog's turns again, one job each on the model lane (the same
+        turns a person types: planned off the UI thread, applied here), each from its
+        stored reference (None: the previous turn's top result, as the simulated user
+        chose). Cancel (the job's) stops after the turn under way; the turns done stay."""
+        controller = self.controller
+        if controller is None or self._turn_running:
+            return
+        self._set_turn_running(True)
+        done, total = 0, len(steps)
+        try:
+            for number, (reference, text) in enumerate(steps, start=1):
+                last = controller.last_turn
+                if last is not None:  # the reference this turn was run from
+                    chosen = reference or (last.results[0].id if last.results else None)
+                    if chosen is not None:
+                        controller.choose(chosen)
+                elif reference is not None:
+                    controller.set_reference(reference)
+                planned = await self.runner.run(
+                    f"Replaying turn {number} of {total}",
+                    _turn_job(controller, text, (number - 1, total)))
+                if controller is not self.controller or not isValid(self):
+                    return  # another project or model was loaded meanwhile
+                self._show_turn(controller.apply_turn(planned))
+                done = number
+        except JobCancelled:
+            pass
+        except StudioError as error:
+            if isValid(self):
+                self.status.setText(f"{where}: turn {done + 1} could not run again: {error}")
+            return
+        finally:
+            if isValid(self):
+                self._set_turn_running(False)
+        if not isValid(self) or controller is not self.controller:
+            return
+        rank = controller.rank_text(revealed=True)
+        stopped = "" if done == total else f" (stopped after {done} of {total})"
+        self.status.setText(f"{where}: replayed {done} turn{'s' if done != 1 else ''}"
+                            f"{stopped} · {rank}. A result clicked is the next reference.")
 
     def _start(self, target: str | None = None) -> bool:
         controller = self.controller
@@ -460,10 +513,32 @@ class RetrievalPane(Pane):
                             if outcome == "saved" else "Already saved.")
 
 
-def _turn_job(controller: RetrievalController, text: str):
-    """The turn's search as a job: it reads the session and changes nothing."""
+def dialog_steps(query: dict) -> list[tuple[str | None, str]]:
+    """A stored composed dialog's turns to run again: (reference, text) each, up to the
+    first turn not run (the target was found before it). A log written before references
+    were kept gives None after the first: the previous turn's top result."""
+    if not query.get("reference"):
+        return []  # a chat: its rounds answered questions the log does not keep
+    references = list(query.get("references") or [])
+    steps: list[tuple[str | None, str]] = []
+    for number, text in enumerate(query.get("texts") or []):
+        if not text:
+            break
+        reference = references[number] if number < len(references) else None
+        steps.append((reference or (query["reference"] if number == 0 else None), text))
+    return steps
+
+
+def _turn_job(controller: RetrievalController, text: str,
+              step: tuple[int, int] | None = None):
+    """The turn's search as a job: it reads the session and changes nothing. ``step``
+    (done, total) is a replay's progress; a cancel during the search drops its result."""
 
     def job(*, progress, cancel):
-        return controller.plan_turn(text)
+        if step is not None:
+            progress(*step, f"turn {step[0] + 1} of {step[1]}")
+        planned = controller.plan_turn(text)
+        cancel.raise_if_cancelled()
+        return planned
 
     return job
