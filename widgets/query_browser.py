@@ -26,7 +26,7 @@ from studio.errors import StudioError
 from studio.experiments.compare import compare_runs
 from studio.experiments.query_list import QueryList
 from studio.experiments.query_log import NO_QUERIES, QueryTable, run_queries
-from studio.experiments.stopped import stopped_text
+from studio.stopped_runs import stopped_text
 from widgets.query_detail_view import QueryDetailView
 from widgets.query_table_model import QueryTableModel
 

@@ -18,10 +18,10 @@ import numpy as np
 
 from studio.chatir.importer import META_KEY
 from studio.errors import StudioError
-from studio.experiments.stopped import mark_stopped, should_stop
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
 from studio.simulation.metrics import mean_rank, percentile, recall_at, wilson
+from studio.stopped_runs import mark_stopped, should_stop
 from studio.store import Project
 from studio.store.galleries import gallery as gallery_ids
 from studio.store.repos import sessions as sessions_repo

@@ -20,11 +20,11 @@ import numpy as np
 
 from studio.circo.metrics import TOP, Query, SubmissionError, read_submission, score
 from studio.errors import StudioError
-from studio.experiments.stopped import mark_stopped, should_stop
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.importers.circo import GALLERY, SOURCE, is_hidden_split
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.strategies import TurnInput, rerank
+from studio.stopped_runs import mark_stopped, should_stop
 from studio.store import Project
 from studio.store.galleries import gallery as gallery_ids
 
@@ -157,7 +157,7 @@ def evaluate_circo(
 ) -> dict[str, Any]:
     """The authors' figures for the project's model and strategy on ``split``;
     ``keep_partial``: a cancel ends the run with the queries done, the figures over
-    those and the report marked stopped (``studio.experiments.stopped``)."""
+    those and the report marked stopped (``studio.stopped_runs``)."""
     pairs = circo_pairs(context.project, split)
     queries = scored_queries(pairs, split)
     rankings, by_caption, gallery = rank_circo(context, pairs, strategy,

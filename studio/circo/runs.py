@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.stopped_runs import queries_line
+
 KIND = "evaluate-circo"
 
 
 def run_lines(run: dict[str, Any]) -> list[str]:
     """["#4 · 2026-11-25 00:40", "CIRCO val · sum", "220 queries", "mAP@10 … · R@10 …"]."""
-    from studio.experiments.evaluation_runs import queries_line
-
     summary = run["summary"]
     when = str(run.get("created_at", ""))[:16].replace("T", " ")
     how = summary.get("strategy") or f"submission {summary.get('predictions', '?')}"

@@ -41,7 +41,7 @@ def run_evaluate_chatir(args: argparse.Namespace) -> int:
     if args.png:
         save_hits_plot(args.png, report)
     print(table(report))
-    from studio.experiments.stopped import stopped_text
+    from studio.stopped_runs import stopped_text
 
     for name, summary in report["datasets"].items():
         said = stopped_text(summary, "dialogs")

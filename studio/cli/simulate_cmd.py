@@ -246,7 +246,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 def _say_stopped(report: dict) -> None:
     """An evaluation stopped by a first Ctrl+C says so under its figures."""
-    from studio.experiments.stopped import stopped_text
+    from studio.stopped_runs import stopped_text
 
     said = stopped_text(report)
     if said:

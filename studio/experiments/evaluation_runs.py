@@ -10,6 +10,7 @@ from typing import Any
 
 from studio.circo.runs import KIND as CIRCO
 from studio.circo.runs import run_lines as circo_lines
+from studio.stopped_runs import queries_line
 
 FASHIONIQ = "evaluate-fashioniq"
 CIRR = "evaluate-cirr"
@@ -37,14 +38,6 @@ def evaluation_lines(run: dict[str, Any]) -> list[str]:
             f"R@{k} {_figure(summary.get(f'recall@{k}', {}).get('value'))}"
             for k in (1, 5, 10, 50))
     return [f"#{run['id']} · {when}", what, queries_line(summary, queries), figures]
-
-
-def queries_line(summary: dict[str, Any], queries: int) -> str:
-    """ "4181 queries", or for a run stopped by hand "6 queries (stopped after 6 of 19)"."""
-    stopped = summary.get("stopped")
-    if not stopped:
-        return f"{queries} queries"
-    return f"{queries} queries (stopped after {stopped['finished']} of {stopped['planned']})"
 
 
 def _figure(value: Any) -> str:

@@ -23,7 +23,7 @@ by its ``with`` block, so what it finished stays a readable file
 (``<cache>/queries/unfinished-*.parquet``). A simulation stopped by hand (Cancel in the
 Experiments tab, a first Ctrl+C in a terminal) ends with the dialogs it finished, and an
 evaluation (``evaluate fashioniq|cirr|circo|chatir``, a first Ctrl+C) with the queries it
-did; either is stored like any run, marked stopped (``studio.experiments.stopped``).
+did; either is stored like any run, marked stopped (``studio.stopped_runs``).
 
 pyarrow is imported inside the functions, so the CLI's ``--help`` stays instant.
 """
@@ -79,7 +79,7 @@ def caption_flag_kinds(texts: Sequence[str]) -> list[str]:
     """The kinds of the automatic caption flags of a query's captions (each caption
     checked against the others), each once, in the order they first come."""
     from studio.captions.flags import text_flags
-    from studio.captions.reading import read_caption
+    from studio.language.reader import read_caption
 
     readings: dict[str, Any] = {}
 

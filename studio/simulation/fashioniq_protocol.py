@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from studio.errors import StudioError
-from studio.experiments.stopped import mark_stopped, should_stop
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
 from studio.sessions.strategies import TurnInput, rerank
+from studio.stopped_runs import mark_stopped, should_stop
 from studio.store.galleries import gallery as gallery_ids
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def evaluate_fashioniq(
     """The paper's table for one split; see the module docstring. ``log`` keeps every
     query's rank and top results (``studio.experiments.query_log``). ``keep_partial``: a
     cancel ends the run after the batch under way, the table over the queries (and
-    categories) done and marked stopped (``studio.experiments.stopped``)."""
+    categories) done and marked stopped (``studio.stopped_runs``)."""
     cancel = cancel or CancelToken()
     by_category = _queries(context, split, category, source)
     total = sum(len(pairs) for pairs in by_category.values())

@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from studio.errors import StudioError
-from studio.experiments.stopped import mark_stopped, should_stop
 from studio.exporters.common import ExportedPair, iter_pairs
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
 from studio.sessions.strategies import TurnInput, rerank
 from studio.simulation.fashioniq_protocol import NothingToEvaluate, evaluate_fashioniq
 from studio.simulation.metrics import percentile, recall_at
+from studio.stopped_runs import mark_stopped, should_stop
 
 if TYPE_CHECKING:
     from studio.experiments.query_log import QueryLog
@@ -50,7 +50,7 @@ def _rank_pairs(
 ) -> tuple[list[tuple[ExportedPair, list[str]]], bool]:
     """Each usable pair with its full ranking (best first) over its category/split gallery,
     and whether the run was stopped before its end (``keep_partial``: a cancel ends it with
-    the queries done; ``studio.experiments.stopped``); ``log`` keeps each query's rank and
+    the queries done; ``studio.stopped_runs``); ``log`` keeps each query's rank and
     top results as it goes."""
     composer = context.strategy(strategy)
     index = context.index

@@ -277,7 +277,8 @@ def test_the_thread_checker_sees_threads_pools_and_executors(tmp_path: Path) -> 
 # higher one. Each import is mapped by its longest listed prefix (``importers.formats``
 # before ``importers``); every module under studio/ must have one. Why each rank:
 #
-# 0 kernel and store: errors, jobs, events, settings, the store: what every feature needs
+# 0 kernel and store: errors, jobs (and what a stopped run keeps), events, settings, the
+#   store: what every feature needs
 #   and what knows no feature (the store keeps rows, not rules).
 # 1 language: the reader, lexicon, turn grammar, phrasing and captioner; pure text, so
 #   every feature that reads or writes people's words can use it.
@@ -299,7 +300,7 @@ def test_the_thread_checker_sees_threads_pools_and_executors(tmp_path: Path) -> 
 RANKS = {
     # 0 kernel and store
     "__init__": 0, "errors": 0, "timeouts": 0, "jobs": 0, "events": 0, "project_events": 0,
-    "hashing": 0, "settings": 0, "store": 0, "workspace": 0,
+    "hashing": 0, "settings": 0, "store": 0, "workspace": 0, "stopped_runs": 0,
     # 1 language
     "language": 1, "wording": 1,
     # 2 search

@@ -42,3 +42,11 @@ def stopped_text(summary: dict[str, Any], unit: str = "queries") -> str | None:
         return None
     return (f"Stopped after {stopped['finished']} of {stopped['planned']} {unit}; "
             f"its figures are over the {stopped['finished']} done.")
+
+
+def queries_line(summary: dict[str, Any], queries: int) -> str:
+    """ "4181 queries", or for a run stopped by hand "6 queries (stopped after 6 of 19)"."""
+    stopped = summary.get("stopped")
+    if not stopped:
+        return f"{queries} queries"
+    return f"{queries} queries (stopped after {stopped['finished']} of {stopped['planned']})"
