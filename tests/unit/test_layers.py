@@ -320,12 +320,13 @@ RANKS = {
 }
 # Upward imports kept on purpose, each with why: (importing module, imported module).
 ALLOWED: dict[tuple[str, str], str] = {
-    # The live caption rank scores with the session engine's pieces; issue 34 item 5 (one
-    # scorer) makes both call one function, and this rank moves up to retrieval with it.
-    ("captions.ranking", "sessions.constraints"): "live rank scores as sessions do (#34 item 5)",
-    ("captions.ranking", "sessions.scoring"): "live rank scores as sessions do (#34 item 5)",
-    ("captions.ranking", "sessions.setup"): "live rank scores as sessions do (#34 item 5)",
-    ("captions.ranking", "sessions.strategies"): "live rank scores as sessions do (#34 item 5)",
+    # The live caption rank scores through the session engine's scorer (one scorer, #34
+    # item 5). Moving the ranker up to retrieval means splitting it from its records
+    # (RankSettings, RankResult, read by the captions' stored ranks and flags): not yet.
+    ("captions.ranking", "sessions.constraints"): "the live rank uses the sessions' scorer",
+    ("captions.ranking", "sessions.scoring"): "the live rank uses the sessions' scorer",
+    ("captions.ranking", "sessions.setup"): "the live rank uses the sessions' scorer",
+    ("captions.ranking", "sessions.strategies"): "the live rank uses the sessions' scorer",
     # How the demo world's pictures are described (its catalog) lives with the demo that
     # draws them; the quality indicators read its phrases on demo projects only (a guarded
     # import that falls back to the value itself).
