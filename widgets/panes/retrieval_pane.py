@@ -41,6 +41,7 @@ from studio.sessions.engine import RetrievalSession, SessionTurn
 from studio.sessions.questioner import Question
 from studio.sessions.strategies import STRATEGIES, strategy_names
 from studio.store import Project
+from studio.wording import count
 from widgets import actions
 from widgets.experiments_view import ExperimentsView
 from widgets.panes.pane import Pane, empty_state
@@ -306,7 +307,7 @@ class RetrievalPane(Pane):
             return
         rank = controller.rank_text(revealed=True)
         stopped = "" if done == total else f" (stopped after {done} of {total})"
-        self.status.setText(f"{where}: replayed {done} turn{'s' if done != 1 else ''}"
+        self.status.setText(f"{where}: replayed {count(done, 'turn')}"
                             f"{stopped} · {rank}. A result clicked is the next reference.")
 
     def _start(self, target: str | None = None) -> bool:
