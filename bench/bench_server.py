@@ -552,9 +552,10 @@ def main() -> int:
             + markdown_table(["endpoint", "requests", "p50 ms", "p95 ms"], rows)
             + f"\n\nRun: `python bench/bench_server.py --annotators {args.annotators} "
             f"--reviewers {args.reviewers} --raters {args.raters} --studios {args.studios} "
-            f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs}`. p95 includes "
-            "the waits for the project's write lock on 2 cores shared with the 50 clients "
-            "and the database."
+            f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs}`. The times "
+            f"include queueing for the CPU: the server's workers, PostgreSQL and all "
+            f"{args.annotators} client processes (and the studios) share this machine's "
+            f"{os.cpu_count()} cores."
         )
         write_section("server", "Team server: annotators, reviewers and raters at once, "
                       "a worker killed (bench/bench_server.py)", body)

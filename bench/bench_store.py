@@ -75,7 +75,7 @@ def build_template(folder: Path, max_writers: int) -> Path:
 # -- one writer process ------------------------------------------------------------------
 
 
-def run_writer(location: str, index: int, seconds: float, start_at: float) -> None:
+def run_writer(location: str, index: int, seconds: float, start_at: float, writers: int) -> None:
     """Write until the deadline; one JSON line per acknowledged write, then a summary."""
     from studio.attributes.labels import review
     from studio.captions.store import save_draft, submit_caption
@@ -88,7 +88,9 @@ def run_writer(location: str, index: int, seconds: float, start_at: float) -> No
     with Project.open(location) as project:
         pairs = [row[0] for row in project.db.execute("SELECT id FROM pairs ORDER BY id")]
         images = [image.id for image in project.iter_images()]
-        mine = images[index :: 16]  # label decisions: images no other writer touches
+        # Label decisions on images no other writer touches (else the order of two
+        # writers' decisions on one image is unknown here and "lost" counts a later one).
+        mine = images[index :: max(16, writers)]
         items = []
         item = next_item(project, RATERS_SAMPLE, name)
         if item is not None:
@@ -191,7 +193,8 @@ def run_case(location: str, writers: int, seconds: float) -> dict[str, Any]:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     processes = [
         subprocess.Popen(
-            [sys.executable, __file__, "--worker", location, str(i), str(seconds), str(start_at)],
+            [sys.executable, __file__, "--worker", location, str(i), str(seconds), str(start_at),
+             str(writers)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )
         for i in range(writers)
@@ -227,7 +230,9 @@ def run_case(location: str, writers: int, seconds: float) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worker", nargs=4, metavar=("LOCATION", "INDEX", "SECONDS", "START"))
+    parser.add_argument(
+        "--worker", nargs=5, metavar=("LOCATION", "INDEX", "SECONDS", "START", "WRITERS")
+    )
     parser.add_argument("--writers", default="1,4,16")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--engines", default="sqlite,postgresql")
@@ -235,8 +240,8 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
     args = parser.parse_args()
     if args.worker:
-        location, index, seconds, start = args.worker
-        run_writer(location, int(index), float(seconds), float(start))
+        location, index, seconds, start, writers = args.worker
+        run_writer(location, int(index), float(seconds), float(start), int(writers))
         return 0
 
     import cir_pg_engine
