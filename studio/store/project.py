@@ -529,17 +529,18 @@ class Project:
             raise ProjectError("A person needs a name.")
         if role not in ROLES:
             raise ProjectError(f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
-        # People are never deleted or changed, so a row this thread found and did not
-        # insert itself is committed for good: it is not asked for again (one statement
-        # fewer per caption write). One this thread inserted may still be rolled back.
+        # People are never deleted or changed: a row read outside a transaction is
+        # committed for good, and this thread keeps it (one statement fewer per caption
+        # write). Inside one it may be that transaction's own insert, which a rollback
+        # undoes: read, never kept.
         known_people: dict[str, Person] = self._local.__dict__.setdefault("people", {})
-        inserted: set[str] = self._local.__dict__.setdefault("inserted_people", set())
         if name in known_people:
             return known_people[name]
+        committed = not self.db.conn.in_transaction
         known = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
         if known:
             person = Person.from_row(known[0])  # nothing to write (works read-only too)
-            if name not in inserted:
+            if committed:
                 known_people[name] = person
             return person
         with self.writing():
@@ -549,7 +550,6 @@ class Project:
                 [name, role, utc_now()],
             )
             if cursor.rowcount:
-                inserted.add(name)
                 self._pending_kinds().add("people")
         rows = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
         return Person.from_row(rows[0])

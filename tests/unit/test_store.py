@@ -120,6 +120,19 @@ def test_people_are_unique_by_name_and_roles_checked(project: Project) -> None:
     assert [p.name for p in project.people()] == ["Ana"]
 
 
+def test_a_person_added_in_a_rolled_back_change_is_added_again(project: Project) -> None:
+    """A person inserted, or first seen, inside a change that is then undone must not be
+    remembered: the next caption would name a person id that no longer exists."""
+    with pytest.raises(RuntimeError), project.writing("captions"):
+        inside = project.ensure_person("Cleo", "annotator")
+        assert project.ensure_person("Cleo", "annotator") == inside  # seen again inside
+        raise RuntimeError("the caption's rule refused it")
+    assert [p.name for p in project.people()] == []
+    again = project.ensure_person("Cleo", "annotator")
+    assert [p.id for p in project.people()] == [again.id]
+    assert project.ensure_person("Cleo", "annotator") == again
+
+
 def test_unicode_text_round_trips(project: Project) -> None:
     project.add_images([ImageRecord(id="ü-1", path="ü/ß.jpg", title="Robe à fleurs 👗")])
     assert project.image("ü-1").title == "Robe à fleurs 👗"
