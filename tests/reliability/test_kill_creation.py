@@ -34,21 +34,19 @@ def assert_no_project_or_a_complete_one(path: Path, image_root: Path, name: str)
 @pytest.mark.sqlite_only  # kills before each SQLite call; PostgreSQL: test_kill_copy
 def test_create_killed_before_each_of_its_writes(tmp_path: Path) -> None:
     images = make_images(tmp_path / "images", 1)
-    counting = worker("create", tmp_path / "count" / "project.cirdb", images, 0)
-    out, err = counting.communicate(timeout=60)
-    assert counting.returncode == 0, err
-    calls = int(out.split()[-1])
+    process = worker("create-killed", tmp_path / "kills", images)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    lines = out.splitlines()
+    calls = int(lines[0].split()[-1])
     assert calls > 10  # connect, pragmas, migrations, meta, checkpoint, link …
+    attempts = [tuple(map(int, line.split())) for line in lines[1:]]
+    assert [kill_at for kill_at, _ in attempts][:3] == [1, 2, 3]
+    assert attempts[-1][0] == calls
     outcomes = []
-    # Every call of the first and last 30 (connect, pragmas, meta, checkpoint, link …) and
-    # every 5th between: those are the statements of the one migration transaction in the
-    # temporary file (the Alembic chain runs each DDL statement as a call of its own), where
-    # a kill at any of them leaves the same thing: no project.
-    for kill_at in sorted({*range(1, 31), *range(31, calls - 30, 5), *range(calls - 30, calls + 1)}):
-        path = tmp_path / f"k{kill_at}" / "project.cirdb"
-        process = worker("create", path, images, kill_at)
-        process.communicate(timeout=60)
-        assert process.returncode == -signal.SIGKILL
+    for kill_at, ended_by in attempts:
+        assert ended_by == signal.SIGKILL, f"attempt {kill_at} was not killed"
+        path = tmp_path / "kills" / f"k{kill_at}" / "project.cirdb"
         outcomes.append(assert_no_project_or_a_complete_one(path, images, "Complete"))
         if outcomes[-1] == "none":  # the next attempt succeeds and clears the leftovers
             Project.create(path, name="Complete", image_root=images).close()
