@@ -3,8 +3,8 @@
 
     python3 dev.py studio [ARGS...]   open CIR Studio on the demo project (or pass ARGS)
     python3 dev.py test [PYTEST ARGS] run ruff, mypy, the manual's strict build and the
-                                      whole test suite headless, then tests/unit and
-                                      tests/reliability on PostgreSQL
+                                      whole test suite headless, and the store's contract
+                                      and end-to-end set again on PostgreSQL
     python3 dev.py test --fast        the same without the tests marked slow (the
                                       edit-test loop; CI runs the full command)
     python3 dev.py docs [serve]       build the manual into resources/manual/ (what
@@ -85,6 +85,34 @@ def run_docs(args: list[str]) -> int:
 PARALLEL = ["-n", "2", "--dist", "loadfile"]
 
 
+class Phase:
+    """One pytest run of ``dev.py test``, started now; ``log`` keeps its output for later
+    (a phase that runs beside another), otherwise it prints as it goes."""
+
+    def __init__(self, name: str, suite: list[str], env: dict[str, str], home: Path,
+                 log: Path | None = None) -> None:
+        self.name, self.log, self.started = name, log, time.monotonic()
+        self.finished = home / f"finished-{name.replace(' ', '-')}"
+        output = log.open("w", encoding="utf-8") if log else None
+        self.process = subprocess.Popen(  # the slowest tests of each phase: where time goes
+            [str(PYTHON), "-m", "pytest", "--durations=15", *suite], cwd=ROOT,
+            env={**env, "CIR_STUDIO_TEST_FINISHED": str(self.finished)},
+            stdout=output, stderr=subprocess.STDOUT if output else None,
+        )
+        if output:
+            output.close()
+
+    def wait(self) -> tuple[str, float, int]:
+        code = self.process.wait()
+        seconds = time.monotonic() - self.started
+        if self.log:
+            print(f"\n{self.name}:\n{self.log.read_text(encoding='utf-8')}", flush=True)
+        if not self.finished.exists():  # died before its summary (a crash may exit 0)
+            print(f"\n{self.name}: pytest ended before its summary (exit {code}): FAILED")
+            code = code or 1
+        return self.name, seconds, code
+
+
 def run_tests(args: list[str]) -> int:
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
@@ -93,48 +121,48 @@ def run_tests(args: list[str]) -> int:
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
-    with tempfile.TemporaryDirectory(prefix="cir-studio-test-home-") as home:
-        env["CIR_STUDIO_HOME"] = home
+    with tempfile.TemporaryDirectory(prefix="cir-studio-test-home-") as home_name:
+        home = Path(home_name)
+        env["CIR_STUDIO_HOME"] = home_name
         lint = subprocess.call([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT, env=env)
-        # Types of the Qt-free core ([tool.mypy] in pyproject.toml); a type error fails the run.
-        lint = subprocess.call([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env) or lint
+        # Types of the Qt-free core ([tool.mypy] in pyproject.toml); a type error fails the
+        # run. It checks beside the tests (a cold check is a minute and a half of CPU).
+        mypy_log = home / "mypy.log"
+        with mypy_log.open("w", encoding="utf-8") as output:
+            mypy = subprocess.Popen([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env,
+                                    stdout=output, stderr=subprocess.STDOUT)
         if args:  # a developer's own selection runs as given
             command = [str(PYTHON), "-m", "pytest", *selection, *args]
-            return subprocess.call(command, cwd=ROOT, env=env) or lint
-        core = ["tests/unit", "tests/reliability"]
-        # The SQLite phase notes which tests opened a project (in any process); the
-        # PostgreSQL phase runs those again, every project on a throwaway server (pgserver
-        # wheel, one per worker, started by tests/conftest.py). A test that opened none runs
-        # the same code on both engines; without the note (a phase died) all run again.
-        record = {"CIR_STUDIO_TEST_ENGINE_RECORD": str(Path(home) / "engine-record")}
-        phases = [
-            ("core suites on SQLite", [*PARALLEL, *selection, *core, "tests/packaging"],
-             {**env, **record}),
-            ("GUI suite", ["-q", *selection, "tests/gui"], env),
-            ("core suites on PostgreSQL", [*PARALLEL, *selection, *core],
-             {**env, **record, "CIR_STUDIO_TEST_ENGINE": "postgresql"}),
-        ]
-        results, timings = [], []
+            code = subprocess.call(command, cwd=ROOT, env=env)
+            print(mypy_log.read_text(encoding="utf-8") if mypy.wait() else "", end="")
+            return code or lint or mypy.returncode
+        timings = []
         started = time.monotonic()  # the manual first: seconds, and it fails fast
-        manual = build_manual(Path(home) / "manual", env)
-        results.append(manual)
+        manual = build_manual(home / "manual", env)
         timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
-        for name, suite, phase_env in phases:
-            started = time.monotonic()
-            finished = Path(home) / f"finished-{len(results)}"
-            code = subprocess.call(  # the slowest tests of each phase: where its time goes
-                [str(PYTHON), "-m", "pytest", "--durations=15", *suite], cwd=ROOT,
-                env={**phase_env, "CIR_STUDIO_TEST_FINISHED": str(finished)},
-            )
-            if not finished.exists():  # died before its summary (a crash may exit 0)
-                print(f"\n{name}: pytest ended before its summary (exit {code}): FAILED")
-                code = code or 1
-            results.append(code)
-            timings.append((name, time.monotonic() - started, code))
+        core = Phase("core suites on SQLite",
+                     [*PARALLEL, *selection, "tests/unit", "tests/reliability",
+                      "tests/packaging"], env, home)
+        timings.append(core.wait())
+        # The GUI suite and the PostgreSQL set run side by side, one process each: the GUI
+        # suite waits on Qt's event loop much of the time and the other on its server.
+        # PostgreSQL: the store's contract and the chosen end-to-end set (the tests marked
+        # ``engines``, listed with their reasons in tests/conftest.py), each project on a
+        # throwaway server (pgserver wheel, started by tests/conftest.py).
+        postgresql = Phase("contract and end-to-end set on PostgreSQL",
+                           ["-q", "-m", " and ".join(["engines", *selection[1:]]),
+                            "tests/unit", "tests/reliability"],
+                           {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}, home,
+                           log=home / "postgresql.log")
+        gui = Phase("GUI suite", ["-q", *selection, "tests/gui"], env, home)
+        timings += [gui.wait(), postgresql.wait()]
+        mypy.wait()
+        print(f"\nmypy:\n{mypy_log.read_text(encoding='utf-8')}", end="")
         print("\nPhases:")
         for name, seconds, code in timings:
-            print(f"  {name:<28} {seconds / 60:5.1f} min  {'passed' if code == 0 else 'FAILED'}")
-    return next((code for code in results if code), lint)
+            print(f"  {name:<42} {seconds / 60:5.1f} min  {'passed' if code == 0 else 'FAILED'}")
+    codes = [code for _, _, code in timings]
+    return next((code for code in codes if code), lint or mypy.returncode)
 
 
 def main(argv: list[str]) -> int:

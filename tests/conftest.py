@@ -10,8 +10,6 @@ controller writes the ``CIR_STUDIO_TEST_FINISHED`` marker.
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import shutil
 import sys
@@ -52,12 +50,6 @@ TEST_TIMEOUTS = {
 for _name, _value in TEST_TIMEOUTS.items():
     os.environ.setdefault(_name, _value)
 
-# ``dev.py test`` names a folder here in its SQLite and PostgreSQL phases: the first notes
-# which tests opened a project (on any engine, in any process), the second runs only those
-# again (see ``pytest_collection_modifyitems``).
-RECORD_VARIABLE = "CIR_STUDIO_TEST_ENGINE_RECORD"
-
-
 def worker_id(config: pytest.Config) -> str | None:
     """The xdist worker's name (``gw0``…), or None in the controller or a plain run."""
     workerinput = getattr(config, "workerinput", None)
@@ -75,8 +67,6 @@ def pytest_configure(config: pytest.Config) -> None:
         own = Path(home) / f"worker-{worker}"
         own.mkdir(parents=True, exist_ok=True)
         os.environ["CIR_STUDIO_HOME"] = str(own)
-    if _recording(config):
-        config.pluginmanager.register(OpenRecorder(config), "cir-open-recorder")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -89,105 +79,98 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         Path(marker).write_text(str(exitstatus), encoding="utf-8")
 
 
-def _recording(config: pytest.Config) -> bool:
-    """The SQLite phase of ``dev.py test`` records, in the processes that run tests."""
-    return (
-        bool(os.environ.get(RECORD_VARIABLE))
-        and not cir_pg_engine.engine_is_postgresql()
-        and (worker_id(config) is not None or config.getoption("numprocesses", None) in
-             (None, 0))
-    )
-
-
-class OpenRecorder:
-    """Which tests call ``Project.create`` / ``Project.open`` (the two functions the
-    PostgreSQL test engine replaces), in this process or a subprocess, in their setup, body
-    or teardown, or through a fixture that did (a session template, a module's project).
-    Written at the end as ``ran`` (every test that finished) and ``engine`` (those that
-    opened a project); a worker that dies writes nothing, so its tests are run again."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.folder = Path(os.environ[RECORD_VARIABLE])
-        self.name = worker_id(config) or "main"
-        self.logs = self.folder / f"opens-{self.name}"
-        self.logs.mkdir(parents=True, exist_ok=True)
-        self.counter = itertools.count()
-        self.current: Path | None = None
-        self.ran: list[str] = []
-        self.engine: list[str] = []
-        self.engine_fixtures: set[str] = set()
-        # Subprocesses note theirs through tests/pg_site/sitecustomize.py.
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            part for part in (str(PG_SITE), os.environ.get("PYTHONPATH", "")) if part
-        )
-        cir_pg_engine.record_opens()
-
-    def _size(self) -> int:
-        try:
-            return self.current.stat().st_size if self.current else 0
-        except FileNotFoundError:
-            return 0
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
-        self.current = self.logs / f"{next(self.counter)}.log"
-        os.environ[cir_pg_engine.OPEN_LOG_VARIABLE] = str(self.current)
-        yield
-        opened = self._size() > 0 or bool(self.engine_fixtures & set(item.fixturenames))
-        if self.current is not None:
-            self.current.unlink(missing_ok=True)
-        self.ran.append(item.nodeid)
-        if opened:
-            self.engine.append(item.nodeid)
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef) -> Iterator[None]:
-        before = self._size()
-        yield
-        if self._size() > before:
-            self.engine_fixtures.add(fixturedef.argname)
-
-    def pytest_sessionfinish(self) -> None:
-        record = {"ran": self.ran, "engine": self.engine}
-        temporary = self.folder / f".record-{self.name}.tmp"
-        temporary.write_text(json.dumps(record), encoding="utf-8")
-        os.replace(temporary, self.folder / f"record-{self.name}.json")
-
-
-def engine_free_tests(folder: Path) -> set[str]:
-    """Tests that the SQLite phase ran to the end without opening a project."""
-    ran: set[str] = set()
-    engine: set[str] = set()
-    for path in folder.glob("record-*.json"):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        ran.update(record["ran"])
-        engine.update(record["engine"])
-    return ran - engine
-
-
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    record = os.environ.get(RECORD_VARIABLE)
-    if record and cir_pg_engine.engine_is_postgresql() and worker_id(config) is None:
-        free = engine_free_tests(Path(record))
-        terminalreporter.write_line(
-            f"{len(free)} tests opened no project in the SQLite phase: not run again here "
-            "(the PostgreSQL engine acts only in Project.create / Project.open)."
-        )
+# The tests ``dev.py test`` runs on PostgreSQL as well as SQLite (marker ``engines``). Every
+# other test opens its projects on SQLite only: the engine acts only inside
+# ``studio/store``, and this set runs every line of it that the whole of tests/unit and
+# tests/reliability runs on PostgreSQL (chosen by coverage, file by file, the cheapest
+# first: docs/developer.md). A file named here that no longer exists stops the run.
+BOTH_ENGINES = {
+    # the store's contract: records, errors, migrations, events, order, copy, connections
+    "tests/unit/test_store.py",
+    "tests/unit/test_store_errors.py",
+    "tests/unit/test_pg_engine.py",
+    "tests/unit/test_migrations.py",
+    "tests/unit/test_project_copy.py",
+    "tests/unit/test_thread_connections.py",
+    "tests/unit/test_project_events.py",
+    "tests/unit/test_dataset_order.py",
+    "tests/unit/test_captions.py",
+    # rules several writers can break, kills mid-write, busy waits, damaged projects
+    "tests/reliability/test_busy_writers.py",
+    "tests/reliability/test_concurrent_captions.py",
+    "tests/reliability/test_draft_migration.py",
+    "tests/reliability/test_kill_copy.py",
+    "tests/reliability/test_kill_writers.py",
+    "tests/reliability/test_damaged_projects.py",
+    # end to end: the team server (routes, hostile requests, deployment) and work packages
+    "tests/unit/test_server_queue.py",
+    "tests/unit/test_team_postgresql.py",
+    "tests/unit/test_outfit_team.py",
+    "tests/unit/test_quality_ratings.py",
+    # features whose store calls none of the above makes (outfits, attributes, imports and
+    # exports, sessions, runs, caches)
+    "tests/unit/test_attribute_extract.py",
+    "tests/unit/test_attribute_quality.py",
+    "tests/unit/test_dashboard_data.py",
+    "tests/unit/test_export_formats.py",
+    "tests/unit/test_fashioniq_galleries.py",
+    "tests/unit/test_fashionmt_authors.py",
+    "tests/unit/test_fashionpedia.py",
+    "tests/unit/test_hf_export.py",
+    "tests/unit/test_image_measures.py",
+    "tests/unit/test_import_circo.py",
+    "tests/unit/test_import_formats.py",
+    "tests/unit/test_outfit_editing.py",
+    "tests/unit/test_outfit_suggest.py",
+    "tests/unit/test_quality_target_rank.py",
+    "tests/unit/test_sessions.py",
+    "tests/unit/test_transactions.py",
+    "tests/unit/test_vocabulary.py",
+    # single tests of files that are slow as a whole: the only ones there that run store
+    # code none of the files above runs (the team server's routes, merges, ranks, caches)
+    "tests/unit/test_caption_ranks.py::test_captions_rank_command_ranks_every_caption_and_keeps_the_ranks",
+    "tests/unit/test_caption_ranks.py::test_stored_rank_goes_stale_with_settings_index_or_text",
+    "tests/unit/test_caption_ranks.py::test_the_gallery_holds_exactly_the_pairs_category_and_split",
+    "tests/unit/test_chatir.py::test_a_search_space_of_ten_finds_every_target_at_round_zero",
+    "tests/unit/test_chatir.py::test_dialogs_become_recorded_chat_sessions",
+    "tests/unit/test_cli.py::test_demo_names_the_project_for_a_command[stats --demo --json]",
+    "tests/unit/test_combiner_training.py::test_drafts_pair_each_target_as_the_miner_would",
+    "tests/unit/test_combiner_training.py::test_no_triplets_is_one_clear_error",
+    "tests/unit/test_index_service.py::test_added_and_changed_images_update_the_index",
+    "tests/unit/test_index_service.py::test_unreadable_images_are_skipped_and_remembered",
+    "tests/unit/test_salience.py::test_a_captioner_file_without_salience_loads_and_chooses_as_before",
+    "tests/unit/test_server_client.py::test_one_client_used_from_two_threads_sends_each_edit_once",
+    "tests/unit/test_server_client.py::test_two_tokens_on_one_machine_keep_separate_default_outboxes",
+    "tests/unit/test_server_deployment.py::test_the_default_retention_is_thirty_days",
+    "tests/unit/test_server_hostile.py::test_tokens_are_stored_hashed_and_revocable",
+    "tests/unit/test_team.py::test_a_label_taken_back_is_removed_unless_the_project_changed_it",
+    "tests/unit/test_team.py::test_caption_queues_keep_n_per_pair_from_different_people",
+    "tests/unit/test_team.py::test_edits_left_in_a_packages_wal_by_a_crash_come_back",
+    "tests/unit/test_team.py::test_every_record_of_a_worked_project_has_a_unique_global_id",
+    "tests/unit/test_team.py::test_merging_twice_adds_nothing_and_progress_shows_what_came_back",
+    "tests/unit/test_team.py::test_packages_of_another_project_or_a_newer_schema_are_refused",
+    "tests/unit/test_team.py::test_vocabulary_edits_new_transactions_and_edited_turns_come_back",
+    "tests/unit/test_work_queue.py::test_both_queues_answer_the_same_calls_alike[local]",
+    "tests/unit/test_work_queue.py::test_offline_the_team_queue_keeps_every_edit_and_says_why_no_pair_comes",
+}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    record = os.environ.get(RECORD_VARIABLE)
-    if record and cir_pg_engine.engine_is_postgresql():
-        # The PostgreSQL phase: a test that opened no project in the SQLite phase runs the
-        # same code here (the engine acts only inside Project.create / Project.open), so it
-        # is deselected, and said so. No record (a phase run alone, a worker that died):
-        # every test runs.
-        free = engine_free_tests(Path(record))
-        keep = [item for item in items if item.nodeid not in free]
-        dropped = [item for item in items if item.nodeid in free]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = keep
+    files = {name.split("::")[0] for name in BOTH_ENGINES}
+    missing = sorted(name for name in files if not (config.rootpath / name).is_file())
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py BOTH_ENGINES names no file: {missing}")
+    engines = pytest.mark.engines
+    collected = set()
+    for item in items:
+        if item.nodeid in BOTH_ENGINES or item.nodeid.split("::")[0] in BOTH_ENGINES:
+            item.add_marker(engines)
+            collected.add(item.nodeid)
+    named = {name for name in BOTH_ENGINES if "::" in name}
+    whole_run = config.option.markexpr == "engines" and not config.option.keyword
+    gone = sorted(named - collected) if whole_run else []  # dev.py test's PostgreSQL phase
+    if gone:
+        raise pytest.UsageError(f"tests/conftest.py BOTH_ENGINES names no test: {gone}")
     try:
         import torch
 
@@ -222,8 +205,7 @@ def postgresql_server() -> Iterator[Any]:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.fail(f"Cannot start PostgreSQL for the tests: {error}", pytrace=False)
     yield server
-    server.cleanup()
-    shutil.rmtree(folder, ignore_errors=True)
+    cir_pg_engine.discard_server(server, folder)
 
 
 @pytest.fixture
