@@ -166,7 +166,7 @@ def team_type_then_kill(base: str, token: str, seconds: str) -> None:
     deadline = time.monotonic() + 60
     while writer.item is None and time.monotonic() < deadline:
         QTest.qWait(50)
-    print(f"holding {writer.item['pair_id']}", flush=True)
+    print(f"holding {writer.item.pair_id}", flush=True)
     sys.stdin.readline()  # the server is stopped meanwhile
     writer.editor.setFocus()
     words = "has a round collar and shorter sleeves in a lighter blue "
