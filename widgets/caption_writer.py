@@ -131,6 +131,10 @@ class CaptionWriter(CaptionForm):
 
     # -- the queue ---------------------------------------------------------------------
 
+    def settled(self) -> bool:
+        """No call to the queue is running or waiting (what is shown is its last answer)."""
+        return not self._busy and not self._calls
+
     @property
     def pair_id(self) -> int | None:
         """The pair on screen."""
@@ -437,8 +441,9 @@ class CaptionWriter(CaptionForm):
         self._moving = False
         self.editor.setEnabled(True)
         self.editor.setFocus()
-        if isinstance(error, StudioError) and not isinstance(error, ProjectBusyError):
-            self.save_soon()
+        if isinstance(error, StudioError):
+            if not isinstance(error, ProjectBusyError):
+                self.save_soon()  # the draft is kept (a busy project: the next try keeps it)
             self.state.setText(str(error))
             return
         self._failed(error)

@@ -57,9 +57,12 @@ def type_caption(window) -> None:
 
     window.show_pane(1)
     writer = window.panes[1].writer
+    deadline = time.monotonic() + 60
+    while writer.pair_id is None and time.monotonic() < deadline:
+        QTest.qWait(20)  # the queue's first pair comes from the IO lane
     writer.editor.setFocus()
     QTest.keyClicks(writer.editor, "is darker with a round collar")
-    print(f"typed {writer.session.current} {writer.editor.text()!r}", flush=True)
+    print(f"typed {writer.pair_id} {writer.editor.text()!r}", flush=True)
 
 
 def close_during(kind: str, project: str, *extra: str) -> int:

@@ -276,3 +276,92 @@ def test_a_rejected_caption_comes_back_to_its_author_with_the_reason(
     assert writer.state.text() == (
         "Your earlier caption “is red” was rejected by rev: names the reference, not the "
         "target")
+
+
+ALT = Qt.KeyboardModifier.AltModifier
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def _flags(url: str) -> dict[int, str]:
+    from studio.captions.store import flagged_pairs
+
+    with Project.open(url) as project:
+        return flagged_pairs(project)
+
+
+def test_flag_and_previous_next_work_in_team_mode_and_reach_the_server(
+    qtbot, window, team_server, postgresql_url: str
+) -> None:
+    """The team writer is the local one: Previous/Next step over the server's pairs
+    (holding each), Flag sends the reason to the coordinator, and without a local copy of
+    the project the live rank says there is none."""
+    from widgets.panes.captions_pane import NO_TEAM_RANK
+
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    assert window.panes[1].team_rank.text() == NO_TEAM_RANK
+    first = writer.item.pair_id
+    _type(qtbot, writer, "is darker")
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id != first,
+                    timeout=WAIT_MS)
+    second = writer.item.pair_id
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Left, ALT)  # Previous: the caption just sent
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id == first,
+                    timeout=WAIT_MS)
+    assert writer.editor.text() == "is darker"
+    assert writer.state.text().startswith("Submitted")
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Right, ALT)  # Next
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id == second,
+                    timeout=WAIT_MS)
+    qtbot.keyClick(writer.editor, Qt.Key.Key_F, CTRL)
+    assert writer.reason.isVisible()
+    qtbot.keyClicks(writer.reason, "the target is a shoe")
+    qtbot.keyClick(writer.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id not in
+                    (first, second), timeout=WAIT_MS)
+    assert writer.state.text().startswith(f"Pair {second} flagged")
+    assert _flags(postgresql_url) == {second: "the target is a shoe"}
+
+
+def test_a_skip_made_offline_waits_in_the_outbox_and_is_sent_on_reconnect(
+    qtbot, window, team_server, postgresql_url: str
+) -> None:
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    skipped = writer.item.pair_id
+    server.stop()
+    qtbot.keyClick(writer.editor, Qt.Key.Key_K, CTRL)
+    qtbot.waitUntil(lambda: writer.state.text() == f"Pair {skipped} skipped.",
+                    timeout=WAIT_MS)
+    assert writer.item is None and not writer.editor.isEnabled()
+    assert writer.info.text().startswith("The team server does not answer")
+    assert [status for _uid, status in _outbox_uids()] == [None]  # kept on this computer
+    qtbot.waitUntil(lambda: window.team_status.text() == "offline — 1 edit waiting",
+                    timeout=WAIT_MS)
+    server.start()  # the skip goes out, and the next pair comes
+    qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+    assert writer.item.pair_id != skipped
+    sent = _outbox_uids()
+    assert [status for _uid, status in sent] == [200]
+    assert _server_state(postgresql_url)[0] == [sent[0][0]]
+
+
+def test_offline_next_says_in_one_line_that_it_needs_the_server(
+    qtbot, window, team_server
+) -> None:
+    from studio.work_queue.remote import OFFLINE
+
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    held = writer.item.pair_id
+    server.stop()
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Right, ALT)
+    qtbot.waitUntil(lambda: writer.state.text() == OFFLINE["previous"], timeout=WAIT_MS)
+    assert writer.item.pair_id == held and writer.editor.isEnabled()
+    _type(qtbot, writer, "is red")  # writing goes on
+    qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
+                    timeout=WAIT_MS)
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Left, ALT)  # known offline now: said at once
+    assert writer.state.text() == OFFLINE["previous"]
+    assert writer.item.pair_id == held and writer.editor.text() == "is red"

@@ -269,6 +269,8 @@ class CaptionsPane(Pane):
                                        "target_id": item.target_id})
         self._team_pair = None
         project = self.project
+        if self.rank_view.parent() is not self.team_writer:
+            return  # not writing for a team: the rank follows the local writer
         if item is None or project is None or item.reference_id is None:
             self.team_rank.setText(NO_TEAM_RANK)
             self.rank_view.set_pair(None)
