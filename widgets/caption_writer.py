@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime
@@ -150,8 +150,8 @@ class CaptionWriter(CaptionForm):
         self._calls.clear()
         self._busy, self._in_flight, self._moving, self._unsent = False, None, False, None
         self._show(None, say="" if queue is None else "Asking for your next pair…")
-        if queue is not None:
-            self.refresh()
+        if queue is not None and self.isVisible():
+            self.refresh()  # else when it shows: a hidden writer holds no lease
 
     def _call(
         self,
@@ -329,7 +329,8 @@ class CaptionWriter(CaptionForm):
         self.history.checkpoint()
         future = self._in_flight
         if future is not None and not future.done():
-            with contextlib.suppress(FutureTimeout, Exception):
+            # a failed, cancelled (the lane closed) or slow call: the text is saved below
+            with contextlib.suppress(FutureTimeout, CancelledError, Exception):
                 future.result(timeout=FLUSH_WAIT_S)
         while self._calls and self._calls[-1].save_of is not None:
             self._calls.pop()  # saved here instead, with the newest text
@@ -532,7 +533,8 @@ def _state_text(item: WorkItem) -> str:
     elif item.status == "submitted":
         note = "Submitted; edits are saved and kept in the history"
     else:
-        note = f"{item.status.capitalize()} by a reviewer; it can no longer change"
+        note = (f"{item.status.capitalize()} by {item.reviewer or 'a reviewer'}; it can no "
+                "longer change")
     if item.rejected is not None:
         last = item.rejected
         note += (

@@ -63,6 +63,7 @@ class LocalCaptionQueue:
             ),
             written=sum(c.is_live for c in captions),
             needed=self.session.policy.per_pair,
+            reviewer=own.reviewer if own else None,
         )
 
     def can(self, action: Action) -> str | None:

@@ -44,6 +44,7 @@ class WorkItem:
     expires_at: float | None = None
     written: int | None = None  # live captions on the pair (None: not known here)
     needed: int | None = None  # how many the pair needs
+    reviewer: str | None = None  # who accepted this person's caption, when known
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
