@@ -128,6 +128,7 @@ class CaptionWriter(CaptionForm):
         self._kept: tuple[int, str] | None = None  # the last text saved (or sent) per pair
         self._moving = False  # a submit, skip, flag or step is on its way
         self._unsent: tuple[Submitted, str] | None = None  # a submission that waits, its line
+        self._checking = False  # its outcome is being asked
 
     # -- the queue ---------------------------------------------------------------------
 
@@ -149,6 +150,7 @@ class CaptionWriter(CaptionForm):
         self._generation += 1
         self._calls.clear()
         self._busy, self._in_flight, self._moving, self._unsent = False, None, False, None
+        self._checking = False
         self._show(None, say="" if queue is None else "Asking for your next pair…")
         if queue is not None and self.isVisible():
             self.refresh()  # else when it shows: a hidden writer holds no lease
@@ -461,17 +463,22 @@ class CaptionWriter(CaptionForm):
         """The server answered again: a submission that waited says the server's answer
         instead, unless something newer was said meanwhile."""
         unsent, queue = self._unsent, self.queue
-        if unsent is None or queue is None or self._refused_quietly():
+        if unsent is None or queue is None or self._checking or self._refused_quietly():
             return
+        self._checking = True  # one question at a time, however often the connection says
 
         def learnt(sent: Submitted) -> None:
+            self._checking = False
             if self._unsent is not unsent or sent.waiting:
                 return
             self._unsent = None
             if self.state.text().startswith(unsent[1]):
                 self.state.setText(_outcome(sent))
 
-        self._call(queue.outcome, unsent[0], done=learnt)
+        def not_learnt(_error: BaseException) -> None:
+            self._checking = False  # asked again the next time the connection hears
+
+        self._call(queue.outcome, unsent[0], done=learnt, failed=not_learnt)
 
     def _refused_quietly(self) -> bool:
         return self.queue is None or self.queue.can("previous") is not None
