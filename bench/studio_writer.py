@@ -76,13 +76,14 @@ async def write(window, deadline: float, pace: float, rng: random.Random) -> dic
             await asyncio.sleep(pause * pace)
         if time.time() >= deadline:
             break  # what is typed stays a draft, kept like any other edit
-        pair = writer.item["pair_id"]
+        pair = writer.item.pair_id
         QTest.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-        if writer.item is None or writer.item["pair_id"] != pair:
+        # a submission on its way disables the editor until the next pair comes
+        if not editor.isEnabled() or writer.item is None or writer.item.pair_id != pair:
             counts["submitted"] += 1
         else:
             counts["shortcut_missed"] += 1  # the shortcut did not fire: say so in the report
-            writer.submit_and_next()
+            writer.save_and_next()
             counts["submitted"] += 1
     return counts
 

@@ -2,9 +2,9 @@
 
 A line about the current item, the prompt and a one-line caption editor, a reason line
 that opens on demand (Enter confirms, Esc cancels), a state line, a row of buttons whose
-keys also work while typing, and a hint listing the keys. The form follows a session
-(``WritingSession`` or ``ReviewSession``): ``bind`` subscribes to its ``changed`` signal
-and ``step``/``skip`` move it along.
+keys also work while typing, and a hint listing the keys. The reviewer follows a
+``ReviewSession`` (``bind`` subscribes to its ``changed`` signal and ``step``/``skip`` move
+it along); the writer overrides them to follow a work queue (``CaptionWriter.bind``).
 """
 
 from __future__ import annotations

@@ -1,42 +1,55 @@
-"""Writing one relative caption, keyboard first, bound to a ``WritingSession``.
+"""Writing one relative caption, keyboard first, bound to a ``WorkQueue``: the project open
+here (``LocalCaptionQueue``) or a team server (``RemoteCaptionQueue``). One writer for both.
+
+Every call to the queue can block (the database; the network and its outbox), so each runs
+on the lane the pane gives (``QueueCalls``: the services' IO lane for a project, the team
+connection's net lane for a server), one at a time and in the order made; the answer is
+applied here, on the UI thread. Typing never waits for either.
 
 Every edit is saved as a draft after a short pause, and at least once a second while the
-person keeps typing without a pause (so a crash loses at most about a second of typing),
-and at once when leaving the pair. Pause and periodic saves run on the services' IO lane
-(``submit_save``): typing never waits for the database, one save runs at a time in the
-order typed, and a busy project shows "Saving… (another program is writing)" and tries
-again. Leaving the pair, switching mode and closing save at once, on the UI thread. Keys: Ctrl+Enter save and next, Alt+Left/Right or
-PgUp/PgDn previous/next, Ctrl+K skip, Ctrl+F flag (a reason, then Enter), Ctrl+Z undo
-typing a word or pause at a time, Ctrl+Shift+Z or Ctrl+Y redo it, Ctrl+Alt+Z undo the last
-saved caption. The typing history is the writer's own (``TypingHistory``), so autosaves
-never cut it; an emptied editor is never saved over the words already kept.
+person keeps typing without a pause (so a crash loses at most about a second of typing).
+Leaving the pair saves first; switching mode and closing save at once (``flush``, waited
+for). A busy project shows "Saving… (another program is writing)" and tries again. Keys:
+Ctrl+Enter save and next, Alt+Left/Right or PgUp/PgDn previous/next, Ctrl+K skip, Ctrl+F
+flag (a reason, then Enter), Ctrl+Z undo typing a word or pause at a time, Ctrl+Shift+Z or
+Ctrl+Y redo it, Ctrl+Alt+Z undo the last saved caption. The typing history is the writer's
+own (``TypingHistory``), so autosaves never cut it; an emptied editor is never saved over
+the words already kept.
+
+What the queue cannot do now it says (``can``): with a team server that does not answer,
+drafts, submissions, skips and flags wait in the outbox, and a new pair, Previous/Next and
+taking a save back are refused in one line until it answers again. A submission that waits
+says so ("Pair 5: your caption waits on this computer …") until the server's answer
+replaces that line. A team item's lease is renewed while it is on screen (``LeaseKeeper``,
+through ``queue.hold()``).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from studio.captions.store import captions_for_pair
 from studio.captions.typing_history import TypingHistory
-from studio.captions.writing_and_review import WritingSession
 from studio.errors import ProjectBusyError, StudioError
 from studio.wording import plural
+from studio.work_queue import Submitted, WorkItem, WorkQueue
 from widgets.caption_form import CaptionForm
+from widgets.team_lease import LeaseKeeper
 
 AUTOSAVE_MS = 400
 MAX_UNSAVED_MS = 1000  # typing without a pause is saved at least this often
-FLUSH_WAIT_S = 6.0  # a save in flight is waited for this long before saving again
+FLUSH_WAIT_S = 6.0  # a call in flight is waited for this long before saving again
 BUSY_NOTE = "Saving… (another program is writing to the project; your text is kept)"
-SaveSubmitter = Callable[..., Future]
+ALL_DONE = "All done: no pair needs a caption from you right now."
 BUTTONS = (
     ("previous", "◀ Previous"),
     ("next", "Next ▶"),
@@ -51,10 +64,28 @@ HINT = (
 )
 
 
-class CaptionWriter(CaptionForm):
-    saved = Signal()
+@dataclass(frozen=True)
+class QueueCalls:
+    """Where a queue's calls run. ``run(function, *args, done=..., failed=...)`` on a
+    worker lane, the answer applied on the UI thread (returns its future, None when it
+    cannot run); ``run_now(function, *args)`` waited for here (closing, leaving a mode)."""
 
-    session: WritingSession | None
+    run: Callable[..., Future | None]
+    run_now: Callable[..., Any]
+
+
+@dataclass
+class _Call:
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+    done: Callable[[Any], Any]
+    failed: Callable[[BaseException], Any]
+    save_of: int | None = None  # a draft save of this pair (a newer one replaces it)
+
+
+class CaptionWriter(CaptionForm):
+    saved = Signal()  # a caption was submitted, or a save taken back
+    item_changed = Signal(object)  # the WorkItem on screen, or None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         actions = {
@@ -75,8 +106,12 @@ class CaptionWriter(CaptionForm):
             "What is wrong with this pair? Enter flags it, Esc cancels",
             parent,
         )
+        self.queue: WorkQueue | None = None
+        self.calls: QueueCalls | None = None
+        self.item: WorkItem | None = None  # the item on screen
         self.history = TypingHistory()
         self.editor.setPlaceholderText("is red with longer sleeves")
+        self.editor.setEnabled(False)
         self.editor.textEdited.connect(self._on_edited)
         self.editor.textEdited.connect(self.history.typed)
         self.reason.returnPressed.connect(self._confirm_flag)
@@ -85,150 +120,231 @@ class CaptionWriter(CaptionForm):
         self._autosave.timeout.connect(self.save_soon)
         self._max_wait = QTimer(self, singleShot=True, interval=MAX_UNSAVED_MS)
         self._max_wait.timeout.connect(self.save_soon)
-        # ``submit_save(function, done=..., failed=...)`` runs a save on the IO lane (the
-        # pane's scope sets it); without one, saves run here (a writer used on its own).
-        self.submit_save: SaveSubmitter | None = None
+        self.lease = LeaseKeeper(None, self.refresh, self, hold=self._hold)
+        self._calls: deque[_Call] = deque()
         self._in_flight: Future | None = None
-        self._serial = 0
-        self._queued: tuple[Any, int, str] | None = None
+        self._busy = False
+        self._generation = 0  # answers meant for an earlier queue are dropped
+        self._kept: tuple[int, str] | None = None  # the last text saved (or sent) per pair
+        self._moving = False  # a submit, skip, flag or step is on its way
+        self._unsent: tuple[Submitted, str] | None = None  # a submission that waits, its line
+        self._checking = False  # its outcome is being asked
+
+    # -- the queue ---------------------------------------------------------------------
+
+    def settled(self) -> bool:
+        """No call to the queue is running or waiting (what is shown is its last answer)."""
+        return not self._busy and not self._calls
+
+    @property
+    def pair_id(self) -> int | None:
+        """The pair on screen."""
+        return None if self.item is None else self.item.pair_id
+
+    def bind(self, queue: WorkQueue | None, calls: QueueCalls | None = None) -> None:  # type: ignore[override]
+        """Write for this queue from now on (None: nothing); its first item is asked for."""
+        if self.queue is not None:
+            self.flush()
+        self.lease.stop()
+        self.queue, self.calls = queue, calls
+        self._generation += 1
+        self._calls.clear()
+        self._busy, self._in_flight, self._moving, self._unsent = False, None, False, None
+        self._checking = False
+        self._show(None, say="" if queue is None else "Asking for your next pair…")
+        if queue is not None and self.isVisible():
+            self.refresh()  # else when it shows: a hidden writer holds no lease
+
+    def _call(
+        self,
+        function: Callable[..., Any],
+        *args: Any,
+        done: Callable[[Any], Any],
+        failed: Callable[[BaseException], Any] | None = None,
+        save_of: int | None = None,
+    ) -> None:
+        """Run ``function(*args)`` on the queue's lane after the calls before it."""
+        if save_of is not None and self._calls and self._calls[-1].save_of == save_of:
+            self._calls.pop()  # a newer text for the same pair: only it is saved
+        self._calls.append(_Call(function, args, done, failed or self._failed, save_of))
+        self._next_call()
+
+    def _next_call(self) -> None:
+        if self._busy or not self._calls or self.calls is None:
+            return
+        call = self._calls.popleft()
+        generation = self._generation
+        self._busy = True
+
+        def finished(apply: Callable[[Any], Any], value: Any) -> None:
+            if generation != self._generation:
+                return
+            self._busy, self._in_flight = False, None
+            try:
+                apply(value)
+            finally:
+                self._next_call()
+
+        self._in_flight = self.calls.run(
+            call.function, *call.args,
+            done=lambda value: finished(call.done, value),
+            failed=lambda error: finished(call.failed, error),
+        )
+        if self._in_flight is None:  # nothing to run it on (disconnected)
+            self._busy = False
+            self._calls.clear()
+
+    def _failed(self, error: BaseException) -> None:
+        self._moving = False
+        if isinstance(error, ProjectBusyError):
+            self.state.setText(BUSY_NOTE)
+            self._kept = None
+            self._autosave.start()  # try again with what is typed then
+        if self.item is not None:
+            self.editor.setEnabled(True)
+        if isinstance(error, StudioError):
+            if not isinstance(error, ProjectBusyError):
+                self.state.setText(str(error))
+        else:
+            self.state.setText(f"Saving failed ({error}); your text stays here.")
+            raise error  # unexpected: Qt hands it to the error reporter's hook
+
+    def refresh(self) -> None:
+        """Ask the queue for the item held, or the next (when none is on screen: after the
+        server answers again, or new pairs came)."""
+        queue = self.queue
+        if queue is not None:
+            self._call(queue.take_next, done=self._took)
+
+    def _took(self, item: WorkItem | None) -> None:
+        if item is not None and self.item is not None and item.pair_id == self.item.pair_id:
+            self.item = item  # asked again: the lease, not the text, is news
+            self.lease.keep(item)
+            return
+        self._show(item, keep_line=self.item is None)
+
+    def _hold(self, renewed: Callable[[float | None], Any],
+              failed: Callable[[BaseException], Any]) -> None:
+        """The lease keeper's renewal: ``queue.hold()`` on the queue's lane."""
+        queue = self.queue
+        if queue is None:
+            return
+
+        def held(item: WorkItem | None) -> None:
+            if item is not None and self.item is not None and item.pair_id == self.item.pair_id:
+                self.item = item
+                renewed(item.expires_at)
+            else:  # the lease ended and the server holds another pair (or none) for us
+                self._show(item)
+
+        self._call(queue.hold, done=held, failed=failed)
 
     # -- showing -----------------------------------------------------------------------
 
-    def _show(self, pair_id: int | None) -> None:
-        session = self.session
+    def _show(self, item: WorkItem | None, keep_line: bool = False, say: str | None = None) -> None:
+        self.item = item
         self.reason.hide()
-        if session is None or pair_id is None:
-            from studio.picture_files import hidden_pairs_message
-
-            hidden = hidden_pairs_message(session.project) if session is not None else None
-            self.info.setText(hidden or "All done: no pair needs a caption from you right now.")
+        self.lease.keep(item)
+        self._moving = False
+        if item is None:
+            queue = self.queue
+            why = queue.can("next") if queue is not None else None
+            self.info.setText(say if say is not None else why or ALL_DONE)
             self.editor.clear()
             self.history.reset("")
             self.editor.setEnabled(False)
-            self.state.setText("")
+            self._kept = None
+            if not keep_line:
+                self.state.setText("")
             self.pair_changed.emit(None)
+            self.item_changed.emit(None)
             return
+        info = f"Pair {item.pair_id}" + (f" · {item.category}" if item.category else "")
+        if item.needed is not None and item.written is not None:
+            info += (f" · {item.written} of {item.needed} "
+                     f"{plural('caption', item.needed)} written")
+        self.info.setText(info)
         self.editor.setEnabled(True)
-        captions = captions_for_pair(session.project, pair_id)
-        live = sum(c.is_live for c in captions)
-        per_pair = session.policy.per_pair
-        self.info.setText(
-            f"Pair {pair_id} · {live} of {per_pair} {plural('caption', per_pair)} written"
-        )
-        own = session.own_caption()
-        self.editor.setText(own.text if own else "")
-        self.history.reset(self.editor.text())
-        self.editor.setReadOnly(own is not None and own.status == "accepted")
-        rejected = [c for c in captions if c.author == session.author and c.status == "rejected"]
-        self.state.setText(_state_text(own, rejected))
+        self.editor.setText(item.text)
+        self._kept = (item.pair_id, item.text)
+        self.history.reset(item.text)
+        self.editor.setReadOnly(item.status == "accepted")
+        note = _state_text(item)
+        if note or not keep_line:
+            self.state.setText(note)
         self.editor.setFocus()
-        self.pair_changed.emit(pair_id)
+        self.pair_changed.emit(item.pair_id)
+        self.item_changed.emit(item)
 
-    # -- actions -----------------------------------------------------------------------
+    def show_again(self) -> None:
+        """Redraw the pair on screen (the pane's shared pictures)."""
+        self.pair_changed.emit(self.pair_id)
+
+    # -- typing and saving -------------------------------------------------------------
 
     def _on_edited(self, _text: str) -> None:
         self._autosave.start()  # restarted by every key: fires on a pause
         if not self._max_wait.isActive():
             self._max_wait.start()  # not restarted: fires while typing goes on
 
-    def _snapshot(self) -> tuple[Any, int, str] | None:
-        session = self.session
-        if session is None or session.current is None or self.editor.isReadOnly():
+    def _editable(self) -> WorkItem | None:
+        item = self.item
+        if self.queue is None or item is None or self._moving or self.editor.isReadOnly():
             return None
-        return session, session.current, self.editor.text()
+        return item
 
-    def save_soon(self) -> None:
-        """Save what is typed now, on the IO lane; typing goes on meanwhile."""
+    def save_soon(self, leaving: bool = False) -> None:
+        """Save what is typed now, on the queue's lane; typing goes on meanwhile."""
         self._autosave.stop()
         self._max_wait.stop()
         self.history.checkpoint()  # a pause ends one undo step
-        snapshot = self._snapshot()
-        if snapshot is None:
+        item, queue = self._editable(), self.queue
+        if item is None or queue is None:
             return
-        if self.submit_save is None:
-            self.flush()
+        text = self.editor.text()
+        if (item.pair_id, text) == self._kept and not (leaving and not text.strip()):
             return
-        if self._in_flight is not None and not self._in_flight.done():
-            self._queued = snapshot  # one save at a time, in order; the newest text wins
+        if text.strip():
+            self._kept = (item.pair_id, text)
+        self._call(queue.save_draft, text, item.pair_id, leaving,
+                   done=self._show_saved, save_of=item.pair_id)
+
+    def _show_saved(self, kept: WorkItem | None) -> None:
+        queue = self.queue
+        if kept is None or queue is None or self.item is None or kept.pair_id != self.item.pair_id:
             return
-        self._start_save(snapshot)
-
-    def _start_save(self, snapshot: tuple[Any, int, str]) -> None:
-        session, pair_id, text = snapshot
-        self._serial += 1
-        serial = self._serial
-        assert self.submit_save is not None
-        self._in_flight = self.submit_save(
-            partial(session.autosave, text, pair_id),
-            done=lambda caption: self._saved(serial, caption),
-            failed=lambda error: self._save_failed(serial, error),
-        )
-
-    def _saved(self, serial: int, caption) -> None:
-        if serial != self._serial:
-            return  # an older save (flush waited for it already)
-        self._in_flight = None
-        self._show_saved(caption)
-        if self._queued is not None:
-            snapshot, self._queued = self._queued, None
-            self._start_save(snapshot)
-
-    def _save_failed(self, serial: int, error: BaseException) -> None:
-        if serial != self._serial:
-            return
-        self._in_flight = None
-        if isinstance(error, ProjectBusyError):
-            self.state.setText(BUSY_NOTE)
-            self._queued = None
-            self._autosave.start()  # try again with what is typed then
-        elif isinstance(error, StudioError):
-            self.state.setText(str(error))
-        else:
-            self.state.setText(f"Saving failed ({error}); your text stays here.")
-            raise error  # unexpected: Qt hands it to the error reporter's hook
-
-    def _wait_in_flight(self) -> None:
-        future, self._in_flight, self._queued = self._in_flight, None, None
-        self._serial += 1  # its callback, when it comes, changes nothing
-        if future is not None and not future.done():
-            # A failed or slow save is simply saved again by the caller, here.
-            with contextlib.suppress(FutureTimeout, Exception):
-                future.result(timeout=FLUSH_WAIT_S)
-
-    def _undo_typing(self, redo: bool) -> None:
-        """Undo/redo in the field being typed in: the flag reason keeps its own history."""
-        if self.reason.hasFocus():
-            self.reason.redo() if redo else self.reason.undo()
-            return
-        self._step_typing(self.history.redo() if redo else self.history.undo())
-
-    def _step_typing(self, text: str | None) -> None:
-        """Show one typing step back or forward; it is autosaved like typing."""
-        if text is None or self.editor.isReadOnly():
-            return
-        self.editor.setText(text)
-        self._autosave.start()
-
-    def leave(self) -> None:
-        """The draft is saved before the writer moves to another pair (an emptied one goes)."""
-        self._autosave.stop()
-        if self.session is None or self.session.current is None or self.editor.isReadOnly():
-            return
-        try:
-            self.session.leave(self.editor.text())
-        except StudioError as error:
-            self.state.setText(str(error))
+        if not self.editor.text().strip():
+            if kept.status == "draft":
+                self.state.setText("Empty: your saved draft is kept unless you leave it empty.")
+            elif kept.status is not None:
+                self.state.setText("Empty: your submitted caption stays as it was.")
+        elif queue.can("previous") is not None:  # the server does not answer
+            self.state.setText("Draft kept on this computer; it is sent when the server "
+                               "answers")
+        elif kept.status == "draft":
+            self.state.setText(f"Draft saved {datetime.now():%H:%M:%S}")
 
     def flush(self) -> None:
-        """Save what is typed now, here (before leaving a pair, switching mode, closing)."""
+        """Save what is typed now and wait for it (switching mode, leaving, closing)."""
         self._autosave.stop()
         self._max_wait.stop()
-        self._wait_in_flight()
         self.history.checkpoint()
-        if self.session is None or self.session.current is None or self.editor.isReadOnly():
+        future = self._in_flight
+        if future is not None and not future.done():
+            # a failed, cancelled (the lane closed) or slow call: the text is saved below
+            with contextlib.suppress(FutureTimeout, CancelledError, Exception):
+                future.result(timeout=FLUSH_WAIT_S)
+        while self._calls and self._calls[-1].save_of is not None:
+            self._calls.pop()  # saved here instead, with the newest text
+            self._kept = None
+        item, queue, calls = self._editable(), self.queue, self.calls
+        if item is None or queue is None or calls is None:
+            return
+        text = self.editor.text()
+        if (item.pair_id, text) == self._kept or not text.strip():
             return
         try:
-            caption = self.session.autosave(self.editor.text())
+            kept = calls.run_now(queue.save_draft, text, item.pair_id)
         except ProjectBusyError:  # a long import holds the write lock: try again
             self.state.setText(BUSY_NOTE)
             self._autosave.start()
@@ -236,68 +352,200 @@ class CaptionWriter(CaptionForm):
         except StudioError as error:
             self.state.setText(str(error))
             return
-        self._show_saved(caption)
+        self._kept = (item.pair_id, text)
+        self._show_saved(kept)
 
-    def _show_saved(self, caption) -> None:
-        if not self.editor.text().strip():
-            if caption is not None and caption.status == "draft":
-                self.state.setText("Empty: your saved draft is kept unless you leave it empty.")
-            elif caption is not None:
-                self.state.setText("Empty: your submitted caption stays as it was.")
-        elif caption is not None and caption.status == "draft":
-            self.state.setText(f"Draft saved {datetime.now():%H:%M:%S}")
+    def _undo_typing(self, redo: bool) -> None:
+        """Undo/redo in the field being typed in: the flag reason keeps its own history."""
+        if self.reason.hasFocus():
+            self.reason.redo() if redo else self.reason.undo()
+            return
+        text = self.history.redo() if redo else self.history.undo()
+        if text is None or self.item is None or self.editor.isReadOnly():
+            return
+        self.editor.setText(text)
+        self._autosave.start()  # a typing step is autosaved like typing
+
+    # -- moving --------------------------------------------------------------------------
+
+    def _refused(self, action: Any) -> bool:
+        """Say in one line why the queue cannot do ``action`` now."""
+        why = self.queue.can(action) if self.queue is not None else None
+        if why is not None:
+            self.state.setText(why)
+        return why is not None
+
+    def _leave_then(self, function: Callable[..., Any], *args: Any,
+                    done: Callable[[Any], Any]) -> None:
+        """Save what is typed (an emptied draft goes), then move."""
+        self.save_soon(leaving=True)
+        self._moving = True
+        self.editor.setEnabled(False)
+        self._call(function, *args, done=done)
+
+    def step(self, forward: bool) -> None:
+        queue = self.queue
+        if queue is None or self._moving or self._refused("previous"):
+            return
+        before = self.pair_id
+
+        def stepped(item: WorkItem | None) -> None:
+            if item is None or item.pair_id != before:
+                self._show(item)
+                return
+            self._moving = False
+            self.editor.setEnabled(True)
+            self._refused("previous")  # it could not ask: say why
+
+        self._leave_then(queue.step, forward, done=stepped)
+
+    def skip(self) -> None:
+        queue, item = self.queue, self.item
+        if queue is None or item is None or self._moving or self._refused("skip"):
+            return
+        self._leave_then(queue.skip, done=lambda after: self._moved(
+            after, f"Pair {item.pair_id} skipped."))
+
+    def ask_reason(self) -> None:
+        if self.item is not None and not self._moving:
+            self.reason.clear()
+            self.reason.show()
+            self.reason.setFocus()
+
+    def _confirm_flag(self) -> None:
+        queue, item = self.queue, self.item
+        self.reason.hide()
+        if queue is None or item is None or self._moving or self._refused("flag"):
+            return
+        reason = self.reason.text().strip()
+        self._leave_then(queue.flag, reason, done=lambda after: self._moved(
+            after, f"Pair {item.pair_id} flagged for a coordinator."))
+
+    def _moved(self, item: WorkItem | None, line: str) -> None:
+        self._show(item)
+        note = self.state.text()
+        self.state.setText(line + (f" · {note}" if note else ""))
 
     def save_and_next(self) -> None:
-        if self.session is None or self.session.current is None:
+        queue, item = self.queue, self.item
+        if queue is None or item is None or self._moving:
             return
         self._autosave.stop()
         self._max_wait.stop()
-        self._wait_in_flight()
-        try:
-            self.session.save_and_next(self.editor.text())
-        except StudioError as error:
-            self.flush()
+        while self._calls and self._calls[-1].save_of == item.pair_id:
+            self._calls.pop()  # the text goes with the submission
+        text = self.editor.text()
+        self._moving = True
+        self.editor.setEnabled(False)
+        self._call(queue.submit, text, done=self._submitted, failed=self._not_submitted)
+
+    def _not_submitted(self, error: BaseException) -> None:
+        """Refused at once (an empty caption, the pair's quota): the text stays."""
+        self._moving = False
+        self.editor.setEnabled(True)
+        self.editor.setFocus()
+        if isinstance(error, StudioError):
+            if not isinstance(error, ProjectBusyError):
+                self.save_soon()  # the draft is kept (a busy project: the next try keeps it)
             self.state.setText(str(error))
             return
-        self.saved.emit()
+        self._failed(error)
 
-    def _confirm_flag(self) -> None:
-        if self.session is not None:
-            self.flush()
-            self.reason.hide()
-            self.session.flag(self.reason.text().strip())
+    def _submitted(self, sent: Submitted) -> None:
+        queue = self.queue
+        line = _outcome(sent)
+        if sent.waiting:
+            self._unsent = (sent, line)
+        self.saved.emit()
+        self._moved(queue.current if queue is not None else None, line)
+
+    def check_waiting(self) -> None:
+        """The server answered again: a submission that waited says the server's answer
+        instead, unless something newer was said meanwhile."""
+        unsent, queue = self._unsent, self.queue
+        if unsent is None or queue is None or self._checking or self._refused_quietly():
+            return
+        self._checking = True  # one question at a time, however often the connection says
+
+        def learnt(sent: Submitted) -> None:
+            self._checking = False
+            if self._unsent is not unsent or sent.waiting:
+                return
+            self._unsent = None
+            if self.state.text().startswith(unsent[1]):
+                self.state.setText(_outcome(sent))
+
+        def not_learnt(_error: BaseException) -> None:
+            self._checking = False  # asked again the next time the connection hears
+
+        self._call(queue.outcome, unsent[0], done=learnt, failed=not_learnt)
+
+    def _refused_quietly(self) -> bool:
+        return self.queue is None or self.queue.can("previous") is not None
+
+    def idle_refresh(self) -> None:
+        """The server answers again: with no pair on screen, ask for one."""
+        if self.item is None and self.isVisible() and not self._moving:
+            self.refresh()
 
     def undo_last_save(self) -> None:
-        if self.session is None:
+        queue = self.queue
+        if queue is None or self._moving or self._refused("undo_save"):
             return
-        self.flush()
-        try:
-            caption = self.session.undo_last_save()
-        except StudioError as error:
-            self.state.setText(str(error))
-            return
-        if caption is None:
-            self.state.setText("Nothing saved in this session to undo.")
-        else:
-            self.state.setText("Last save undone: the caption is a draft again.")
+        self.save_soon()
+
+        def undone(item: WorkItem | None) -> None:
+            if item is None:
+                self.state.setText("Nothing saved in this session to undo.")
+                return
+            self._show(item)
+            self.state.setText("Last save undone: the caption is a draft again."
+                               if item.status == "draft" else "Last save undone.")
             self.saved.emit()
 
+        self._call(queue.undo_last_save, done=undone)
 
-def _state_text(own, rejected) -> str:
-    if own is None:
+    # -- on screen or not --------------------------------------------------------------
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Shown again: ask what is held (a team server renews that lease, or hands the
+        next item if it ended meanwhile)."""
+        super().showEvent(event)
+        if self.queue is not None and not self._moving:
+            self.refresh()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        """Out of sight: what is typed is kept, and the lease no longer renewed."""
+        self.save_soon()
+        self.lease.pause()
+        super().hideEvent(event)
+
+
+def _outcome(sent: Submitted) -> str:
+    """What became of a submission, in one line."""
+    if sent.waiting:
+        return (f"Pair {sent.pair_id}: your caption waits on this computer and is sent "
+                "when the server answers.")
+    if sent.refused:
+        return (f"Pair {sent.pair_id}: the server did not take this caption: "
+                f"{sent.refused} Here is your next pair.")
+    return f"Pair {sent.pair_id}: caption submitted."
+
+
+def _state_text(item: WorkItem) -> str:
+    if item.status is None:
         note = ""
-    elif own.status == "draft":
+    elif item.status == "draft":
         note = "Draft (saved as you type)"
-    elif own.status == "submitted":
+    elif item.status == "submitted":
         note = "Submitted; edits are saved and kept in the history"
     else:
-        note = (
-            f"{own.status.capitalize()} by {own.reviewer or 'a reviewer'}; it can no longer change"
-        )
-    if rejected:
-        last = rejected[-1]
+        note = (f"{item.status.capitalize()} by {item.reviewer or 'a reviewer'}; it can no "
+                "longer change")
+    if item.rejected is not None:
+        last = item.rejected
         note += (
-            f"{' · ' if note else ''}Your earlier caption “{last.text}” was rejected: "
-            f"{last.reject_reason}"
+            f"{' · ' if note else ''}Your earlier caption “{last.text}” was rejected by "
+            f"{last.reviewer or 'a reviewer'}: {last.reason}"
         )
     return note

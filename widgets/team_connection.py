@@ -30,6 +30,7 @@ from studio.server.client import Client, Offline, outbox_for
 from studio.wording import count
 
 if TYPE_CHECKING:
+    from widgets.caption_writer import QueueCalls
     from widgets.services import Services
 
 FLUSH_MS = 3000  # while edits wait or the server is away, try again this often
@@ -71,6 +72,24 @@ class TeamConnection(QObject):
         who = f"online as {self.name} ({self.role})" if self.name else "online"
         return who + (f" · {count(self.waiting, 'edit')} waiting" if self.waiting else "")
 
+    def queue_calls(self, queue: Any, owner: QObject) -> QueueCalls:
+        """Where a ``RemoteCaptionQueue`` over this connection's client runs its calls:
+        this lane, in order; the queue says whether the server answered."""
+        from widgets.caption_writer import QueueCalls
+
+        def on_client(function: Callable[..., Any]) -> Callable[..., Any]:
+            return lambda _client, *args: function(*args)
+
+        def run(function: Callable[..., Any], *args: Any, done: Callable[[Any], Any],
+                failed: Callable[[BaseException], Any]) -> Future | None:
+            return self.run(on_client(function), *args, done=done, failed=failed, owner=owner,
+                            answered=lambda: bool(queue.online))
+
+        def run_now(function: Callable[..., Any], *args: Any) -> Any:
+            return self.run_now(on_client(function), *args)
+
+        return QueueCalls(run, run_now)
+
     # -- calls -------------------------------------------------------------------------
 
     def run(
@@ -81,19 +100,23 @@ class TeamConnection(QObject):
         failed: Callable[[BaseException], Any] | None = None,
         owner: QObject | None = None,
         tells_online: bool = True,
+        answered: Callable[[], bool] | None = None,
     ) -> Future | None:
         """``function(client, *args)`` on the net lane; ``done``/``failed`` on the UI thread
         (dropped if ``owner`` is gone or the connection changed meanwhile). Its outcome says
         whether the server answers unless ``tells_online`` is False (a picture can come
-        from the disk cache or a local folder while the server is away)."""
+        from the disk cache or a local folder while the server is away); ``answered``
+        says it for a call that keeps its own offline state (a work queue that returns
+        what it last knew instead of raising ``Offline``)."""
         client = self.client
         if client is None:
             return None
         generation = self._generation
 
-        def work() -> tuple[Any, int]:
+        def work() -> tuple[Any, int, bool]:
             try:
-                return function(client, *args), client.waiting()
+                result = function(client, *args)
+                return result, client.waiting(), True if answered is None else answered()
             except BaseException as error:
                 error.waiting = client.waiting()  # type: ignore[attr-defined]
                 raise
@@ -107,9 +130,9 @@ class TeamConnection(QObject):
                 return
             error = finished.exception()
             if error is None:
-                result, waiting = finished.result()
+                result, waiting, heard = finished.result()
                 if tells_online:
-                    self._heard(True, waiting)
+                    self._heard(heard, waiting)
                 if done is not None:
                     done(result)
                 return

@@ -7,6 +7,10 @@ just tries again later: the person keeps working and the edits wait in the outbo
 lease the server no longer knows (it expired, or was released elsewhere) calls ``lost``,
 and the view asks the server what it holds now. A hidden view pauses its lease: a
 person deciding attributes does not keep a pair from the captions queue.
+
+The caption writer renews through its work queue (``hold``: ``WorkQueue.hold()`` on the
+queue's lane, which answers the lease's new end, or None when the item is no longer
+held); the other team views renew the lease by its id.
 """
 
 from __future__ import annotations
@@ -18,24 +22,36 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 
 from studio.server.client import Client, Offline
+from studio.work_queue import WorkItem
 from widgets.team_connection import TeamConnection
 
 RENEW_MIN_S, RENEW_MAX_S = 5.0, 60.0
+# hold(renewed(expires_at or None), failed(error)): renew the lease of the item held
+Hold = Callable[[Callable[[float | None], Any], Callable[[BaseException], Any]], Any]
 
 
 class LeaseKeeper(QObject):
-    def __init__(self, connection: TeamConnection, lost: Callable[[], Any],
-                 parent: QObject | None = None) -> None:
+    def __init__(self, connection: TeamConnection | None, lost: Callable[[], Any],
+                 parent: QObject | None = None, hold: Hold | None = None) -> None:
         super().__init__(parent)
         self.connection = connection
         self.lost = lost
-        self.item: dict[str, Any] | None = None
+        self.hold = hold
+        self.item: dict[str, Any] | WorkItem | None = None
+        self._expires_at = 0.0
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._renew)
 
-    def keep(self, item: dict[str, Any] | None) -> None:
-        """Renew this item's lease from now on (None: no item, nothing to renew)."""
+    def keep(self, item: dict[str, Any] | WorkItem | None) -> None:
+        """Renew this item's lease from now on (None, or an item without a lease: nothing
+        to renew)."""
+        if isinstance(item, WorkItem) and item.lease_id is None:
+            item = None
         self.item = item
+        if isinstance(item, WorkItem):
+            self._expires_at = float(item.expires_at or 0)
+        elif item is not None:
+            self._expires_at = float(item.get("expires_at", 0))
         self._schedule()
 
     def stop(self) -> None:
@@ -51,7 +67,7 @@ class LeaseKeeper(QObject):
         if self.item is None:
             self._timer.stop()
             return
-        left = float(self.item.get("expires_at", 0)) - time.time()
+        left = self._expires_at - time.time()
         self._timer.start(int(1000 * max(RENEW_MIN_S, min(RENEW_MAX_S, left / 3))))
 
     def _renew(self) -> None:
@@ -59,10 +75,17 @@ class LeaseKeeper(QObject):
         if item is None:
             return
 
-        def renewed(answer: dict[str, Any]) -> None:
-            if self.item is item:
-                item["expires_at"] = answer.get("expires_at", item["expires_at"])
-                self._schedule()
+        def renewed(expires_at: float | None) -> None:
+            if self.item is not item:
+                return
+            if expires_at is None:  # no longer held: the view asks what is held now
+                self.stop()
+                self.lost()
+                return
+            self._expires_at = float(expires_at)
+            if isinstance(item, dict):
+                item["expires_at"] = self._expires_at
+            self._schedule()
 
         def not_renewed(error: BaseException) -> None:
             if self.item is not item:
@@ -73,8 +96,13 @@ class LeaseKeeper(QObject):
                 self.stop()
                 self.lost()
 
-        self.connection.run(Client.renew, int(item["lease_id"]), done=renewed,
-                            failed=not_renewed, owner=self)
+        if self.hold is not None:
+            self.hold(renewed, not_renewed)
+        elif self.connection is not None and isinstance(item, dict):
+            self.connection.run(
+                Client.renew, int(item["lease_id"]),
+                done=lambda answer: renewed(answer.get("expires_at", self._expires_at)),
+                failed=not_renewed, owner=self)
 
 
 def same_item(held: dict[str, Any] | None, answer: dict[str, Any] | None, key: str) -> bool:

@@ -119,3 +119,9 @@ def pair_thumbnails(
 def pair_images(project: Project, pair_id: int) -> tuple[str, str | None] | None:
     """(reference id, target id) of a pair, or None if it does not exist."""
     return pairs_repo.pair_images(project, pair_id)
+
+
+def pair_with_images(project: Project, reference_id: str, target_id: str | None) -> int | None:
+    """This project's pair between these two pictures (a team server's pair, found in a
+    copy of its project), or None."""
+    return pairs_repo.pair_with_images(project, reference_id, target_id)

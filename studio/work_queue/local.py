@@ -26,6 +26,7 @@ class LocalCaptionQueue:
         self.session = WritingSession(project, author, policy)
         self.author = author
         self.project = project
+        self._hidden: str | None = None  # why no pair is offered (missing pictures)
 
     # -- reading -----------------------------------------------------------------------
 
@@ -34,15 +35,21 @@ class LocalCaptionQueue:
         pair_id = self.session.current
         return None if pair_id is None else self._item(pair_id)
 
+    def _now(self) -> WorkItem | None:
+        """The item after a move; with none, learn whether missing pictures hide pairs."""
+        item = self.current
+        if item is None:
+            from studio.picture_files import hidden_pairs_message
+
+            self._hidden = hidden_pairs_message(self.project)
+        return item
+
     def _item(self, pair_id: int, own: Caption | None = None) -> WorkItem:
         if own is None:
             own = store.own_caption(self.project, pair_id, self.author)
         pair = pairs_repo.pair_images(self.project, pair_id) or {}
-        rejected = [
-            c
-            for c in store.captions_for_pair(self.project, pair_id)
-            if c.author == self.author and c.status == "rejected"
-        ]
+        captions = store.captions_for_pair(self.project, pair_id)
+        rejected = [c for c in captions if c.author == self.author and c.status == "rejected"]
         last = rejected[-1] if rejected else None
         return WorkItem(
             pair_id=pair_id,
@@ -54,9 +61,14 @@ class LocalCaptionQueue:
             rejected=(
                 Rejection(last.text, last.reject_reason or "", last.reviewer) if last else None
             ),
+            written=sum(c.is_live for c in captions),
+            needed=self.session.policy.per_pair,
+            reviewer=own.reviewer if own else None,
         )
 
     def can(self, action: Action) -> str | None:
+        if action == "next" and self.session.current is None and self._hidden:
+            return self._hidden
         if action in ("draft", "submit", "skip", "flag") and self.session.current is None:
             return NO_PAIR
         if action == "undo_save" and not self.session.saves:
@@ -73,11 +85,11 @@ class LocalCaptionQueue:
     def take_next(self) -> WorkItem | None:
         if self.session.current is None:
             self.session.start()
-        return self.current
+        return self._now()
 
     def step(self, forward: bool) -> WorkItem | None:
         self.session.step(forward)
-        return self.current
+        return self._now()
 
     def hold(self) -> WorkItem | None:
         return self.current
@@ -88,10 +100,16 @@ class LocalCaptionQueue:
 
     # -- edits -------------------------------------------------------------------------
 
-    def save_draft(self, text: str, pair_id: int | None = None) -> WorkItem | None:
+    def save_draft(
+        self, text: str, pair_id: int | None = None, leaving: bool = False
+    ) -> WorkItem | None:
         pair_id = self.session.current if pair_id is None else pair_id
         if pair_id is None:
             return None
+        if leaving and pair_id == self.session.current:
+            self.session.leave(text)  # an emptied draft left behind is not kept
+            own = store.own_caption(self.project, pair_id, self.author)
+            return None if own is None else self._item(pair_id, own)
         caption = self.session.autosave(text, pair_id)
         return self._item(pair_id, caption)
 
@@ -102,13 +120,16 @@ class LocalCaptionQueue:
         self.session.save_and_next(text)
         return Submitted(pair_id)
 
+    def outcome(self, submitted: Submitted) -> Submitted:
+        return submitted  # the project answers at once: nothing waits
+
     def skip(self) -> WorkItem | None:
         self.session.skip()
-        return self.current
+        return self._now()
 
     def flag(self, reason: str = "") -> WorkItem | None:
         self.session.flag(reason.strip())
-        return self.current
+        return self._now()
 
     def undo_last_save(self) -> WorkItem | None:
         if self.session.undo_last_save() is None:

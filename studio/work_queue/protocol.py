@@ -9,7 +9,7 @@ is lost either way: a draft is kept in the project, or in the client's outbox.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, get_args, runtime_checkable
 
 Action = Literal["next", "previous", "draft", "submit", "skip", "flag", "undo_save", "progress"]
@@ -42,6 +42,9 @@ class WorkItem:
     rejected: Rejection | None = None
     lease_id: int | None = None
     expires_at: float | None = None
+    written: int | None = None  # live captions on the pair (None: not known here)
+    needed: int | None = None  # how many the pair needs
+    reviewer: str | None = None  # who accepted this person's caption, when known
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -69,6 +72,8 @@ class Submitted:
     pair_id: int
     waiting: bool = False
     refused: str | None = None
+    # what the queue needs to learn the answer later (``outcome``); not part of its value
+    receipt: str | None = field(default=None, compare=False)
 
 
 @runtime_checkable
@@ -106,13 +111,22 @@ class WorkQueue(Protocol):
         """Stop holding the current item without skipping it (it stays in the queue)."""
         ...
 
-    def save_draft(self, text: str, pair_id: int | None = None) -> WorkItem | None:
+    def save_draft(
+        self, text: str, pair_id: int | None = None, leaving: bool = False
+    ) -> WorkItem | None:
         """Keep what is typed for ``pair_id`` (default: the current item); an emptied text
-        never overwrites the words kept. The item as kept, or None when there is none."""
+        never overwrites the words kept. ``leaving``: the person moves on from the pair, and
+        an emptied draft is not kept where the queue can drop it. The item as kept, or None
+        when there is none."""
         ...
 
     def submit(self, text: str) -> Submitted:
         """Submit the current item's caption and move on to the next item."""
+        ...
+
+    def outcome(self, submitted: Submitted) -> Submitted:
+        """What became of a submission that waited (``submitted.waiting``): the same record
+        while it still waits, else the server's answer. Does not call the server."""
         ...
 
     def skip(self) -> WorkItem | None:

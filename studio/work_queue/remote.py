@@ -173,7 +173,9 @@ class RemoteCaptionQueue:
 
     # -- edits (through the outbox) ----------------------------------------------------
 
-    def save_draft(self, text: str, pair_id: int | None = None) -> WorkItem | None:
+    def save_draft(
+        self, text: str, pair_id: int | None = None, leaving: bool = False
+    ) -> WorkItem | None:
         item = self._current
         pair_id = (item.pair_id if item else None) if pair_id is None else pair_id
         if pair_id is None:
@@ -200,7 +202,8 @@ class RemoteCaptionQueue:
             raise StudioError(NO_PAIR)
         if not text.strip():
             raise StudioError("Write the caption first; Skip leaves the pair to others.")
-        answer = self._sent(self.client.submit(item.pair_id, text))
+        uid = self.client.submit(item.pair_id, text)
+        answer = self._sent(uid)
         refused = None if answer is None else _refusal(answer)
         if refused is None and item.status != "accepted":
             # as the project keeps it: a submitted caption goes back to its text, anything
@@ -210,7 +213,15 @@ class RemoteCaptionQueue:
             else:
                 self._saves.append((item.pair_id, " ".join(text.split()), "draft"))
         self._move_on()
-        return Submitted(item.pair_id, waiting=answer is None, refused=refused)
+        return Submitted(item.pair_id, waiting=answer is None, refused=refused, receipt=uid)
+
+    def outcome(self, submitted: Submitted) -> Submitted:
+        if not submitted.waiting or submitted.receipt is None:
+            return submitted
+        answer = self.client.answer(submitted.receipt)
+        if answer is None:
+            return submitted
+        return Submitted(submitted.pair_id, refused=_refusal(answer), receipt=submitted.receipt)
 
     def skip(self) -> WorkItem | None:
         if self._current is None:

@@ -57,9 +57,12 @@ def type_caption(window) -> None:
 
     window.show_pane(1)
     writer = window.panes[1].writer
+    deadline = time.monotonic() + 60
+    while writer.pair_id is None and time.monotonic() < deadline:
+        QTest.qWait(20)  # the queue's first pair comes from the IO lane
     writer.editor.setFocus()
     QTest.keyClicks(writer.editor, "is darker with a round collar")
-    print(f"typed {writer.session.current} {writer.editor.text()!r}", flush=True)
+    print(f"typed {writer.pair_id} {writer.editor.text()!r}", flush=True)
 
 
 def close_during(kind: str, project: str, *extra: str) -> int:
@@ -166,7 +169,7 @@ def team_type_then_kill(base: str, token: str, seconds: str) -> None:
     deadline = time.monotonic() + 60
     while writer.item is None and time.monotonic() < deadline:
         QTest.qWait(50)
-    print(f"holding {writer.item['pair_id']}", flush=True)
+    print(f"holding {writer.item.pair_id}", flush=True)
     sys.stdin.readline()  # the server is stopped meanwhile
     writer.editor.setFocus()
     words = "has a round collar and shorter sleeves in a lighter blue "

@@ -12,6 +12,7 @@ from studio.pairs.mining import mine_pairs
 from studio.store import Project
 from tests.gui.async_helpers import run_until
 from tests.gui.read_only_projects import as_read_only
+from tests.gui.test_captions_pane import wait_for
 from tests.gui.window_panes import show_pane_titled
 from widgets.panes.captions_pane import CaptionsPane
 
@@ -19,10 +20,13 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 
 
 def open_as(window, path: Path, user: str) -> CaptionsPane:
+    """On the Captions pane as ``user``, once the writer shows its pair (the queue answers
+    on the IO lane)."""
     window.workspace.settings.user_name = user
     window.open_project(path)
     pane = next(p for p in window.panes if isinstance(p, CaptionsPane))
     window.show_pane(window.panes.index(pane))
+    wait_for(lambda: pane.writer.settled())
     return pane
 
 
@@ -81,14 +85,14 @@ def test_typing_shows_the_rank_and_it_follows_the_text(window, ranked_demo, qtbo
 
 def test_submitted_caption_keeps_its_rank_after_reopening(window, ranked_demo, qtbot) -> None:
     pane = open_as(window, ranked_demo, "ana")
-    pair_id = pane.writer.session.current
+    pair_id = pane.writer.pair_id
     type_caption(qtbot, pane.writer.editor, "is blue and striped")
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
 
     def kept() -> object:
         with Project.open(ranked_demo) as project:
-            [caption] = store.captions_for_pair(project, pair_id)
-            return stored_rank(project, caption.id)
+            captions = store.captions_for_pair(project, pair_id)  # once the IO lane saved it
+            return stored_rank(project, captions[0].id) if captions else None
 
     qtbot.waitUntil(lambda: kept() is not None, timeout=30000)
     window.workspace.close_project()

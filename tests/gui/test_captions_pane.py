@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 
 from studio.captions import store
 from studio.captions.records import CaptionPolicy
@@ -21,13 +23,25 @@ SHIFT = Qt.KeyboardModifier.ShiftModifier
 
 
 def open_as(window, path: Path, user: str) -> CaptionsPane:
+    """The project open as ``user``, on the Captions pane, once the writer shows its pair
+    (the queue answers on the IO lane)."""
     window.workspace.settings.user_name = user
     window.open_project(path)
     window.show_pane(1)
     pane = window.panes[1]
     assert isinstance(pane, CaptionsPane)
     window.activateWindow()
+    wait_for(lambda: pane.writer.settled())
     return pane
+
+
+def wait_for(condition, timeout_s: float = 10.0) -> None:
+    """What is on screen after the writer's queue answered (its calls run off the UI
+    thread); fails when it does not come."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the writer's queue did not answer"
+        QTest.qWait(10)
 
 
 def pair_ids(path: Path) -> list[int]:
@@ -46,11 +60,13 @@ def test_write_save_and_next_step_back_and_undo(window, pairs_demo, qtbot) -> No
     pane = open_as(window, pairs_demo, "ana")
     writer = pane.writer
     assert writer.prompt.text() == "Unlike the provided image, the one I want …"
-    assert writer.session.current == ids[0]
+    assert writer.pair_id == ids[0]
     assert pane.view.reference.title.text()  # the pair is on screen
     type_caption(qtbot, writer.editor, "is red with longer sleeves")
     qtbot.keyClick(writer.editor, Qt.Key.Key_Return, CTRL)
-    assert writer.session.current == ids[1] and writer.editor.text() == ""
+    qtbot.waitUntil(lambda: writer.pair_id == ids[1])
+    assert writer.editor.text() == ""
+    assert writer.state.text() == f"Pair {ids[0]}: caption submitted."
     with Project.open(pairs_demo) as project:
         [caption] = store.captions_for_pair(project, ids[0])
         assert (caption.text, caption.status, caption.author) == (
@@ -64,13 +80,13 @@ def test_write_save_and_next_step_back_and_undo(window, pairs_demo, qtbot) -> No
     assert writer.editor.text() != "has a bow"
     # Alt+Left goes back to the caption just written.
     qtbot.keyClick(writer.editor, Qt.Key.Key_Left, ALT)
-    assert writer.session.current == ids[0]
+    qtbot.waitUntil(lambda: writer.pair_id == ids[0])
     assert writer.editor.text() == "is red with longer sleeves"
     qtbot.keyClick(writer.editor, Qt.Key.Key_Right, ALT)
-    assert writer.session.current == ids[1]
+    qtbot.waitUntil(lambda: writer.pair_id == ids[1])
     # Ctrl+Alt+Z takes back the last save: the caption is a draft again, on screen.
     qtbot.keyClick(writer.editor, Qt.Key.Key_Z, CTRL | ALT)
-    assert writer.session.current == ids[0]
+    qtbot.waitUntil(lambda: writer.pair_id == ids[0] and "draft again" in writer.state.text())
     assert writer.editor.text() == "is red with longer sleeves"
     with Project.open(pairs_demo) as project:
         assert store.captions_for_pair(project, ids[0])[0].status == "draft"
@@ -97,7 +113,7 @@ def test_drafts_are_saved_while_typing_and_found_after_reopening(window, pairs_d
     window.workspace.close_project()  # saved on the way out, no pause needed
     assert draft_text() == "is blue"
     pane = open_as(window, pairs_demo, "ana")
-    assert pane.writer.session.current == ids[0]
+    assert pane.writer.pair_id == ids[0]
     assert pane.writer.editor.text() == "is blue"
 
 
@@ -115,8 +131,9 @@ def test_a_new_window_resumes_on_the_draft_and_ranks_it_at_once(
     ids = pair_ids(indexed_demo_dir)
     pane = open_as(window, indexed_demo_dir, "ana")
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Right, ALT)
+    qtbot.waitUntil(lambda: pane.writer.pair_id == ids[1])
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Right, ALT)
-    assert pane.writer.session.current == ids[2]
+    qtbot.waitUntil(lambda: pane.writer.pair_id == ids[2])
     type_caption(qtbot, pane.writer.editor, "is red with a round collar")
     qtbot.waitUntil(lambda: pane.writer.state.text().startswith("Draft saved"), timeout=10000)
     window.workspace.close_project()
@@ -125,7 +142,7 @@ def test_a_new_window_resumes_on_the_draft_and_ranks_it_at_once(
     qtbot.addWidget(again, before_close_func=lambda _w: services.shutdown())
     again.show()
     pane = open_as(again, indexed_demo_dir, "ana")
-    assert pane.writer.session.current == ids[2]
+    assert pane.writer.pair_id == ids[2]
     assert pane.writer.editor.text() == "is red with a round collar"
     view = pane.rank_view
     qtbot.waitUntil(
@@ -141,12 +158,13 @@ def test_skip_and_flag_move_on_and_are_remembered(window, pairs_demo, qtbot) -> 
     writer = pane.writer
     writer.editor.setFocus()
     qtbot.keyClick(writer.editor, Qt.Key.Key_K, CTRL)
-    assert writer.session.current == ids[1]
+    qtbot.waitUntil(lambda: writer.pair_id == ids[1])
+    assert writer.state.text() == f"Pair {ids[0]} skipped."
     qtbot.keyClick(writer.editor, Qt.Key.Key_F, CTRL)
     assert writer.reason.isVisible()
     qtbot.keyClicks(writer.reason, "same item twice")
     qtbot.keyClick(writer.reason, Qt.Key.Key_Return)
-    assert writer.session.current == ids[2]
+    qtbot.waitUntil(lambda: writer.pair_id == ids[2])
     with Project.open(pairs_demo) as project:
         assert store.flagged_pairs(project) == {ids[1]: "same item twice"}
 
@@ -156,19 +174,21 @@ def test_a_second_caption_must_come_from_someone_else(window, pairs_demo, qtbot)
     pane = open_as(window, pairs_demo, "ana")
     type_caption(qtbot, pane.writer.editor, "is red")
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
+    qtbot.waitUntil(lambda: pane.writer.pair_id == ids[1])
     window.workspace.close_project()
     pane = open_as(window, pairs_demo, "ben")
-    assert pane.writer.session.current == ids[0]  # needs a second caption
+    assert pane.writer.pair_id == ids[0]  # needs a second caption
     assert "1 of 2 captions" in pane.writer.info.text()
     type_caption(qtbot, pane.writer.editor, "has stripes")
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_Return, CTRL)
+    qtbot.waitUntil(lambda: pane.writer.pair_id != ids[0])
     pane.refresh_progress()
     qtbot.waitUntil(lambda: pane.progress.summary.text().startswith("ben: 1 caption written"))
     names = [pane.progress.table.item(r, 0).text() for r in range(pane.progress.table.rowCount())]
     assert sorted(names) == ["ana", "ben"]
     window.workspace.close_project()
     pane = open_as(window, pairs_demo, "ana")
-    assert pane.writer.session.current == ids[1]  # the first pair is complete
+    assert pane.writer.pair_id == ids[1]  # the first pair is complete
 
 
 def test_review_accepts_edits_and_rejects_by_keyboard(window, pairs_demo, qtbot) -> None:
@@ -242,7 +262,10 @@ def test_pictures_stay_on_screen_after_autosave_save_and_switching(
     assert pane.view.reference.title.text() == first_title
     wait_for_pictures(qtbot, pane)
     for text in ("is red", "has longer sleeves", "is shorter"):
+        before = writer.pair_id
         qtbot.keyClick(writer.editor, Qt.Key.Key_Return, CTRL)
+        assert pane.view.reference.title.text()
+        qtbot.waitUntil(lambda before=before: writer.pair_id != before)
         assert pane.view.reference.title.text()
         wait_for_pictures(qtbot, pane)
         type_caption(qtbot, writer.editor, text)
@@ -256,7 +279,7 @@ def test_pictures_stay_on_screen_after_autosave_save_and_switching(
     wait_for_pictures(qtbot, pane)
     assert window.open_project(pairs_demo)
     window.show_pane(1)
-    assert pane.view.reference.title.text()
+    qtbot.waitUntil(lambda: pane.view.reference.title.text() != "")  # the queue answered
     wait_for_pictures(qtbot, pane)
 
 

@@ -133,11 +133,12 @@ def test_ctrl_2_then_ctrl_enter_saves_the_caption_and_brings_the_next_pair(
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_2, CTRL)
     writer = window.panes[1].writer
+    qtbot.waitUntil(lambda: writer.editor.isEnabled())  # the queue's first pair came
     assert QApplication.focusWidget() is writer.editor
-    pair = writer.session.current
+    pair = writer.pair_id
     qtbot.keyClicks(writer.editor, "is red")
     qtbot.keyClick(writer.editor, Qt.Key.Key_Return, CTRL)
-    assert writer.session.current != pair
+    qtbot.waitUntil(lambda: writer.pair_id != pair)
     with Project.open(pairs_demo) as project:
         saved = [(c.author, c.text, c.status) for c in store.captions_for_pair(project, pair)]
     assert saved == [("ana", "is red", "submitted")]

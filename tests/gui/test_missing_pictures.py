@@ -30,14 +30,14 @@ def test_a_project_file_copied_alone_says_its_pictures_are_missing_until_the_fol
     assert banner.banner_button.text() == "Set Image Folder…"
     captions = next(pane for pane in window.panes if pane.title == "Captions")
     window.show_pane(window.panes.index(captions))
-    pair = captions.writing.current
-    assert pair is not None
+    run_until(event_loop_qt, lambda: captions.writer.pair_id is not None)  # the queue answered
+    pair = captions.writer.pair_id
     assert not Path(captions.view.reference.path).is_file()
     window.image_folder.choose(demo_project_dir)  # what the file dialog would return
     run_until(event_loop_qt, lambda: "pictures found" in window.image_folder.last_message)
     run_until(event_loop_qt, lambda: Path(captions.view.reference.path).is_file())
     assert Path(captions.view.target.path).is_file()
-    assert captions.writing.current == pair  # the same pair, its pictures now shown
+    assert captions.writer.pair_id == pair  # the same pair, its pictures now shown
     assert not banner.banner.isVisible()
 
 

@@ -62,6 +62,7 @@ def test_a_written_caption_reaches_the_dashboard_and_the_annotator_table(
     window.show_pane(window.panes.index(captions))
     assert dashboard.count_labels["captions"].text() == "0"
     assert "ana" not in annotators(captions)
+    qtbot.waitUntil(lambda: captions.writer.editor.isEnabled())  # the first pair came
     captions.writer.editor.setFocus()
     qtbot.keyClicks(captions.writer.editor, "is red with longer sleeves")
     qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
@@ -128,7 +129,8 @@ def test_a_draft_is_kept_when_another_project_opens(window, pairs_demo, tmp_path
     window.open_project(pairs_demo)
     captions = pane_of(window, CaptionsPane)
     window.show_pane(window.panes.index(captions))
-    pair = captions.writing.current
+    qtbot.waitUntil(lambda: captions.writer.editor.isEnabled())  # the first pair came
+    pair = captions.writer.pair_id
     captions.writer.editor.setFocus()
     qtbot.keyClicks(captions.writer.editor, "is blue and shorter")  # autosave not yet due
     window.workspace.create_project(tmp_path / "other", name="Other")
@@ -146,22 +148,24 @@ def test_a_locked_project_is_a_message_not_a_traceback(window, pairs_demo, qtbot
     captions = pane_of(window, CaptionsPane)
     window.show_pane(window.panes.index(captions))
     project = window.workspace.project
-    project.db.execute("PRAGMA busy_timeout = 100")  # the UI thread's connection waits briefly
-    pair = captions.writing.current
+    qtbot.waitUntil(lambda: captions.writer.editor.isEnabled())  # the first pair came
+    pair = captions.writer.pair_id
     blocker = sqlite3.connect(str(project.path))
     blocker.execute("BEGIN IMMEDIATE")  # another program holds the write lock
     try:
         captions.writer.editor.setFocus()
         qtbot.keyClicks(captions.writer.editor, "is red")
         qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
-        assert "busy" in captions.writer.state.text()
-        assert captions.writing.current == pair  # nothing moved on, the text is still there
+        # the submission waits for the lock on the IO lane (its busy timeout), then says so
+        qtbot.waitUntil(lambda: "busy" in captions.writer.state.text(), timeout=20000)
+        assert captions.writer.pair_id == pair  # nothing moved on, the text is still there
         assert captions.writer.editor.text() == "is red"
+        assert captions.writer.editor.isEnabled()
     finally:
         blocker.rollback()
         blocker.close()
     qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)
-    assert captions.writing.current != pair  # saved once the lock is gone
+    qtbot.waitUntil(lambda: captions.writer.pair_id != pair)  # saved once the lock is gone
 
 
 def test_a_read_only_project_keeps_the_policy_and_says_why(window, pairs_demo) -> None:
@@ -183,6 +187,7 @@ def test_captions_written_elsewhere_reach_the_dashboard_chart_when_it_shows(
     window.open_project(pairs_demo)
     dashboard, captions = pane_of(window, DashboardPane), pane_of(window, CaptionsPane)
     window.show_pane(window.panes.index(captions))
+    qtbot.waitUntil(lambda: captions.writer.editor.isEnabled())  # the first pair came
     captions.writer.editor.setFocus()
     qtbot.keyClicks(captions.writer.editor, "is red with longer sleeves")
     qtbot.keyClick(captions.writer.editor, Qt.Key.Key_Return, CTRL)

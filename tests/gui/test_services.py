@@ -74,6 +74,7 @@ def test_closing_the_window_flushes_what_was_typed_before_the_project_closes(
     window.open_project(demo_project_dir)
     window.show_pane(1)
     editor = window.panes[1].writer.editor
+    qtbot.waitUntil(editor.isEnabled)  # the queue's first pair came
     editor.setFocus()
     qtbot.keyClicks(editor, "is darker")  # no pause: nothing saved yet
     window.close()  # no job runs: no question, the services shut down in order
@@ -97,6 +98,7 @@ def test_typing_never_waits_for_a_busy_project_and_nothing_is_lost(
     window.open_project(demo_project_dir)
     window.show_pane(1)
     writer = window.panes[1].writer
+    qtbot.waitUntil(writer.editor.isEnabled)  # the queue's first pair came
     other = sqlite3.connect(path, isolation_level=None)  # another program writing
     other.execute("BEGIN IMMEDIATE")
     try:

@@ -163,11 +163,12 @@ def test_a_packages_person_stays_with_the_package(
     assert window.workspace.user_name == "zoe"
     assert "<b>zoe</b>" in captions.user_label.text()
     writer = captions.writer
-    pair = writer.session.current
-    assert pair is not None
+    qtbot.waitUntil(lambda: writer.pair_id is not None)  # the queue's first pair came
+    pair = writer.pair_id
     writer.editor.setFocus()
     qtbot.keyClicks(writer.editor, "is longer")
     qtbot.keyClick(writer.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: writer.pair_id != pair)
     with Project.open(coordinator) as project:
         authors = {c.author for c in store.captions_for_pair(project, pair) if c.text == "is longer"}
     assert authors == {"zoe"}

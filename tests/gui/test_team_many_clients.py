@@ -100,7 +100,7 @@ def test_two_studios_and_ten_clients_lose_nothing(
                 if writer.item is not None and writer.editor.isEnabled():
                     qtbot.keyClicks(writer.editor, f"has a collar {number}-{written}")
                     qtbot.wait(30)
-                    writer.submit_and_next()  # (Ctrl+Enter needs the active window)
+                    writer.save_and_next()  # (Ctrl+Enter needs the active window)
                     written += 1
             if written >= 2 and not restarted:  # the network drops in the middle
                 server.stop()
@@ -114,10 +114,11 @@ def test_two_studios_and_ten_clients_lose_nothing(
                 break
         assert errors == [] and restarted
         assert all(not t.is_alive() for t in threads), "simulated people still working"
-        for writer in writers:
+        for writer, studio in zip(writers, studios, strict=True):
+            team = studio.services.team
             assert writer.info.text().startswith("All done"), (
-                writer.info.text(), writer.state.text(), writer.item, writer._asking,
-                writer.connection.status_text(), writer.connection.last_error)
+                writer.info.text(), writer.state.text(), writer.item, team.status_text(),
+                team.last_error)
     finally:
         stop.set()
         for thread in threads:

@@ -62,19 +62,19 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
     writer = _connect(qtbot, window, server.base, keys["ana"])
     pane = window.panes[1]
     assert pane.team_mode() and writer.editor.hasFocus()
-    assert writer.info.text().startswith(f"Pair {writer.item['pair_id']}")
+    assert writer.info.text().startswith(f"Pair {writer.item.pair_id}")
     # The pictures come from the server (authenticated, cached on disk by the client).
     pictures = pane.team_pictures
     qtbot.waitUntil(lambda: not pictures.reference.picture.pixmap().isNull()
                     and not pictures.target.picture.pixmap().isNull(), timeout=WAIT_MS)
-    first = writer.item["pair_id"]
+    first = writer.item.pair_id
     _type(qtbot, writer, "is darker")
     qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
     _submit(qtbot, writer)
-    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id != first,
                     timeout=WAIT_MS)
     assert writer.state.text() == f"Pair {first}: caption submitted."
-    second = writer.item["pair_id"]
+    second = writer.item.pair_id
     _type(qtbot, writer, "is longer")
     qtbot.waitUntil(lambda: writer.state.text().startswith("Draft saved"), timeout=WAIT_MS)
 
@@ -85,7 +85,7 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
     _type(qtbot, writer, " buttons")
     qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
                     timeout=WAIT_MS)
-    assert writer.editor.isEnabled() and writer.item["pair_id"] == second
+    assert writer.editor.isEnabled() and writer.item.pair_id == second
     # Offline, a picture never fetched says so; one in a local copy of the image root
     # still shows.
     pictures.show_item({"reference_id": "never-fetched", "target_id": None})
@@ -105,7 +105,7 @@ def test_captions_written_in_team_mode_survive_a_server_stop(
     server.start()  # back: everything waiting goes out, and the next pair comes
     qtbot.waitUntil(lambda: window.team_status.text() == "online as ana (annotator)",
                     timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] not in
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id not in
                     (first, second), timeout=WAIT_MS)
     sent = _outbox_uids()
     assert sent and all(status == 200 for _uid, status in sent)
@@ -124,7 +124,7 @@ def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
 
     server, keys = team_server({"ana": "annotator"}, pairs=2)
     writer = _connect(qtbot, window, server.base, keys["ana"])
-    pair = writer.item["pair_id"]
+    pair = writer.item.pair_id
     server.stop()
     _type(qtbot, writer, "has a round collar")  # typed offline, closed before a pause
     window.close()  # the flush at shutdown puts the text in the outbox
@@ -145,7 +145,7 @@ def test_edits_left_waiting_at_close_are_sent_on_the_next_start(
         second.show_pane(1)
         qtbot.waitUntil(lambda: second_writer.item is not None, timeout=WAIT_MS)
         # the pair held before the close comes back, with the text typed offline
-        assert second_writer.item["pair_id"] == pair
+        assert second_writer.item.pair_id == pair
         assert second_writer.editor.text() == "has a round collar"
     finally:
         again.shutdown()
@@ -163,7 +163,7 @@ def test_a_full_quota_is_said_in_one_line_and_the_next_pair_comes(
     server, keys = team_server({"ana": "annotator", "bo": "annotator"}, pairs=3, per_pair=1,
                                lease_seconds=1)
     writer = _connect(qtbot, window, server.base, keys["ana"])
-    pair = writer.item["pair_id"]
+    pair = writer.item.pair_id
     writer.lease.stop()  # ana leaves the pair open long enough for the lease to end
     qtbot.wait(1500)
     from studio.server.client import Client
@@ -181,7 +181,7 @@ def test_a_full_quota_is_said_in_one_line_and_the_next_pair_comes(
     qtbot.waitUntil(lambda: "did not take this caption" in writer.state.text(),
                     timeout=WAIT_MS)
     assert writer.state.text().startswith(f"Pair {pair}: the server did not take")
-    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != pair,
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id != pair,
                     timeout=WAIT_MS)
 
 
@@ -235,14 +235,14 @@ def test_a_caption_sent_once_the_server_is_back_no_longer_says_it_waits(
 ) -> None:
     server, keys = team_server({"ana": "annotator"}, pairs=3)
     writer = _connect(qtbot, window, server.base, keys["ana"])
-    first = writer.item["pair_id"]
+    first = writer.item.pair_id
     server.stop()
     _type(qtbot, writer, "is darker")
     _submit(qtbot, writer)
     qtbot.waitUntil(lambda: writer.state.text().startswith(
         f"Pair {first}: your caption waits on this computer"), timeout=WAIT_MS)
     server.start()  # the outbox goes out: the line says the server took it
-    qtbot.waitUntil(lambda: writer.item is not None and writer.item["pair_id"] != first,
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id != first,
                     timeout=WAIT_MS)
     qtbot.waitUntil(lambda: writer.state.text() == f"Pair {first}: caption submitted.",
                     timeout=WAIT_MS)
@@ -257,7 +257,7 @@ def test_a_rejected_caption_comes_back_to_its_author_with_the_reason(
 
     server, keys = team_server({"ana": "annotator", "rev": "reviewer"}, pairs=1, per_pair=1)
     writer = _connect(qtbot, window, server.base, keys["ana"])
-    pair = writer.item["pair_id"]
+    pair = writer.item.pair_id
     _type(qtbot, writer, "is red")
     _submit(qtbot, writer)
     qtbot.waitUntil(lambda: writer.info.text().startswith("All done"), timeout=WAIT_MS)
@@ -272,7 +272,96 @@ def test_a_rejected_caption_comes_back_to_its_author_with_the_reason(
     window.show_pane(0)  # ana comes back to the Captions pane: the pair is hers again
     window.show_pane(1)
     qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
-    assert writer.item["pair_id"] == pair and writer.editor.text() == ""
+    assert writer.item.pair_id == pair and writer.editor.text() == ""
     assert writer.state.text() == (
         "Your earlier caption “is red” was rejected by rev: names the reference, not the "
         "target")
+
+
+ALT = Qt.KeyboardModifier.AltModifier
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def _flags(url: str) -> dict[int, str]:
+    from studio.captions.store import flagged_pairs
+
+    with Project.open(url) as project:
+        return flagged_pairs(project)
+
+
+def test_flag_and_previous_next_work_in_team_mode_and_reach_the_server(
+    qtbot, window, team_server, postgresql_url: str
+) -> None:
+    """The team writer is the local one: Previous/Next step over the server's pairs
+    (holding each), Flag sends the reason to the coordinator, and without a local copy of
+    the project the live rank says there is none."""
+    from widgets.panes.captions_pane import NO_TEAM_RANK
+
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    assert window.panes[1].team_rank.text() == NO_TEAM_RANK
+    first = writer.item.pair_id
+    _type(qtbot, writer, "is darker")
+    _submit(qtbot, writer)
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id != first,
+                    timeout=WAIT_MS)
+    second = writer.item.pair_id
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Left, ALT)  # Previous: the caption just sent
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id == first,
+                    timeout=WAIT_MS)
+    assert writer.editor.text() == "is darker"
+    assert writer.state.text().startswith("Submitted")
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Right, ALT)  # Next
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id == second,
+                    timeout=WAIT_MS)
+    qtbot.keyClick(writer.editor, Qt.Key.Key_F, CTRL)
+    assert writer.reason.isVisible()
+    qtbot.keyClicks(writer.reason, "the target is a shoe")
+    qtbot.keyClick(writer.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: writer.item is not None and writer.item.pair_id not in
+                    (first, second), timeout=WAIT_MS)
+    assert writer.state.text().startswith(f"Pair {second} flagged")
+    assert _flags(postgresql_url) == {second: "the target is a shoe"}
+
+
+def test_a_skip_made_offline_waits_in_the_outbox_and_is_sent_on_reconnect(
+    qtbot, window, team_server, postgresql_url: str
+) -> None:
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    skipped = writer.item.pair_id
+    server.stop()
+    qtbot.keyClick(writer.editor, Qt.Key.Key_K, CTRL)
+    qtbot.waitUntil(lambda: writer.state.text() == f"Pair {skipped} skipped.",
+                    timeout=WAIT_MS)
+    assert writer.item is None and not writer.editor.isEnabled()
+    assert writer.info.text().startswith("The team server does not answer")
+    assert [status for _uid, status in _outbox_uids()] == [None]  # kept on this computer
+    qtbot.waitUntil(lambda: window.team_status.text() == "offline — 1 edit waiting",
+                    timeout=WAIT_MS)
+    server.start()  # the skip goes out, and the next pair comes
+    qtbot.waitUntil(lambda: writer.item is not None, timeout=WAIT_MS)
+    assert writer.item.pair_id != skipped
+    sent = _outbox_uids()
+    assert [status for _uid, status in sent] == [200]
+    assert _server_state(postgresql_url)[0] == [sent[0][0]]
+
+
+def test_offline_next_says_in_one_line_that_it_needs_the_server(
+    qtbot, window, team_server
+) -> None:
+    from studio.work_queue.remote import OFFLINE
+
+    server, keys = team_server({"ana": "annotator"}, pairs=3)
+    writer = _connect(qtbot, window, server.base, keys["ana"])
+    held = writer.item.pair_id
+    server.stop()
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Right, ALT)
+    qtbot.waitUntil(lambda: writer.state.text() == OFFLINE["previous"], timeout=WAIT_MS)
+    assert writer.item.pair_id == held and writer.editor.isEnabled()
+    _type(qtbot, writer, "is red")  # writing goes on
+    qtbot.waitUntil(lambda: writer.state.text().startswith("Draft kept on this computer"),
+                    timeout=WAIT_MS)
+    qtbot.keyClick(writer.editor, Qt.Key.Key_Left, ALT)  # known offline now: said at once
+    assert writer.state.text() == OFFLINE["previous"]
+    assert writer.item.pair_id == held and writer.editor.text() == "is red"

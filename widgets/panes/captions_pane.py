@@ -1,8 +1,12 @@
 """Captions: write relative captions for pairs, or review other people's, keyboard first.
 
 The pane shows the pair side by side, the writer or the reviewer under it, and each
-annotator's progress. It binds to Qt-free sessions (``studio.captions.writing_and_review``) for
-the person in Settings (``workspace.user_name``); they write everything as it happens.
+annotator's progress. One writer (``CaptionWriter``) serves both faces: it takes a work
+queue (``studio.work_queue``), the project's (``LocalCaptionQueue``, for the person in
+Settings, ``workspace.user_name``; its calls on the IO lane) or, connected to a team
+server as an annotator, the server's (``RemoteCaptionQueue``; its calls on the team
+connection's net lane). The reviewer binds to a Qt-free ``ReviewSession``; in team mode
+the team reviewer reviews the server's captions.
 """
 
 from __future__ import annotations
@@ -41,12 +45,15 @@ from studio.pairs.query import pair_images
 from studio.project_stats import annotator_throughput
 from studio.store import Project
 from studio.wording import count
+from studio.work_queue import WorkItem
+from studio.work_queue.local import LocalCaptionQueue
+from studio.work_queue.remote import RemoteCaptionQueue
 from widgets import actions
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
-from widgets.caption_writer import CaptionWriter
+from widgets.caption_writer import CaptionWriter, QueueCalls
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
@@ -56,9 +63,10 @@ from widgets.services import Services
 from widgets.team_connection import ROLES_THAT_WRITE
 from widgets.team_pictures import TeamPictures
 from widgets.team_reviewer import TeamReviewer
-from widgets.team_writer import TeamWriter
 
 TEAM_ROLES = ("annotator", "reviewer")
+NO_TEAM_RANK = ("No rank: the project open here does not hold this pair (open a copy of the "
+                "team's project with an index to see the caption's rank as you type).")
 
 PROGRESS_DELAY_MS = 500
 
@@ -90,6 +98,7 @@ class CaptionsPane(Pane):
         follow(self, workspace, ("settings",), self._on_settings)
         follow(self, workspace, ("pairs", "captions", "people"), self._on_work_changed)
         self._shown_pair: int | None = None
+        self._team_pair: int | None = None  # the team writer's pair in the project here
         follow(self, workspace, ("images",), self._show_pictures_again)
 
     def _build(self) -> QWidget:
@@ -125,7 +134,8 @@ class CaptionsPane(Pane):
         self.view = PairView(self.thumbnails)
         self.view.install_zoom_keys(content, "captions")
         self.writer = CaptionWriter()
-        self.writer.submit_save = partial(self.scope.submit, self.services.io)
+        self.local_calls = QueueCalls(partial(self.scope.submit, self.services.io),
+                                      lambda function, *args: function(*args))
         self.services.flushing.connect(self.writer.flush)  # at shutdown, before the close
         self.reviewer = CaptionReviewer()
         self.panels = QStackedWidget()
@@ -158,9 +168,19 @@ class CaptionsPane(Pane):
         team = self.services.team
         self.team_label = ElidedLabel()
         self.team_pictures = TeamPictures(team)
-        self.team_writer = TeamWriter(team)
+        self.team_writer = CaptionWriter()  # the same writer, bound to the server's queue
+        self.team_writer.setObjectName("team_writer")
+        self.team_rank = QLabel(NO_TEAM_RANK)
+        self.team_rank.setStyleSheet("color: #6b7280;")
+        self.team_rank.setWordWrap(True)
+        self.team_writer.details.addWidget(self.team_rank)
+        team.back_online.connect(self.team_writer.idle_refresh)
+        team.changed.connect(self.team_writer.check_waiting)
+        team.leaving.connect(self.team_writer.flush)
+        self.services.flushing.connect(self.team_writer.flush)  # closing: outbox first
         self.team_reviewer = TeamReviewer(team)
-        self.team_writer.item_changed.connect(self.team_pictures.show_item)
+        self.team_writer.item_changed.connect(self._team_item)
+        self.team_writer.editor.textChanged.connect(self._team_rank_text)
         self.team_reviewer.item_changed.connect(self.team_pictures.show_item)
         self.team_panels = QStackedWidget()
         self.team_panels.addWidget(self.team_writer)
@@ -179,19 +199,27 @@ class CaptionsPane(Pane):
         """Connected as an annotator or reviewer: the pane works for the server; otherwise
         as before."""
         team = self.services.team
-        self.team_writer.stop()
+        self.team_writer.bind(None)
         self.team_reviewer.stop()
         if self.team_mode():
-            panel = self.team_writer if team.role in ROLES_THAT_WRITE else self.team_reviewer
-            verb = "Writing" if panel is self.team_writer else "Reviewing"
+            writes = team.role in ROLES_THAT_WRITE
+            verb = "Writing" if writes else "Reviewing"
             self.team_label.setText(
                 f"{verb} for the team server <b>{team.url}</b> as <b>{team.name}</b> — "
                 "items come from the team's queue (File → Connect to Team Server… to leave)"
             )
-            self.team_panels.setCurrentWidget(panel)
+            self.team_panels.setCurrentWidget(self.team_writer if writes else self.team_reviewer)
             self._stack.setCurrentIndex(2)
-            panel.restart()
+            if writes and team.client is not None:
+                self.team_writer.details.addWidget(self.rank_view)  # the live rank goes along
+                queue = RemoteCaptionQueue(team.client, team.name)
+                self.team_writer.bind(queue, team.queue_calls(queue, self.team_writer))
+            elif not writes:
+                self.team_reviewer.restart()
             return
+        if self.rank_view.parent() is not self.writer:
+            self.writer.details.addWidget(self.rank_view)
+            self.rank_view.set_pair(self.writer.pair_id)
         self._stack.setCurrentIndex(0 if self.project is None else 1)
 
     def _build_ranks(self) -> None:
@@ -232,6 +260,41 @@ class CaptionsPane(Pane):
         """Keep the rank with the caption just submitted (on the rank worker)."""
         if self.project is not None and self.writing is not None and self.writing.saves:
             self.rank_worker.store(self.project, self.writing.saves[-1].caption_id)
+
+    def _team_item(self, item: WorkItem | None) -> None:
+        """The team writer's pair: its pictures, and its rank from the local index when the
+        project open here holds the same pair (the same two pictures)."""
+        self.team_pictures.show_item(
+            None if item is None else {"reference_id": item.reference_id,
+                                       "target_id": item.target_id})
+        self._team_pair = None
+        project = self.project
+        if self.rank_view.parent() is not self.team_writer:
+            return  # not writing for a team: the rank follows the local writer
+        if item is None or project is None or item.reference_id is None:
+            self.team_rank.setText(NO_TEAM_RANK)
+            self.rank_view.set_pair(None)
+            return
+        from studio.pairs.query import pair_with_images
+
+        def found(pair_id: int | None) -> None:
+            if self.team_writer.item is not item or self.project is not project:
+                return
+            self._team_pair = pair_id
+            if pair_id is None:
+                self.team_rank.setText(NO_TEAM_RANK)
+                self.rank_view.set_pair(None)
+                return
+            self.team_rank.setText("")
+            self.rank_view.set_pair(pair_id)
+            self.rank_view.set_text(self.team_writer.editor.text())
+
+        self.scope.submit(self.services.io, pair_with_images, project, item.reference_id,
+                          item.target_id, done=found, failed=lambda _error: found(None))
+
+    def _team_rank_text(self, text: str) -> None:
+        if self._team_pair is not None:
+            self.rank_view.set_text(text)
 
     def _show_stored_rank(self) -> None:
         caption = self.review.caption() if self.review is not None else None
@@ -292,6 +355,7 @@ class CaptionsPane(Pane):
         self.writer.bind(None)
         self.reviewer.bind(None)
         self.writing = self.review = None
+        self._team_pair = None
 
     def _on_settings(self) -> None:
         """The name (Settings) or the caption policy (another pane, the CLI) changed."""
@@ -309,8 +373,8 @@ class CaptionsPane(Pane):
 
     def _on_work_changed(self) -> None:
         """New pairs, or captions written elsewhere: an idle session finds its next item."""
-        if self.writing is not None and self.writing.current is None:
-            self.writing.start()
+        if self.writing is not None and self.writer.item is None:
+            self.writer.refresh()
         if self.review is not None and self.review.current is None:
             self.review.start()
         self.refresh_progress()
@@ -339,8 +403,7 @@ class CaptionsPane(Pane):
         if project is None or self._preloaded is project:
             return
         self._preloaded = project
-        writing = self.writing if self.panels.currentWidget() is self.writer else None
-        pair_id = writing.current if writing is not None else None
+        pair_id = self.writer.pair_id if self.panels.currentWidget() is self.writer else None
         with suppress(StudioError, ValueError):  # bad rank settings: the first rank says so
             self.rank_worker.preload(project, rank_settings(project), pair_id)
 
@@ -361,10 +424,11 @@ class CaptionsPane(Pane):
         self.user_label.setText(f"Working as <b>{self.user}</b> ({where})")
         policy = load_policy(project)
         self._show_policy(policy)
-        self.writing = WritingSession(project, self.user, policy)
+        queue = LocalCaptionQueue(project, self.user, policy)
+        self.writing = queue.session
         self.review = ReviewSession(project, self.user)
         self.review.order = self.rank_line.order.currentData()
-        self.writer.bind(self.writing)
+        self.writer.bind(queue, self.local_calls)
         self.reviewer.bind(self.review)
         self.set_mode(self.modes.checkedId())
 
@@ -381,15 +445,16 @@ class CaptionsPane(Pane):
         self.writer.flush()
         self.modes.button(mode).setChecked(True)
         self.panels.setCurrentIndex(mode)
-        session = self.writing if mode == 0 else self.review
-        if session is not None:
-            session.go_to(session.current)  # redraw the pair of this mode
+        if mode == 0:
+            self.writer.show_again()  # redraw the pair of this mode
+        elif self.review is not None:
+            self.review.go_to(self.review.current)
         self.refresh_progress()
 
     def focus_widget(self) -> QWidget | None:
         if self.team_mode():
             panel = self.team_panels.currentWidget()
-            return panel.editor if isinstance(panel, (TeamWriter, TeamReviewer)) else None
+            return panel.editor if isinstance(panel, (CaptionWriter, TeamReviewer)) else None
         panel = self.panels.currentWidget()
         return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
 

@@ -154,6 +154,21 @@ def pair_images(project: Project, pair_id: int) -> tuple[str, str | None] | None
     return None if row is None else (row[0], row[1])
 
 
+def pair_with_images(project: Project, reference_id: str, target_id: str | None) -> int | None:
+    """The first pair (by id) from this reference to this target, or None."""
+    if target_id is None:
+        row = project.db.execute(
+            "SELECT min(id) FROM pairs WHERE reference_id = ? AND target_id IS NULL",
+            [reference_id],
+        ).fetchone()
+    else:
+        row = project.db.execute(
+            "SELECT min(id) FROM pairs WHERE reference_id = ? AND target_id = ?",
+            [reference_id, target_id],
+        ).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
 def pair_row(project: Project, pair_id: int) -> dict[str, Any] | None:
     """The pair's stored columns, or None if it does not exist."""
     rows = list(project.db.query("SELECT * FROM pairs WHERE id = ?", [pair_id]))
