@@ -83,6 +83,8 @@ def run_docs(args: list[str]) -> int:
 # its module fixtures are made once); the GUI suite in one (a GUI test that leaves a studio
 # worker running fails; bench/bench_gui_soak.py repeats it).
 PARALLEL = ["-n", "2", "--dist", "loadfile"]
+SETUP_SECONDS: list[float] = []  # the venv and its packages, this run (the phases' list shows it)
+RUN_STARTED = time.monotonic()
 
 
 class Phase:
@@ -136,7 +138,7 @@ def run_tests(args: list[str]) -> int:
             code = subprocess.call(command, cwd=ROOT, env=env)
             print(mypy_log.read_text(encoding="utf-8") if mypy.wait() else "", end="")
             return code or lint or mypy.returncode
-        timings = []
+        timings = [("setup (venv, packages)", sum(SETUP_SECONDS), 0)]
         started = time.monotonic()  # the manual first: seconds, and it fails fast
         manual = build_manual(home / "manual", env)
         timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
@@ -158,9 +160,11 @@ def run_tests(args: list[str]) -> int:
         timings += [gui.wait(), postgresql.wait()]
         mypy.wait()
         print(f"\nmypy:\n{mypy_log.read_text(encoding='utf-8')}", end="")
-        print("\nPhases:")
+        print("\nPhases (the last two side by side):")
         for name, seconds, code in timings:
             print(f"  {name:<42} {seconds / 60:5.1f} min  {'passed' if code == 0 else 'FAILED'}")
+        print(f"  {'in all, from the start of dev.py':<42} "
+              f"{(time.monotonic() - RUN_STARTED) / 60:5.1f} min")
     codes = [code for _, _, code in timings]
     return next((code for code in codes if code), lint or mypy.returncode)
 
@@ -169,7 +173,9 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"studio", "test", "docs", "setup"}:
         print(__doc__.strip())
         return 2
+    started = time.monotonic()
     setup()
+    SETUP_SECONDS.append(time.monotonic() - started)
     command, rest = argv[0], argv[1:]
     if command == "studio":
         return run_studio(rest)
