@@ -16,7 +16,7 @@ from studio.simulation.outputs import list_runs, store_run
 from studio.store import Project
 from tests.unit.test_chatir import import_and_index, write_chatir
 from tests.unit.test_fashioniq_protocol import indexed  # noqa: F401  (a fixture)
-from tests.unit.test_import_circo import ON_DISK, write_circo
+from tests.unit.test_import_circo import ON_DISK, VAL, write_circo
 
 
 def last_run(project: Path) -> tuple[int, object]:
@@ -169,19 +169,47 @@ def test_a_simulation_stopped_by_hand_is_stored_with_the_dialogs_it_finished(
         assert [r["id"] for r in list_runs(project)][-1] == run_id
 
 
-@pytest.mark.parametrize("protocol", ["fashioniq", "cirr"])
+def stoppable_project(protocol: str, request, tmp_path: Path) -> tuple[Path, int]:
+    """A small indexed project to evaluate with ``protocol`` and how many queries (ChatIR:
+    dialogs of the first dataset evaluated) it plans: more than one batch, so a Ctrl+C
+    after the first batch leaves queries not done."""
+    if protocol in ("fashioniq", "cirr"):
+        project, _ = request.getfixturevalue("indexed")
+        return project, 19
+    if protocol == "circo":
+        from studio.circo.protocol import BATCH
+
+        planned = BATCH + 12
+        val = [{**VAL[n % 2], "id": n} for n in range(planned)]
+        root = write_circo(tmp_path / "circo", val)
+        project = tmp_path / "p"
+        assert main(["import", "circo", str(root), "--project", str(project)]) == 0
+        assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
+        return project, planned
+    from studio.chatir.protocol import BATCH, ROUNDS
+    from studio.demo.placeholders import draw_placeholders
+
+    planned = 2 * (BATCH // ROUNDS + 1) + 3
+    space = [f"unlabeled2017/{i:012d}.jpg" for i in range(planned)]
+    draw_placeholders(tmp_path / "img", space)
+    write_chatir(tmp_path / "chatir", space, space)
+    return import_and_index(tmp_path), planned
+
+
+@pytest.mark.parametrize("protocol", ["fashioniq", "cirr", "circo", "chatir"])
 def test_an_evaluation_stopped_by_ctrl_c_keeps_the_queries_it_did(
-        indexed, protocol: str, monkeypatch, capsys) -> None:  # noqa: F811
-    """A first Ctrl+C stops ``evaluate`` after the query (Fashion IQ: the batch) under way;
-    the run is stored marked stopped with the queries done, its figures are over those,
-    and the runs list and ``experiments queries`` say so."""
+        protocol: str, request, tmp_path: Path, monkeypatch, capsys) -> None:
+    """A first Ctrl+C stops ``evaluate`` after the query (Fashion IQ, CIRCO: the batch;
+    ChatIR: the batch of dialogs) under way; the run is stored marked stopped with the
+    queries done, its figures are over those, and the runs list and ``experiments
+    queries`` say so."""
     import os
     import signal
 
     from studio.cli.progress import TerminalProgress
     from studio.experiments.evaluation_runs import evaluation_lines
 
-    project, _ = indexed
+    project, planned = stoppable_project(protocol, request, tmp_path)
     draw = TerminalProgress.__call__
     pressed: list[int] = []
 
@@ -192,25 +220,36 @@ def test_an_evaluation_stopped_by_ctrl_c_keeps_the_queries_it_did(
             os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(TerminalProgress, "__call__", ctrl_c_after_five)
+    capsys.readouterr()
     assert main(["evaluate", protocol, "--project", str(project)]) == 0
     out = capsys.readouterr().out
     run_id, table = last_run(project)
-    assert table is not None and len(table) == pressed[0] < 19
+    assert table is not None and len(table) == pressed[0] < planned
     with Project.open(project) as opened:
-        run = list_runs(opened)[-1]
+        runs = list_runs(opened)
+        run = runs[-1]
     summary = run["summary"]
-    assert summary["stopped"] == {"finished": len(table), "planned": 19}
+    assert summary["stopped"] == {"finished": len(table), "planned": planned}
     assert summary["label"].endswith("(stopped)")
-    assert f"Stopped after {len(table)} of 19 queries" in out
+    unit = "dialogs" if protocol == "chatir" else "queries"
+    assert f"Stopped after {len(table)} of {planned} {unit}" in out
     if protocol == "cirr":  # the figures are over the queries done
         assert summary["queries"] == len(table)
         assert summary["recall@10"]["value"] == pytest.approx(table.hits(10).mean())
-    else:
+    elif protocol == "fashioniq":
         assert sum(c["queries"] for c in summary["categories"].values()) == len(table)
         assert summary["average"]["R@10"] == pytest.approx(100 * table.hits(10).mean())
-    assert f"stopped after {len(table)} of 19" in " · ".join(evaluation_lines(run))
+    elif protocol == "circo":
+        assert summary["queries"] == len(table)
+        assert summary["recall"]["10"] == pytest.approx(100 * table.hits(10).mean())
+    else:  # ChatIR: the dataset under way is stored, the one not begun is not
+        assert len(runs) == 1 and summary["dialogs"] == len(table)
+        hits = (table.first_top(10) >= 0).mean() * 100
+        assert summary["hits_at_10"][-1] == pytest.approx(hits, abs=0.01)
+    if protocol != "chatir":
+        assert f"stopped after {len(table)} of {planned}" in " · ".join(evaluation_lines(run))
     assert main(["experiments", "queries", "--project", str(project), str(run_id)]) == 0
-    assert f"stopped after {len(table)} of 19 queries" in capsys.readouterr().out
+    assert f"stopped after {len(table)} of {planned} queries" in capsys.readouterr().out
 
 
 def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) -> None:
