@@ -43,6 +43,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from studio.captions.flags import FlagReader
     from studio.store import Project
 
 KEEP_TOP = 50
@@ -73,28 +74,17 @@ def _schema() -> pa.Schema:
 
 
 DIALOG_KINDS = ("simulate", "chatir")
+#: the top K ids and scores (see ``QueryTable``)
+WIDE_COLUMNS = ("top_ids", "top_scores")
 
 
-def caption_flag_kinds(texts: Sequence[str]) -> list[str]:
+def caption_flag_kinds(texts: Sequence[str], reader: FlagReader | None = None) -> list[str]:
     """The kinds of the automatic caption flags of a query's captions (each caption
-    checked against the others), each once, in the order they first come."""
-    from studio.captions.flags import text_flags
-    from studio.language.reader import read_caption
+    checked against the others), each once, in the order they first come. ``reader``: one
+    shared by a run's queries, so a caption two queries share is read once."""
+    from studio.captions.flags import FlagReader
 
-    readings: dict[str, Any] = {}
-
-    def read(text: str) -> Any:  # each caption read once, not once per other caption
-        if text not in readings:
-            readings[text] = read_caption(text)
-        return readings[text]
-
-    kinds: list[str] = []
-    for n, text in enumerate(texts):
-        others = [other for m, other in enumerate(texts) if m != n]
-        for flag in text_flags(text, others, read=read):
-            if flag.kind not in kinds:
-                kinds.append(flag.kind)
-    return kinds
+    return (reader or FlagReader()).kinds(texts)
 
 
 def run_path(project: Project, run_id: int) -> Path:
@@ -124,9 +114,19 @@ class QueryLog:
         self.metadata = {"kind": kind, "keep_top": str(keep_top),
                          "first_turn": str(first_turn), "version": "1"}
         self.rows = 0
-        self._columns: dict[str, list[Any]] = {name: [] for name in _schema().names}
         self._writer: Any = None
+        self._flag_reader: FlagReader | None = None
+        self._empty()
         self.closed = False
+
+    def _empty(self) -> None:
+        """The buffer of the row group under way: one list per column, the top K ids flat
+        with one count per query and the scores as the arrays given (joined at flush)."""
+        self._columns: dict[str, list[Any]] = {
+            name: [] for name in _schema().names if name not in WIDE_COLUMNS}
+        self._top_ids: list[str] = []
+        self._top_counts: list[int] = []
+        self._top_scores: list[np.ndarray] = []
 
     @classmethod
     def for_project(cls, project: Project, kind: str, keep_top: int = KEEP_TOP,
@@ -156,6 +156,7 @@ class QueryLog:
         Captions pane raises them: short, duplicate, contradiction…); dialogs' turns are
         not captions and get none."""
         columns = self._columns
+        keep = self.keep_top
         columns["query"].append(str(query))
         columns["category"].append(category or "")
         columns["reference"].append(reference)
@@ -165,32 +166,50 @@ class QueryLog:
         columns["ranks"].append(kept)
         columns["rank"].append(_rank(rank) if rank is not None or not kept else kept[-1])
         columns["ground_truths"].append(list(ground_truths))
-        columns["top_ids"].append(list(top_ids[: self.keep_top]))
-        scores = top_scores[: self.keep_top]
-        columns["top_scores"].append(scores.tolist() if isinstance(scores, np.ndarray)
-                                     else [float(s) for s in scores])
+        top = top_ids[:keep]
+        self._top_ids.extend(top)
+        self._top_counts.append(len(top))
+        self._top_scores.append(np.asarray(top_scores[:keep], dtype=np.float32))
         if flags is None:
-            flags = [] if self.metadata["kind"] in DIALOG_KINDS else caption_flag_kinds(texts)
+            if self.metadata["kind"] in DIALOG_KINDS:
+                flags = []
+            else:  # each distinct caption of the run read once
+                if self._flag_reader is None:
+                    from studio.captions.flags import FlagReader
+
+                    self._flag_reader = FlagReader()
+                flags = self._flag_reader.kinds(texts)
         columns["flags"].append(list(flags))
         columns["references"].append(list(references))
         self.rows += 1
-        if len(columns["query"]) >= ROW_GROUP:
+        if len(self._top_counts) >= ROW_GROUP:
             self.flush()
 
     def flush(self) -> None:
         """Write the buffered queries as one row group."""
-        if not self._columns["query"]:
+        if not self._top_counts:
             return
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         schema = _schema().with_metadata(self.metadata)
-        table = pa.Table.from_pydict(self._columns, schema=schema)
+        def offsets(counts: list[int]) -> Any:
+            return pa.array(np.concatenate(([0], np.cumsum(counts))).astype(np.int32))
+
+        arrays = {name: pa.array(values, schema.field(name).type)
+                  for name, values in self._columns.items()}
+        arrays["top_ids"] = pa.ListArray.from_arrays(
+            offsets(self._top_counts), pa.array(self._top_ids, pa.string()))
+        # A CIRCO submission ranks ids without scores: its score lists are empty.
+        arrays["top_scores"] = pa.ListArray.from_arrays(
+            offsets([len(s) for s in self._top_scores]),
+            pa.array(np.concatenate(self._top_scores), pa.float32()))
+        table = pa.Table.from_arrays([arrays[name] for name in schema.names], schema=schema)
         if self._writer is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._writer = pq.ParquetWriter(str(self.path), schema)
         self._writer.write_table(table)
-        self._columns = {name: [] for name in schema.names}
+        self._empty()
 
     def close(self) -> None:
         """Flush and close the file (kept as it is: a cancelled run keeps what it did)."""
@@ -221,7 +240,6 @@ class QueryLog:
 # The top K ids and scores are most of a run's file (five million values at 100,000
 # queries) and only one query's are ever shown at a time: the list reads every other
 # column and a query's top results are read from its row group when it is shown.
-WIDE_COLUMNS = ("top_ids", "top_scores")
 
 
 @dataclass
