@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from studio.chatir.importer import META_KEY
+from studio.chatir.importer import META_KEY, split_turn
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
@@ -123,7 +123,10 @@ def evaluate_chatir(
                 ranks.append(dialog)
                 if log is not None:
                     last, kept = rows[-1], scores[(number + 1) * ROUNDS - 1]
+                    said = [_asked(text) if n else (None, text)
+                            for n, text in enumerate(rounds[:ROUNDS])]
                     log.add(f"{name}:{position}", target=target, texts=rounds[:ROUNDS],
+                            questions=[q for q, _ in said], answers=[a for _, a in said],
                             ranks=dialog, top_ids=[index.image_ids[int(i)] or ""
                                                    for i in last if i >= 0],
                             top_scores=kept[last >= 0])
@@ -142,6 +145,12 @@ def evaluate_chatir(
         "gallery_missing": len(members) - len(allowed),
         "model": context.model_name,
     }
+
+
+def _asked(text: str) -> tuple[str, str]:
+    """A round's question and answer ("" and the whole round without a question mark)."""
+    question, answer = split_turn(text)
+    return ("", text) if question is None else (question, answer or "")
 
 
 def _rank(row: np.ndarray, target: int | None) -> int | None:

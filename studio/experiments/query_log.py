@@ -4,8 +4,10 @@ A run of ``evaluate fashioniq|cirr|circo|chatir`` or ``simulate`` writes, per qu
 id (pair, dialog or CIRCO query), category, reference and target, the caption(s) or the
 turns' texts, the target's rank (``ranks``: one per turn for dialogs, one per ground
 truth for CIRCO, else one), a composed dialog's reference of each turn (``references``:
-what *Open in Retrieval* replays; absent from files written before, empty for the rest), the headline ``rank`` (the named target's; a dialog's after
-its last turn) and the top K result ids with their scores (K = 50 by default).
+what *Open in Retrieval* replays; absent from files written before, empty for the rest),
+a chat dialog's ``questions`` and ``answers`` round by round (what a chat's *Open in
+Retrieval* replays; absent from files written before), the headline ``rank`` (the named
+target's; a dialog's after its last turn) and the top K result ids with their scores (K = 50 by default).
 
 Why a file and not tables in the store: a 100,000-query run with the top 50 ids is five
 million (id, score) values; as rows in ``experiment_runs``' database that is a large,
@@ -70,6 +72,8 @@ def _schema() -> pa.Schema:
         ("top_scores", pa.list_(pa.float32())),
         ("flags", pa.list_(pa.string())),
         ("references", pa.list_(pa.string())),
+        ("questions", pa.list_(pa.string())),
+        ("answers", pa.list_(pa.string())),
     ])
 
 
@@ -148,10 +152,14 @@ class QueryLog:
         ground_truths: Sequence[str] = (),
         flags: Sequence[str] | None = None,
         references: Sequence[str | None] = (),
+        questions: Sequence[str | None] = (),
+        answers: Sequence[str] = (),
     ) -> None:
         """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K.
         ``references``: a composed dialog's reference image of each turn (None for a turn
-        not run: the target was found before it).
+        not run: the target was found before it). ``questions`` and ``answers``: a chat
+        dialog's rounds, what the system asked (None for round 0, the description) and
+        what the user said, so it can be replayed round by round.
         ``flags`` defaults to the automatic flags of its captions (the kinds, as the
         Captions pane raises them: short, duplicate, contradiction…); dialogs' turns are
         not captions and get none."""
@@ -181,6 +189,8 @@ class QueryLog:
                 flags = self._flag_reader.kinds(texts)
         columns["flags"].append(list(flags))
         columns["references"].append(list(references))
+        columns["questions"].append(list(questions))
+        columns["answers"].append(list(answers))
         self.rows += 1
         if len(self._top_counts) >= ROW_GROUP:
             self.flush()

@@ -30,7 +30,13 @@ from studio.index_service import Hit
 from studio.language.reader import Request
 from studio.language.turns import FACET_WORDS, parse_turn_text, resolve_turn
 from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests, describe
-from studio.sessions.questioner import Candidate, Question, Questioner
+from studio.sessions.questioner import (
+    Candidate,
+    Question,
+    Questioner,
+    answer_distribution,
+    make_question,
+)
 from studio.sessions.scoring import compared_column, read_text
 from studio.sessions.strategies import (
     Query,
@@ -273,6 +279,15 @@ class RetrievalSession:
             for hit in self.turns[-1].results[:top]
         ]
         return questioner.ask(candidates, self.asked_facets)
+
+    def question_about(self, facet: str, top: int = 20) -> Question:
+        """The question about ``facet`` a questioner would ask now (its suggested answers
+        from the current top results): a stored chat's round asked again."""
+        candidates = [
+            Candidate(hit.id, hit.score, self.facets.get(hit.id, {}))
+            for hit in (self.turns[-1].results[:top] if self.turns else [])
+        ]
+        return make_question(facet, answer_distribution(candidates, facet))
 
     # -- retrieval -------------------------------------------------------------------
 
