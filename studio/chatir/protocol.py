@@ -45,6 +45,13 @@ def dialogs_by_dataset(
     return {name: list(dialogs.values()) for name, dialogs in found.items()}
 
 
+def search_space(project: Project) -> str | None:
+    """The imported search space's gallery (split) name when there is one; None when
+    there are none or several (a replay then searches every image)."""
+    spaces = json.loads(project.get_meta(META_KEY) or "[]")
+    return spaces[0] if len(spaces) == 1 else None
+
+
 def round_texts(rounds: Sequence[str], count: int = ROUNDS) -> list[str]:
     """The query after each round: the rounds so far joined with ", " (the last one repeated
     when a dialog is shorter than ``count``)."""

@@ -262,6 +262,22 @@ class RetrievalSession:
         facet = None if question is None else question.facet
         return PlannedTurn(turn, turn_input, facet, self, basis)
 
+    def plan_dialog_round(self, dialog: str, question: str | None, answer: str) -> PlannedTurn:
+        """A chat round as ChatIR's protocol searches it: the dialog so far (``dialog``, its
+        rounds joined with ", ") encoded as one text, neither read nor composed with the
+        earlier rounds; ``question`` and ``answer`` are what the round shows."""
+        started = time.perf_counter()
+        number = len(self.turns) + 1
+        if not dialog.strip():
+            raise StudioError("Type a description or an answer.")
+        vector = self.index.text_vectors([dialog])[0]
+        turn = SessionTurn(number, "chat", None, answer, question=question,
+                           answer=None if question is None else answer)
+        self._retrieve(turn, Query(vector), exclude=[])
+        turn.timings["total_ms"] = _ms(started, time.perf_counter())
+        return PlannedTurn(turn, TurnInput(None, vector, {}), None, self,
+                           self._history_of(number - 1))
+
     def _history_of(self, number: int) -> list[int]:
         """The turns (0-based) in turn ``number``'s history; none before the first turn."""
         return list(self._histories[number - 1]) if number >= 1 else []

@@ -251,3 +251,47 @@ def test_a_chat_stored_before_its_rounds_were_kept_says_it_cannot_replay(
     browser.view.selectRow(0)
     assert not browser.open_retrieval.isEnabled()
     assert "Open in Retrieval is not available" in browser.detail.lines.text()
+
+
+@pytest.fixture(scope="module")
+def chatir_run(tmp_path_factory) -> Path:
+    from studio.demo.placeholders import draw_placeholders
+    from tests.unit.test_chatir import import_and_index, write_chatir
+
+    folder = tmp_path_factory.mktemp("chatir")
+    space = [f"unlabeled2017/{i:012d}.jpg" for i in range(30)]
+    draw_placeholders(folder / "img", space)
+    write_chatir(folder / "chatir", space, [space[0], space[5], space[9]])
+    project = import_and_index(folder)
+    assert main(["evaluate", "chatir", "--project", str(project)]) == 0
+    return project
+
+
+def test_open_in_retrieval_replays_a_chatir_dialog_as_its_protocol_searched_it(
+        window, qtbot, event_loop_qt, chatir_run: Path) -> None:
+    """A ChatIR dialog shows its rounds' questions and answers and replays round by round,
+    each round searched as ChatIR does (the dialog so far as one text, in the search
+    space): the stored rank after every round."""
+    from tests.gui.async_helpers import run_until
+    from tests.gui.test_retrieval_pane import open_retrieval
+
+    pane = open_retrieval(window, qtbot, event_loop_qt, chatir_run)
+    pane.tabs.setCurrentWidget(pane.experiments)
+    pane.experiments.refresh()
+    pane.experiments.runs.setCurrentRow(0)
+    browser = pane.experiments.open_queries()
+    assert browser is not None
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    browser.view.selectRow(0)
+    row = browser.current
+    assert row is not None and len(row["texts"]) == 11
+    assert "turn 1: Q: is it item" in browser.detail.lines.text()
+    assert browser.open_retrieval.isEnabled()
+    qtbot.mouseClick(browser.open_retrieval, Qt.MouseButton.LeftButton)
+    run_until(event_loop_qt, lambda: pane.timeline.count() == 11 and not pane._turn_running)
+    assert pane.is_chat
+    turns = pane.session.turns
+    assert [t.question for t in turns] == [None, *(t.split("?")[0] + "?" for t in row["texts"][1:])]
+    assert [t.target_rank for t in turns] == row["ranks"]
+    assert "replayed 11 rounds" in pane.status.text()

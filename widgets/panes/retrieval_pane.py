@@ -259,8 +259,14 @@ class RetrievalPane(Pane):
         self._show_reference()
         texts = [t for t in query.get("texts", []) if t]
         where = f"Query {query.get('query', '')} of run #{query.get('run', '?')}"
+        if chat and query.get("kind") == "chatir":  # searched as ChatIR's protocol does
+            from studio.chatir.protocol import search_space
+
+            controller.search_split(search_space(controller.project))
+            self.replay_dialog(chat, where, chat="chatir", rounds=list(query.get("texts") or []))
+            return True
         if chat:
-            self.replay_dialog(chat, where, chat=True)
+            self.replay_dialog(chat, where, chat="asked")
             return True
         steps = dialog_steps(query) if query.get("dialog") else []
         if steps:
@@ -273,12 +279,14 @@ class RetrievalPane(Pane):
 
     @asyncSlot()
     async def replay_dialog(self, steps: list[tuple[str | None, str]], where: str = "",
-                            chat: bool = False) -> None:
+                            chat: str = "", rounds: list[str] | None = None) -> None:
         """Run a stored dialog's turns again, one job each on the model lane (the same
         turns a person types: planned off the UI thread, applied here), each from its
         stored reference (None: the previous turn's top result, as the simulated user
         chose). A chat's steps are (question, answer): each round answers its stored
-        question (None: the description). Cancel (the job's) stops after the turn under
+        question (None: the description), asked again by the studio (``chat="asked"``, a
+        simulation) or, for a ChatIR dialog (``chat="chatir"``), searched as ChatIR does
+        with its ``rounds`` so far as one text. Cancel (the job's) stops after the turn under
         way; the turns done stay."""
         controller = self.controller
         if controller is None or self._turn_running:
@@ -288,7 +296,10 @@ class RetrievalPane(Pane):
         try:
             for number, (reference, text) in enumerate(steps, start=1):
                 last = controller.last_turn
-                if chat:
+                if chat == "chatir":
+                    job = _round_job(controller, (rounds or [])[:number], reference, text,
+                                     (number - 1, total))
+                elif chat:
                     controller.ask(reference)  # the round's stored question
                 elif last is not None:  # the reference this turn was run from
                     chosen = reference or (last.results[0].id if last.results else None)
@@ -296,9 +307,9 @@ class RetrievalPane(Pane):
                         controller.choose(chosen)
                 elif reference is not None:
                     controller.set_reference(reference)
-                planned = await self.runner.run(
-                    f"Replaying turn {number} of {total}",
-                    _turn_job(controller, text, (number - 1, total)))
+                if chat != "chatir":
+                    job = _turn_job(controller, text, (number - 1, total))
+                planned = await self.runner.run(f"Replaying turn {number} of {total}", job)
                 if controller is not self.controller or not isValid(self):
                     return  # another project or model was loaded meanwhile
                 self._show_turn(controller.apply_turn(planned))
@@ -559,6 +570,19 @@ def chat_steps(query: dict) -> list[tuple[str | None, str]]:
             break
         steps.append((question or None, answer))
     return steps
+
+
+def _round_job(controller: RetrievalController, rounds: list[str], question: str | None,
+               answer: str, step: tuple[int, int]):
+    """A ChatIR round's search as a job (see ``_turn_job``)."""
+
+    def job(*, progress, cancel):
+        progress(*step, f"round {step[0]} of {step[1]}")
+        planned = controller.plan_dialog_round(rounds, question, answer)
+        cancel.raise_if_cancelled()
+        return planned
+
+    return job
 
 
 def _turn_job(controller: RetrievalController, text: str,
