@@ -274,3 +274,33 @@ def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) ->
     assert again.row(count - 1)["top_ids"] == [f"a{count - 1}", f"b{count - 1}", f"c{count - 1}"]
     csv_text = export_queries(table, tmp_path / "out.csv").read_text()
     assert "a5 | b5 | c5" in csv_text
+
+
+def test_a_runs_caption_flags_are_the_captions_panes_for_every_query(tmp_path: Path) -> None:
+    """Each query's flags are the kinds ``text_flags`` raises for its captions (each checked
+    against the others), also when queries share a caption the log read once."""
+    from studio.captions.flags import text_flags
+
+    queries = [
+        ["is red", "is blue"],
+        ["is red", "is not red"],
+        ["is red", "is red"],
+        ["", "is longer with a blue collar"],
+        ["is shorter", "is longer"],
+        ["is shorter", "has red letters and is black"],
+        ["red", "is darker and has no sleeves"],
+    ]
+    with QueryLog(tmp_path, "evaluate-fashioniq") as log:
+        for n, texts in enumerate(queries):
+            log.add(f"q{n}", texts=texts, ranks=[n + 1])
+    table = read_queries(log.path)
+    for n, texts in enumerate(queries):
+        expected: list[str] = []
+        for m, text in enumerate(texts):
+            for flag in text_flags(text, [o for k, o in enumerate(texts) if k != m]):
+                if flag.kind not in expected:
+                    expected.append(flag.kind)
+        assert table.row(n)["flags"] == expected, texts
+    assert table.row(0)["flags"] == ["colour_conflict"]
+    assert table.row(1)["flags"] == ["contradiction"]
+    assert table.row(2)["flags"] == ["duplicate"]
