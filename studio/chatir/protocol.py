@@ -146,8 +146,11 @@ def evaluate_chatir(
             mark_stopped(results[name], len(ranks), len(usable))
             results[name]["dialogs_without_target_image"] = len(dialogs) - len(usable)
             break
+    # Stopped by hand between datasets (or within one): the ones not begun are named.
+    not_begun = [name for name in sorted(datasets) if name not in results]
     return {
         "datasets": results,
+        **({"not_begun": not_begun} if not_begun else {}),
         "gallery": len(allowed),
         "gallery_missing": len(members) - len(allowed),
         "model": context.model_name,

@@ -252,6 +252,38 @@ def test_an_evaluation_stopped_by_ctrl_c_keeps_the_queries_it_did(
     assert f"stopped after {len(table)} of {planned} queries" in capsys.readouterr().out
 
 
+def test_a_chatir_evaluation_stopped_between_datasets_says_which_it_did_not_begin(
+        request, tmp_path: Path, monkeypatch, capsys) -> None:
+    """Ctrl+C during the first questioner's last batch: that dataset is whole and stored,
+    and the evaluation says it stopped before the other, which has no run."""
+    import os
+    import signal
+
+    from studio.cli.progress import TerminalProgress
+
+    project, planned = stoppable_project("chatir", request, tmp_path)
+    draw = TerminalProgress.__call__
+    pressed: list[int] = []
+
+    def ctrl_c_in_the_last_batch(self, done: int, total: int, message: str = "") -> None:
+        draw(self, done, total, message)
+        if done == planned and not pressed:  # the first dataset's last batch
+            pressed.append(done)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(TerminalProgress, "__call__", ctrl_c_in_the_last_batch)
+    capsys.readouterr()
+    assert main(["evaluate", "chatir", "--project", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert pressed == [planned]
+    with Project.open(project) as opened:
+        runs = list_runs(opened, "chatir")
+        assert len(runs) == 1 and "stopped" not in runs[0]["summary"]
+        table = run_queries(opened, runs[0]["id"])
+    assert table is not None and len(table) == planned
+    assert "Stopped before Human_BLIP2: not evaluated, no run stored." in out
+
+
 def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) -> None:
     """The top K ids and scores are most of a run's file: the list opens without them,
     a query shows its own (from any row group), and an export still has every column."""
