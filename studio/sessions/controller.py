@@ -331,16 +331,14 @@ class RetrievalController:
             raise StudioError(f"The studio does not ask \u201c{question}\u201d.")
         self.question = self.session.question_about(facet)
 
-    def plan_dialog_round(self, rounds: list[str], question: str | None,
+    def plan_dialog_round(self, dialog: str, question: str | None,
                           answer: str) -> PlannedTurn:
-        """A ChatIR dialog's round searched as its protocol does (``rounds``: the dialog's
-        rounds so far, this one last; see ``RetrievalSession.plan_dialog_round``)."""
-        from studio.chatir.protocol import round_texts
-
+        """A ChatIR dialog's round searched as its protocol does (``dialog``: its rounds so
+        far joined as ``studio.chatir.protocol.round_texts`` joins them; see
+        ``RetrievalSession.plan_dialog_round``)."""
         if self.session is None or not self.is_chat:
             raise StudioError("Start a chat session first.")
-        return self.session.plan_dialog_round(round_texts(rounds, len(rounds))[-1], question,
-                                              answer)
+        return self.session.plan_dialog_round(dialog, question, answer)
 
     def search_split(self, split: str | None) -> None:
         """Search only the images of ``split`` (a ChatIR search space) in this session."""

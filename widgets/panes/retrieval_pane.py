@@ -576,9 +576,12 @@ def _round_job(controller: RetrievalController, rounds: list[str], question: str
                answer: str, step: tuple[int, int]):
     """A ChatIR round's search as a job (see ``_turn_job``)."""
 
+    from studio.chatir.protocol import round_texts
+
     def job(*, progress, cancel):
         progress(*step, f"round {step[0]} of {step[1]}")
-        planned = controller.plan_dialog_round(rounds, question, answer)
+        dialog = round_texts(rounds, len(rounds))[-1]  # the rounds so far, as ChatIR joins them
+        planned = controller.plan_dialog_round(dialog, question, answer)
         cancel.raise_if_cancelled()
         return planned
 
