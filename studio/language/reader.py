@@ -107,7 +107,11 @@ class CaptionReader:
             first, *rest = phrase.split() or [""]
             self._longest_from[first] = max(self._longest_from.get(first, 1), 1 + len(rest))
         self.known_words = frozenset(w for p in table for w in p.split())
-        self._choices = sorted(w for w in self.known_words if len(w) >= 4 and w.isalpha())
+        self._choices = tuple(sorted(w for w in self.known_words if len(w) >= 4 and w.isalpha()))
+        # Each unknown word's correction, worked out once per reader (the closest-match
+        # search is most of a caption's reading; a shared cache keyed by the whole word
+        # list was both slow to look up and too small for a dataset's words).
+        self._corrections: dict[str, str] = {}
 
     @classmethod
     def for_vocabulary(
@@ -191,7 +195,12 @@ class CaptionReader:
         single = singular(token)
         if single and single in self.known_words:
             return single
-        return _closest(token, tuple(self._choices)) or token
+        corrected = self._corrections.get(token)
+        if corrected is None:
+            if len(self._corrections) >= 100_000:
+                self._corrections.clear()
+            corrected = self._corrections[token] = _closest(token, self._choices) or token
+        return corrected
 
     def _matches(self, tokens: Sequence[str]) -> list[_Match]:
         found: list[_Match] = []
