@@ -24,13 +24,18 @@ from PySide6.QtWidgets import (
 
 from studio.errors import StudioError
 from studio.experiments.compare import compare_runs
-from studio.experiments.query_list import QueryList
+from studio.experiments.query_list import QueryList, chat_rounds
 from studio.experiments.query_log import NO_QUERIES, QueryTable, run_queries
 from studio.stopped_runs import stopped_text
 from widgets.query_detail_view import QueryDetailView
 from widgets.query_table_model import QueryTableModel
 
 ALL = "all categories"
+OPEN_TIP = ("A session in Retrieval → Search from this query: its reference, its target to "
+            "find and its captions to run (a dialog's turns, a chat's rounds, run again one "
+            "by one), then on by hand")
+NO_CHAT_REPLAY = ("Open in Retrieval is not available for this chat: its run was stored "
+                  "before chat questions and answers were kept (run it again to replay it).")
 
 
 def query_table_view() -> QTableView:
@@ -46,7 +51,8 @@ def query_table_view() -> QTableView:
 
 class QueryBrowser(QDialog):
     #: the query under the cursor, for Retrieval → Search: {"run", "query", "reference",
-    #: "target", "texts", "references", "ranks", "category", "strategy", "dialog"}
+    #: "target", "texts", "references", "questions", "answers", "ranks", "category",
+    #: "strategy", "dialog", "kind"}
     open_in_retrieval = Signal(object)
     def __init__(self, services: Any, run: dict[str, Any], others: list[dict[str, Any]],
                  parent: QWidget | None = None) -> None:
@@ -104,10 +110,7 @@ class QueryBrowser(QDialog):
         bar.addWidget(self.single)
         self.open_retrieval = QPushButton("Open in Retrieval")
         self.open_retrieval.setEnabled(False)
-        self.open_retrieval.setToolTip(
-            "A session in Retrieval → Search from this query: its reference, its target to "
-            "find and its captions to run (a dialog's turns run again one by one), then on "
-            "by hand")
+        self.open_retrieval.setToolTip(OPEN_TIP)
         bar.addWidget(self.open_retrieval)
         layout.addLayout(bar)
         splitter = QSplitter()
@@ -195,11 +198,16 @@ class QueryBrowser(QDialog):
         queries = self.model.queries
         row = self.table.row(queries.table_row(index.row()))
         self.current = row
-        self.open_retrieval.setEnabled(bool(row.get("reference")))
+        chat = self.table.is_dialog() and not row.get("reference")
+        replayable = bool(chat_rounds(row)) if chat else bool(row.get("reference"))
+        self.open_retrieval.setEnabled(replayable)
+        self.open_retrieval.setToolTip(OPEN_TIP if replayable or not chat else NO_CHAT_REPLAY)
         other_row = queries.other_row(index.row())
         other = None if other_row is None or self.other_table is None else \
             self.other_table.row(other_row)
         self.detail.show_query(row, self.table.kind, self.table.first_turn, other)
+        if chat and not replayable:
+            self.detail.lines.setText(f"{self.detail.lines.text()}\n{NO_CHAT_REPLAY}")
 
     def _open_in_retrieval(self) -> None:
         row = self.current
@@ -210,6 +218,8 @@ class QueryBrowser(QDialog):
             "run": self.run["id"], "query": row["query"], "reference": row.get("reference"),
             "target": row.get("target"), "texts": list(row.get("texts") or []),
             "references": list(row.get("references") or []),
+            "questions": list(row.get("questions") or []),
+            "answers": list(row.get("answers") or []), "kind": self.table.kind,
             "ranks": list(row.get("ranks") or []), "category": row.get("category") or None,
             "strategy": config.get("strategy") or self.run["summary"].get("strategy"),
             "dialog": self.table.is_dialog()})

@@ -193,13 +193,16 @@ def colour_conflict(
     mine: list[Request], theirs: list[Request], text: str, other: str
 ) -> tuple[str, str] | None:
     """Each caption gives the garment one colour and the two cannot be the same colour."""
-    a, b = garment_colours(mine, text), garment_colours(theirs, other)
+    return _colour_conflict(_Facts.of(text, lambda _t: mine), _Facts.of(other, lambda _t: theirs))
+
+
+def _colour_conflict(mine: _Facts, theirs: _Facts) -> tuple[str, str] | None:
+    a, b = mine.garment, theirs.garment
     if len(a) != 1 or len(b) != 1:
         return None
-    everything = [r.value for r in [*mine, *theirs] if r.facet == "color" and r.value]
-    named_a = [r.value for r in mine if r.facet == "color" and r.op == "is" and r.value]
-    named_b = [r.value for r in theirs if r.facet == "color" and r.op == "is" and r.value]
-    if any(_same_family(x, y) for x in named_a for y in named_b) or not everything:
+    if any(_same_family(x, y) for x in mine.named for y in theirs.named) or not (
+        mine.coloured or theirs.coloured
+    ):
         return None  # one caption may describe a part the other names ("black words")
     return a[0], b[0]
 
@@ -219,6 +222,32 @@ def opposite_requests(mine: list[Request], theirs: list[Request]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What the checks need of one caption, worked out once: its words, its reading and
+    the colours it names (a run's queries share a ``FlagReader`` of these)."""
+
+    tokens: list[str]
+    normal: str
+    requests: list[Request]
+    garment: list[str]  # the colours it gives the garment (garment_colours)
+    named: list[str]  # the colours it asks for (color/is)
+    coloured: bool  # it names a colour at all, asked for or not
+
+    @classmethod
+    def of(cls, text: str, read: Callable[[str], list[Request]] = read_caption) -> _Facts:
+        tokens = words(text)
+        requests = read(text)
+        return cls(
+            tokens,
+            " ".join(tokens),
+            requests,
+            garment_colours(requests, text),
+            [r.value for r in requests if r.facet == "color" and r.op == "is" and r.value],
+            any(r.facet == "color" and r.value for r in requests),
+        )
+
+
 def text_flags(
     text: str, others: Sequence[str] = (), reference_title: str = "", target_title: str = "",
     *, read: Callable[[str], list[Request]] = read_caption,
@@ -226,7 +255,13 @@ def text_flags(
     """Flags of one caption given the pair's other captions and the two product titles.
     ``read``: the caption reader (a caller flagging every caption of a pair passes one that
     remembers, so each caption is read once)."""
-    tokens = words(text)
+    return _flags(_Facts.of(text, read), others, [_Facts.of(o, read) for o in others],
+                  reference_title, target_title)
+
+
+def _flags(mine: _Facts, others: Sequence[str], theirs: Sequence[_Facts],
+           reference_title: str = "", target_title: str = "") -> list[Flag]:
+    tokens = mine.tokens
     if not tokens:
         return [Flag("empty", "The caption is empty.")]
     flags = []
@@ -249,10 +284,8 @@ def text_flags(
                 + ") and nothing of the wanted one.",
             )
         )
-    mine = read(text)
-    for other in others:
-        theirs = read(other)
-        clash = colour_conflict(mine, theirs, text, other)
+    for other, their in zip(others, theirs, strict=True):
+        clash = _colour_conflict(mine, their)
         if clash is not None:
             flags.append(
                 Flag(
@@ -262,7 +295,7 @@ def text_flags(
                 )
             )
             break
-        opposite = opposite_requests(mine, theirs)
+        opposite = opposite_requests(mine.requests, their.requests)
         if opposite is not None:
             flags.append(
                 Flag(
@@ -271,9 +304,42 @@ def text_flags(
                 )
             )
             break
-    if any(normalise(other) == normalise(text) for other in others):
+    if any(their.normal == mine.normal for their in theirs):
         flags.append(Flag("duplicate", "Same text as another caption of this pair."))
     return flags
+
+
+class FlagReader:
+    """The kinds of the flags of many groups of captions (a run's queries), each distinct
+    caption's words and reading worked out once for all of them."""
+
+    #: distinct captions remembered at most (then it starts again): a bound on memory
+    REMEMBERED = 50_000
+
+    def __init__(self, read: Callable[[str], list[Request]] = read_caption) -> None:
+        self._read = read
+        self._facts: dict[str, _Facts] = {}
+
+    def facts(self, text: str) -> _Facts:
+        found = self._facts.get(text)
+        if found is None:
+            if len(self._facts) >= self.REMEMBERED:
+                self._facts.clear()
+            found = self._facts[text] = _Facts.of(text, self._read)
+        return found
+
+    def kinds(self, texts: Sequence[str]) -> list[str]:
+        """The kinds of the flags of each caption against the others, each once, in the
+        order they first come (as ``text_flags`` raises them, without product titles)."""
+        facts = [self.facts(text) for text in texts]
+        kinds: list[str] = []
+        for n, mine in enumerate(facts):
+            others = [text for m, text in enumerate(texts) if m != n]
+            theirs = [f for m, f in enumerate(facts) if m != n]
+            for flag in _flags(mine, others, theirs):
+                if flag.kind not in kinds:
+                    kinds.append(flag.kind)
+        return kinds
 
 
 def _describes_reference(tokens: list[str], reference_title: str, target_title: str) -> list[str]:

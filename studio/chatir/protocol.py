@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from studio.chatir.importer import META_KEY
+from studio.chatir.importer import META_KEY, split_turn
 from studio.errors import StudioError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.sessions.setup import SessionContext
@@ -43,6 +43,13 @@ def dialogs_by_dataset(
     for name, position, target, text in rows:
         found.setdefault(name, {}).setdefault(position, (target, []))[1].append(text)
     return {name: list(dialogs.values()) for name, dialogs in found.items()}
+
+
+def search_space(project: Project) -> str | None:
+    """The imported search space's gallery (split) name when there is one; None when
+    there are none or several (a replay then searches every image)."""
+    spaces = json.loads(project.get_meta(META_KEY) or "[]")
+    return spaces[0] if len(spaces) == 1 else None
 
 
 def round_texts(rounds: Sequence[str], count: int = ROUNDS) -> list[str]:
@@ -123,7 +130,10 @@ def evaluate_chatir(
                 ranks.append(dialog)
                 if log is not None:
                     last, kept = rows[-1], scores[(number + 1) * ROUNDS - 1]
+                    said = [_asked(text) if n else (None, text)
+                            for n, text in enumerate(rounds[:ROUNDS])]
                     log.add(f"{name}:{position}", target=target, texts=rounds[:ROUNDS],
+                            questions=[q for q, _ in said], answers=[a for _, a in said],
                             ranks=dialog, top_ids=[index.image_ids[int(i)] or ""
                                                    for i in last if i >= 0],
                             top_scores=kept[last >= 0])
@@ -136,12 +146,21 @@ def evaluate_chatir(
             mark_stopped(results[name], len(ranks), len(usable))
             results[name]["dialogs_without_target_image"] = len(dialogs) - len(usable)
             break
+    # Stopped by hand between datasets (or within one): the ones not begun are named.
+    not_begun = [name for name in sorted(datasets) if name not in results]
     return {
         "datasets": results,
+        **({"not_begun": not_begun} if not_begun else {}),
         "gallery": len(allowed),
         "gallery_missing": len(members) - len(allowed),
         "model": context.model_name,
     }
+
+
+def _asked(text: str) -> tuple[str, str]:
+    """A round's question and answer ("" and the whole round without a question mark)."""
+    question, answer = split_turn(text)
+    return ("", text) if question is None else (question, answer or "")
 
 
 def _rank(row: np.ndarray, target: int | None) -> int | None:

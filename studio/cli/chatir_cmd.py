@@ -47,4 +47,6 @@ def run_evaluate_chatir(args: argparse.Namespace) -> int:
         said = stopped_text(summary, "dialogs")
         if said:
             print(f"{name}: {said}")
+    if report.get("not_begun"):
+        print(f"Stopped before {', '.join(report['not_begun'])}: not evaluated, no run stored.")
     return 0

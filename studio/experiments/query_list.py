@@ -188,6 +188,10 @@ def query_lines(row: dict[str, Any], first_turn: int, kind: str) -> list[str]:
         return "not in what was ranked" if rank is None else f"rank {rank}"
 
     if kind in ("simulate", "chatir"):
+        asked = chat_rounds(row)
+        if asked:  # a chat: what the system asked and what the user answered, each round
+            texts = [f"Q: {q} A: {a}" if q else a or "(nothing left to ask)"
+                     for q, a in asked]
         return [f"turn {n + first_turn}: {text or '(found: stopped)'} → {shown(rank)}"
                 for n, (text, rank) in enumerate(zip(texts, ranks, strict=False))]
     lines = [f"“{text}”" for text in texts]
@@ -196,3 +200,12 @@ def query_lines(row: dict[str, Any], first_turn: int, kind: str) -> list[str]:
                   for truth, rank in zip(row["ground_truths"], ranks, strict=False)]
     lines.append(f"target {row['target']}: {shown(row['rank'])}")
     return lines
+
+
+def chat_rounds(row: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """A chat dialog's (question, answer) per round (None: round 0, the description); []
+    for a composed dialog, a single query, or a chat stored before rounds were kept."""
+    questions, answers = row.get("questions") or [], row.get("answers") or []
+    if not answers or len(questions) != len(answers):
+        return []
+    return list(zip(questions, answers, strict=True))

@@ -4,8 +4,10 @@ A run of ``evaluate fashioniq|cirr|circo|chatir`` or ``simulate`` writes, per qu
 id (pair, dialog or CIRCO query), category, reference and target, the caption(s) or the
 turns' texts, the target's rank (``ranks``: one per turn for dialogs, one per ground
 truth for CIRCO, else one), a composed dialog's reference of each turn (``references``:
-what *Open in Retrieval* replays; absent from files written before, empty for the rest), the headline ``rank`` (the named target's; a dialog's after
-its last turn) and the top K result ids with their scores (K = 50 by default).
+what *Open in Retrieval* replays; absent from files written before, empty for the rest),
+a chat dialog's ``questions`` and ``answers`` round by round (what a chat's *Open in
+Retrieval* replays; absent from files written before), the headline ``rank`` (the named
+target's; a dialog's after its last turn) and the top K result ids with their scores (K = 50 by default).
 
 Why a file and not tables in the store: a 100,000-query run with the top 50 ids is five
 million (id, score) values; as rows in ``experiment_runs``' database that is a large,
@@ -43,6 +45,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from studio.captions.flags import FlagReader
     from studio.store import Project
 
 KEEP_TOP = 50
@@ -69,32 +72,23 @@ def _schema() -> pa.Schema:
         ("top_scores", pa.list_(pa.float32())),
         ("flags", pa.list_(pa.string())),
         ("references", pa.list_(pa.string())),
+        ("questions", pa.list_(pa.string())),
+        ("answers", pa.list_(pa.string())),
     ])
 
 
 DIALOG_KINDS = ("simulate", "chatir")
+#: the top K ids and scores (see ``QueryTable``)
+WIDE_COLUMNS = ("top_ids", "top_scores")
 
 
-def caption_flag_kinds(texts: Sequence[str]) -> list[str]:
+def caption_flag_kinds(texts: Sequence[str], reader: FlagReader | None = None) -> list[str]:
     """The kinds of the automatic caption flags of a query's captions (each caption
-    checked against the others), each once, in the order they first come."""
-    from studio.captions.flags import text_flags
-    from studio.language.reader import read_caption
+    checked against the others), each once, in the order they first come. ``reader``: one
+    shared by a run's queries, so a caption two queries share is read once."""
+    from studio.captions.flags import FlagReader
 
-    readings: dict[str, Any] = {}
-
-    def read(text: str) -> Any:  # each caption read once, not once per other caption
-        if text not in readings:
-            readings[text] = read_caption(text)
-        return readings[text]
-
-    kinds: list[str] = []
-    for n, text in enumerate(texts):
-        others = [other for m, other in enumerate(texts) if m != n]
-        for flag in text_flags(text, others, read=read):
-            if flag.kind not in kinds:
-                kinds.append(flag.kind)
-    return kinds
+    return (reader or FlagReader()).kinds(texts)
 
 
 def run_path(project: Project, run_id: int) -> Path:
@@ -124,9 +118,19 @@ class QueryLog:
         self.metadata = {"kind": kind, "keep_top": str(keep_top),
                          "first_turn": str(first_turn), "version": "1"}
         self.rows = 0
-        self._columns: dict[str, list[Any]] = {name: [] for name in _schema().names}
         self._writer: Any = None
+        self._flag_reader: FlagReader | None = None
+        self._empty()
         self.closed = False
+
+    def _empty(self) -> None:
+        """The buffer of the row group under way: one list per column, the top K ids flat
+        with one count per query and the scores as the arrays given (joined at flush)."""
+        self._columns: dict[str, list[Any]] = {
+            name: [] for name in _schema().names if name not in WIDE_COLUMNS}
+        self._top_ids: list[str] = []
+        self._top_counts: list[int] = []
+        self._top_scores: list[np.ndarray] = []
 
     @classmethod
     def for_project(cls, project: Project, kind: str, keep_top: int = KEEP_TOP,
@@ -148,14 +152,19 @@ class QueryLog:
         ground_truths: Sequence[str] = (),
         flags: Sequence[str] | None = None,
         references: Sequence[str | None] = (),
+        questions: Sequence[str | None] = (),
+        answers: Sequence[str] = (),
     ) -> None:
         """One query. ``rank`` defaults to the last of ``ranks``; top lists are cut to K.
         ``references``: a composed dialog's reference image of each turn (None for a turn
-        not run: the target was found before it).
+        not run: the target was found before it). ``questions`` and ``answers``: a chat
+        dialog's rounds, what the system asked (None for round 0, the description) and
+        what the user said, so it can be replayed round by round.
         ``flags`` defaults to the automatic flags of its captions (the kinds, as the
         Captions pane raises them: short, duplicate, contradiction…); dialogs' turns are
         not captions and get none."""
         columns = self._columns
+        keep = self.keep_top
         columns["query"].append(str(query))
         columns["category"].append(category or "")
         columns["reference"].append(reference)
@@ -165,32 +174,52 @@ class QueryLog:
         columns["ranks"].append(kept)
         columns["rank"].append(_rank(rank) if rank is not None or not kept else kept[-1])
         columns["ground_truths"].append(list(ground_truths))
-        columns["top_ids"].append(list(top_ids[: self.keep_top]))
-        scores = top_scores[: self.keep_top]
-        columns["top_scores"].append(scores.tolist() if isinstance(scores, np.ndarray)
-                                     else [float(s) for s in scores])
+        top = top_ids[:keep]
+        self._top_ids.extend(top)
+        self._top_counts.append(len(top))
+        self._top_scores.append(np.asarray(top_scores[:keep], dtype=np.float32))
         if flags is None:
-            flags = [] if self.metadata["kind"] in DIALOG_KINDS else caption_flag_kinds(texts)
+            if self.metadata["kind"] in DIALOG_KINDS:
+                flags = []
+            else:  # each distinct caption of the run read once
+                if self._flag_reader is None:
+                    from studio.captions.flags import FlagReader
+
+                    self._flag_reader = FlagReader()
+                flags = self._flag_reader.kinds(texts)
         columns["flags"].append(list(flags))
         columns["references"].append(list(references))
+        columns["questions"].append(list(questions))
+        columns["answers"].append(list(answers))
         self.rows += 1
-        if len(columns["query"]) >= ROW_GROUP:
+        if len(self._top_counts) >= ROW_GROUP:
             self.flush()
 
     def flush(self) -> None:
         """Write the buffered queries as one row group."""
-        if not self._columns["query"]:
+        if not self._top_counts:
             return
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         schema = _schema().with_metadata(self.metadata)
-        table = pa.Table.from_pydict(self._columns, schema=schema)
+        def offsets(counts: list[int]) -> Any:
+            return pa.array(np.concatenate(([0], np.cumsum(counts))).astype(np.int32))
+
+        arrays = {name: pa.array(values, schema.field(name).type)
+                  for name, values in self._columns.items()}
+        arrays["top_ids"] = pa.ListArray.from_arrays(
+            offsets(self._top_counts), pa.array(self._top_ids, pa.string()))
+        # A CIRCO submission ranks ids without scores: its score lists are empty.
+        arrays["top_scores"] = pa.ListArray.from_arrays(
+            offsets([len(s) for s in self._top_scores]),
+            pa.array(np.concatenate(self._top_scores), pa.float32()))
+        table = pa.Table.from_arrays([arrays[name] for name in schema.names], schema=schema)
         if self._writer is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._writer = pq.ParquetWriter(str(self.path), schema)
         self._writer.write_table(table)
-        self._columns = {name: [] for name in schema.names}
+        self._empty()
 
     def close(self) -> None:
         """Flush and close the file (kept as it is: a cancelled run keeps what it did)."""
@@ -221,7 +250,6 @@ class QueryLog:
 # The top K ids and scores are most of a run's file (five million values at 100,000
 # queries) and only one query's are ever shown at a time: the list reads every other
 # column and a query's top results are read from its row group when it is shown.
-WIDE_COLUMNS = ("top_ids", "top_scores")
 
 
 @dataclass

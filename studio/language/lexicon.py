@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from itertools import product
 
 # fmt: off
@@ -305,6 +306,8 @@ STOP_WORDS = frozenset(["a", "an", "and", "the", "is", "are", "it", "its", "with
 
 def fold(text: str) -> str:
     """Lower-case without accents: the form both text and terms are compared in."""
+    if text.isascii():  # nothing to decompose, and casefold is lower for ASCII
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return unicodedata.normalize("NFC", stripped).casefold()
@@ -326,6 +329,7 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+@lru_cache(maxsize=16384)
 def singular(word: str) -> str | None:
     """A singular for a word that looks plural, else None ("dress", "canvas" stay)."""
     if len(word) < 4 or not word.endswith("s") or word.endswith(_NO_SINGULAR):

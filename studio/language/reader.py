@@ -99,8 +99,19 @@ class CaptionReader:
                 table[key] = ("is", facet, value)
         self.table = table
         self.longest = max(len(p.split()) for p in table)
+        # The most words of a phrase beginning with each word: a phrase of two words or
+        # more starts with the token itself (only a last word is read as a plural), so at
+        # a token that begins none only the one-word reading is tried.
+        self._longest_from: dict[str, int] = {}
+        for phrase in table:
+            first, *rest = phrase.split() or [""]
+            self._longest_from[first] = max(self._longest_from.get(first, 1), 1 + len(rest))
         self.known_words = frozenset(w for p in table for w in p.split())
-        self._choices = sorted(w for w in self.known_words if len(w) >= 4 and w.isalpha())
+        self._choices = tuple(sorted(w for w in self.known_words if len(w) >= 4 and w.isalpha()))
+        # Each unknown word's correction, worked out once per reader (the closest-match
+        # search is most of a caption's reading; a shared cache keyed by the whole word
+        # list was both slow to look up and too small for a dataset's words).
+        self._corrections: dict[str, str] = {}
 
     @classmethod
     def for_vocabulary(
@@ -184,21 +195,30 @@ class CaptionReader:
         single = singular(token)
         if single and single in self.known_words:
             return single
-        return _closest(token, tuple(self._choices)) or token
+        corrected = self._corrections.get(token)
+        if corrected is None:
+            if len(self._corrections) >= 100_000:
+                self._corrections.clear()
+            corrected = self._corrections[token] = _closest(token, self._choices) or token
+        return corrected
 
     def _matches(self, tokens: Sequence[str]) -> list[_Match]:
         found: list[_Match] = []
+        table, longest_from = self.table, self._longest_from
+        count = len(tokens)
         i = 0
-        while i < len(tokens):
-            for size in range(min(self.longest, len(tokens) - i), 0, -1):
-                words = list(tokens[i : i + size])
-                hit = self.table.get(" ".join(words))
-                if hit is None and words[-1].endswith("s"):
-                    single = singular(words[-1])
-                    hit = self.table.get(" ".join([*words[:-1], single])) if single else None
+        while i < count:
+            for size in range(min(longest_from.get(tokens[i], 1), count - i), 0, -1):
+                phrase = " ".join(tokens[i : i + size])
+                hit = table.get(phrase)
+                last = tokens[i + size - 1]
+                if hit is None and last.endswith("s"):
+                    single = singular(last)
+                    hit = table.get(" ".join([*tokens[i : i + size - 1], single])) \
+                        if single else None
                 if hit is not None:
                     kind, facet, value = hit
-                    found.append(_Match(kind, facet, value, i, i + size, " ".join(words)))
+                    found.append(_Match(kind, facet, value, i, i + size, phrase))
                     i += size
                     break
             else:

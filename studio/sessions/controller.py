@@ -25,7 +25,7 @@ from typing import Literal
 from studio.errors import StudioError
 from studio.language.turns import FACETS, Keep, ParsedTurn, facet_noun, phrase_turn
 from studio.sessions.engine import Mode, PlannedTurn, RetrievalSession, SessionTurn
-from studio.sessions.questioner import InformationGainQuestioner, Question
+from studio.sessions.questioner import InformationGainQuestioner, Question, facet_asked
 from studio.sessions.setup import SessionContext
 from studio.sessions.store import SessionRecorder, session_transaction
 from studio.sessions.strategies import DEFAULT_STRATEGY
@@ -317,6 +317,33 @@ class RetrievalController:
         if not text and self.reference is None:
             raise StudioError("Give a reference image, a text, or both.")
         return session.plan_composed_turn(text, reference_id=self.reference)
+
+    def ask(self, question: str | None) -> None:
+        """Make ``question`` (a stored chat round's, as the studio's questioner words it)
+        the one the next round answers; None: the next round is a description."""
+        if self.session is None or not self.is_chat:
+            raise StudioError("Start a chat session first.")
+        if question is None:
+            self.question = None
+            return
+        facet = facet_asked(question)
+        if facet is None:
+            raise StudioError(f"The studio does not ask \u201c{question}\u201d.")
+        self.question = self.session.question_about(facet)
+
+    def plan_dialog_round(self, dialog: str, question: str | None,
+                          answer: str) -> PlannedTurn:
+        """A ChatIR dialog's round searched as its protocol does (``dialog``: its rounds so
+        far joined as ``studio.chatir.protocol.round_texts`` joins them; see
+        ``RetrievalSession.plan_dialog_round``)."""
+        if self.session is None or not self.is_chat:
+            raise StudioError("Start a chat session first.")
+        return self.session.plan_dialog_round(dialog, question, answer)
+
+    def search_split(self, split: str | None) -> None:
+        """Search only the images of ``split`` (a ChatIR search space) in this session."""
+        if self.session is not None:
+            self.session.split = split
 
     def apply_turn(self, planned: PlannedTurn) -> SessionTurn:
         """Make the planned turn the session's next one, record it, and move on (the next

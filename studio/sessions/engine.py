@@ -30,7 +30,13 @@ from studio.index_service import Hit
 from studio.language.reader import Request
 from studio.language.turns import FACET_WORDS, parse_turn_text, resolve_turn
 from studio.sessions.constraints import MEASURED, Constraint, constraints_from_requests, describe
-from studio.sessions.questioner import Candidate, Question, Questioner
+from studio.sessions.questioner import (
+    Candidate,
+    Question,
+    Questioner,
+    answer_distribution,
+    make_question,
+)
 from studio.sessions.scoring import compared_column, read_text
 from studio.sessions.strategies import (
     Query,
@@ -256,6 +262,22 @@ class RetrievalSession:
         facet = None if question is None else question.facet
         return PlannedTurn(turn, turn_input, facet, self, basis)
 
+    def plan_dialog_round(self, dialog: str, question: str | None, answer: str) -> PlannedTurn:
+        """A chat round as ChatIR's protocol searches it: the dialog so far (``dialog``, its
+        rounds joined with ", ") encoded as one text, neither read nor composed with the
+        earlier rounds; ``question`` and ``answer`` are what the round shows."""
+        started = time.perf_counter()
+        number = len(self.turns) + 1
+        if not dialog.strip():
+            raise StudioError("Type a description or an answer.")
+        vector = self.index.text_vectors([dialog])[0]
+        turn = SessionTurn(number, "chat", None, answer, question=question,
+                           answer=None if question is None else answer)
+        self._retrieve(turn, Query(vector), exclude=[])
+        turn.timings["total_ms"] = _ms(started, time.perf_counter())
+        return PlannedTurn(turn, TurnInput(None, vector, {}), None, self,
+                           self._history_of(number - 1))
+
     def _history_of(self, number: int) -> list[int]:
         """The turns (0-based) in turn ``number``'s history; none before the first turn."""
         return list(self._histories[number - 1]) if number >= 1 else []
@@ -273,6 +295,15 @@ class RetrievalSession:
             for hit in self.turns[-1].results[:top]
         ]
         return questioner.ask(candidates, self.asked_facets)
+
+    def question_about(self, facet: str, top: int = 20) -> Question:
+        """The question about ``facet`` a questioner would ask now (its suggested answers
+        from the current top results): a stored chat's round asked again."""
+        candidates = [
+            Candidate(hit.id, hit.score, self.facets.get(hit.id, {}))
+            for hit in (self.turns[-1].results[:top] if self.turns else [])
+        ]
+        return make_question(facet, answer_distribution(candidates, facet))
 
     # -- retrieval -------------------------------------------------------------------
 

@@ -68,6 +68,18 @@ def entropy(distribution: Mapping[str, float]) -> float:
     return -sum(p * math.log2(p) for p in distribution.values() if p > 0)
 
 
+def facet_asked(text: str) -> str | None:
+    """The facet a question of ``make_question`` asks about ("What colour is it?" →
+    "color"); None for a question it does not word (a person's, ChatIR's)."""
+    for facet, question in FACET_QUESTIONS.items():
+        if question == text:
+            return facet
+    prefix, suffix = "What is its ", "?"
+    if text.startswith(prefix) and text.endswith(suffix) and len(text) > len(prefix) + 1:
+        return text[len(prefix) : -len(suffix)]
+    return None
+
+
 def make_question(facet: str, distribution: Mapping[str, float]) -> Question:
     text = FACET_QUESTIONS.get(facet, f"What is its {facet}?")
     options = tuple(answer for answer in distribution if answer != "unknown")

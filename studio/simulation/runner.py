@@ -181,9 +181,10 @@ def run_simulation(
             target_id=target, k=max(10, log.keep_top if log else 0), category=category,
         )
         said: list[dict[str, Any]] = []
+        asked: list[tuple[str | None, str]] = []  # a chat's (question, answer) per round
         if config.simulator == "chat":
             ranks, texts = _chat_dialog(context, session, config, target, category, number,
-                                        said, captioner)
+                                        said, captioner, asked)
         else:
             ranks, texts = _composed_dialog(context, session, config, target, start, values,
                                             number, said, captioner, category, looks)
@@ -201,7 +202,8 @@ def run_simulation(
             log.add(f"{start}>{target}", category=category,
                     reference=start if config.simulator != "chat" else None, target=target,
                     texts=texts, ranks=ranks, top_ids=[hit.id for hit in last],
-                    top_scores=[hit.score for hit in last], references=references)
+                    top_scores=[hit.score for hit in last], references=references,
+                    questions=[q for q, _ in asked], answers=[a for _, a in asked])
         progress(number, len(dialogs), f"dialog {number} of {len(dialogs)}")  # the job names the run
     result.seconds = time.perf_counter() - started
     return result
@@ -269,7 +271,11 @@ def _meant(user: Any, text: str) -> list[dict[str, Any]]:
 
 
 def _chat_dialog(context, session, config: RunConfig, target: str, category: str,
-                 number: int, said: list[dict[str, Any]], captioner: Any = None):
+                 number: int, said: list[dict[str, Any]], captioner: Any = None,
+                 asked: list[tuple[str | None, str]] | None = None):
+    """The chat dialog's ranks and texts per round; ``asked`` gets each round's question
+    (None for the description, "" for a round with nothing left to ask) and answer."""
+    asked = [] if asked is None else asked
     rng = random.Random(f"chat:{config.seed}:{number}")
     truth = context.facets.get(target, {})
     names = context.facet_map.names
@@ -287,11 +293,13 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
                  "requests": [r.to_json() for r in _read(opening)]})
     ranks: list[float | None] = [turn.target_rank]
     texts = [opening]
+    asked.append((None, opening))
     for _ in range(config.turns):
         question = session.next_question(questioner)
         if question is None:
             ranks.append(ranks[-1])
             texts.append("")
+            asked.append(("", ""))
             continue
         answer = answerer.answer(question.facet, truth)
         said.append({"turn": len(said), "reference": None, "text": answer,
@@ -299,6 +307,7 @@ def _chat_dialog(context, session, config: RunConfig, target: str, category: str
         turn = session.chat_turn(answer, question)
         ranks.append(turn.target_rank)
         texts.append(f"{question.text} {answer}")
+        asked.append((question.text, answer))
     return ranks, texts
 
 

@@ -181,3 +181,117 @@ def test_open_in_retrieval_replays_the_whole_dialog(
     chosen = pane.results.hit_id(0)
     pane.choose_result(chosen)  # on by hand from the last turn
     assert pane.pending_reference == chosen
+
+
+@pytest.fixture(scope="module")
+def chat_run(indexed_demo_template: Path, tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("chats") / "demo"
+    shutil.copytree(indexed_demo_template, project)
+    assert main(["simulate", "--project", str(project), "--simulator", "chat",
+                 "--questioner", "random", "--strategy", "sum", "--turns", "3", "--n", "8",
+                 "--split", "all", "--keep-top", "20"]) == 0
+    return project
+
+
+def test_open_in_retrieval_replays_a_chat_round_by_round(
+        window, qtbot, event_loop_qt, chat_run: Path) -> None:
+    """A simulated chat shows each round's question and answer, and opened in Retrieval
+    runs again round by round in a chat session, each answer to its stored question: the
+    stored rank after every round, and the next question waits to be answered by hand."""
+    from tests.gui.async_helpers import run_until
+    from tests.gui.test_retrieval_pane import open_retrieval
+
+    pane = open_retrieval(window, qtbot, event_loop_qt, chat_run)
+    pane.tabs.setCurrentWidget(pane.experiments)
+    pane.experiments.refresh()
+    pane.experiments.runs.setCurrentRow(0)
+    browser = pane.experiments.open_queries()
+    assert browser is not None
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    model = browser.model
+    for view_row in range(model.rowCount()):  # a chat whose every round was asked
+        row = browser.table.row(model.queries.table_row(view_row))
+        if len(row["texts"]) == 4 and all(row["texts"]):
+            break
+    else:
+        pytest.fail("no simulated chat of three rounds")
+    browser.view.selectRow(view_row)
+    lines = browser.detail.lines.text()
+    question, answer = row["texts"][1].rsplit("?", 1)
+    assert f"turn 1: Q: {question}? A: {answer.strip()}" in lines
+    assert browser.open_retrieval.isEnabled()
+    qtbot.mouseClick(browser.open_retrieval, Qt.MouseButton.LeftButton)
+    assert pane.tabs.currentIndex() == 0  # Search
+    run_until(event_loop_qt, lambda: pane.timeline.count() == 4 and not pane._turn_running)
+    assert pane.is_chat
+    turns = pane.session.turns
+    assert [t.question for t in turns[1:]] == [f"{t.split('?')[0]}?" for t in row["texts"][1:]]
+    assert [t.target_rank for t in turns] == row["ranks"]
+    assert pane.session.target_id == row["target"]
+    assert "replayed 4 rounds" in pane.status.text()
+    assert pane.controller.question is not None  # on by hand: the next question is asked
+
+
+def test_a_chat_stored_before_its_rounds_were_kept_says_it_cannot_replay(
+        qtbot, workspace, services, chat_run: Path, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from studio.experiments.query_log import run_path
+    from studio.simulation.outputs import list_runs
+    from studio.store import Project
+
+    project = tmp_path / "old"
+    shutil.copytree(chat_run, project)
+    with Project.open(project) as opened:
+        path = run_path(opened, list_runs(opened)[-1]["id"])
+    table = pq.read_table(path)
+    pq.write_table(table.drop_columns(["questions", "answers"]), path)  # as written before
+    _, browser = open_browser(qtbot, workspace, services, project)
+    browser.view.selectRow(0)
+    assert not browser.open_retrieval.isEnabled()
+    assert "Open in Retrieval is not available" in browser.detail.lines.text()
+
+
+@pytest.fixture(scope="module")
+def chatir_run(tmp_path_factory) -> Path:
+    from studio.demo.placeholders import draw_placeholders
+    from tests.unit.test_chatir import import_and_index, write_chatir
+
+    folder = tmp_path_factory.mktemp("chatir")
+    space = [f"unlabeled2017/{i:012d}.jpg" for i in range(30)]
+    draw_placeholders(folder / "img", space)
+    write_chatir(folder / "chatir", space, [space[0], space[5], space[9]])
+    project = import_and_index(folder)
+    assert main(["evaluate", "chatir", "--project", str(project)]) == 0
+    return project
+
+
+def test_open_in_retrieval_replays_a_chatir_dialog_as_its_protocol_searched_it(
+        window, qtbot, event_loop_qt, chatir_run: Path) -> None:
+    """A ChatIR dialog shows its rounds' questions and answers and replays round by round,
+    each round searched as ChatIR does (the dialog so far as one text, in the search
+    space): the stored rank after every round."""
+    from tests.gui.async_helpers import run_until
+    from tests.gui.test_retrieval_pane import open_retrieval
+
+    pane = open_retrieval(window, qtbot, event_loop_qt, chatir_run)
+    pane.tabs.setCurrentWidget(pane.experiments)
+    pane.experiments.refresh()
+    pane.experiments.runs.setCurrentRow(0)
+    browser = pane.experiments.open_queries()
+    assert browser is not None
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    browser.view.selectRow(0)
+    row = browser.current
+    assert row is not None and len(row["texts"]) == 11
+    assert "turn 1: Q: is it item" in browser.detail.lines.text()
+    assert browser.open_retrieval.isEnabled()
+    qtbot.mouseClick(browser.open_retrieval, Qt.MouseButton.LeftButton)
+    run_until(event_loop_qt, lambda: pane.timeline.count() == 11 and not pane._turn_running)
+    assert pane.is_chat
+    turns = pane.session.turns
+    assert [t.question for t in turns] == [None, *(t.split("?")[0] + "?" for t in row["texts"][1:])]
+    assert [t.target_rank for t in turns] == row["ranks"]
+    assert "replayed 11 rounds" in pane.status.text()

@@ -16,7 +16,7 @@ from studio.simulation.outputs import list_runs, store_run
 from studio.store import Project
 from tests.unit.test_chatir import import_and_index, write_chatir
 from tests.unit.test_fashioniq_protocol import indexed  # noqa: F401  (a fixture)
-from tests.unit.test_import_circo import ON_DISK, write_circo
+from tests.unit.test_import_circo import ON_DISK, VAL, write_circo
 
 
 def last_run(project: Path) -> tuple[int, object]:
@@ -169,19 +169,47 @@ def test_a_simulation_stopped_by_hand_is_stored_with_the_dialogs_it_finished(
         assert [r["id"] for r in list_runs(project)][-1] == run_id
 
 
-@pytest.mark.parametrize("protocol", ["fashioniq", "cirr"])
+def stoppable_project(protocol: str, request, tmp_path: Path) -> tuple[Path, int]:
+    """A small indexed project to evaluate with ``protocol`` and how many queries (ChatIR:
+    dialogs of the first dataset evaluated) it plans: more than one batch, so a Ctrl+C
+    after the first batch leaves queries not done."""
+    if protocol in ("fashioniq", "cirr"):
+        project, _ = request.getfixturevalue("indexed")
+        return project, 19
+    if protocol == "circo":
+        from studio.circo.protocol import BATCH
+
+        planned = BATCH + 12
+        val = [{**VAL[n % 2], "id": n} for n in range(planned)]
+        root = write_circo(tmp_path / "circo", val)
+        project = tmp_path / "p"
+        assert main(["import", "circo", str(root), "--project", str(project)]) == 0
+        assert main(["index", "build", "--project", str(project), "--model", "demo"]) == 0
+        return project, planned
+    from studio.chatir.protocol import BATCH, ROUNDS
+    from studio.demo.placeholders import draw_placeholders
+
+    planned = 2 * (BATCH // ROUNDS + 1) + 3
+    space = [f"unlabeled2017/{i:012d}.jpg" for i in range(planned)]
+    draw_placeholders(tmp_path / "img", space)
+    write_chatir(tmp_path / "chatir", space, space)
+    return import_and_index(tmp_path), planned
+
+
+@pytest.mark.parametrize("protocol", ["fashioniq", "cirr", "circo", "chatir"])
 def test_an_evaluation_stopped_by_ctrl_c_keeps_the_queries_it_did(
-        indexed, protocol: str, monkeypatch, capsys) -> None:  # noqa: F811
-    """A first Ctrl+C stops ``evaluate`` after the query (Fashion IQ: the batch) under way;
-    the run is stored marked stopped with the queries done, its figures are over those,
-    and the runs list and ``experiments queries`` say so."""
+        protocol: str, request, tmp_path: Path, monkeypatch, capsys) -> None:
+    """A first Ctrl+C stops ``evaluate`` after the query (Fashion IQ, CIRCO: the batch;
+    ChatIR: the batch of dialogs) under way; the run is stored marked stopped with the
+    queries done, its figures are over those, and the runs list and ``experiments
+    queries`` say so."""
     import os
     import signal
 
     from studio.cli.progress import TerminalProgress
     from studio.experiments.evaluation_runs import evaluation_lines
 
-    project, _ = indexed
+    project, planned = stoppable_project(protocol, request, tmp_path)
     draw = TerminalProgress.__call__
     pressed: list[int] = []
 
@@ -192,25 +220,68 @@ def test_an_evaluation_stopped_by_ctrl_c_keeps_the_queries_it_did(
             os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(TerminalProgress, "__call__", ctrl_c_after_five)
+    capsys.readouterr()
     assert main(["evaluate", protocol, "--project", str(project)]) == 0
     out = capsys.readouterr().out
     run_id, table = last_run(project)
-    assert table is not None and len(table) == pressed[0] < 19
+    assert table is not None and len(table) == pressed[0] < planned
     with Project.open(project) as opened:
-        run = list_runs(opened)[-1]
+        runs = list_runs(opened)
+        run = runs[-1]
     summary = run["summary"]
-    assert summary["stopped"] == {"finished": len(table), "planned": 19}
+    assert summary["stopped"] == {"finished": len(table), "planned": planned}
     assert summary["label"].endswith("(stopped)")
-    assert f"Stopped after {len(table)} of 19 queries" in out
+    unit = "dialogs" if protocol == "chatir" else "queries"
+    assert f"Stopped after {len(table)} of {planned} {unit}" in out
     if protocol == "cirr":  # the figures are over the queries done
         assert summary["queries"] == len(table)
         assert summary["recall@10"]["value"] == pytest.approx(table.hits(10).mean())
-    else:
+    elif protocol == "fashioniq":
         assert sum(c["queries"] for c in summary["categories"].values()) == len(table)
         assert summary["average"]["R@10"] == pytest.approx(100 * table.hits(10).mean())
-    assert f"stopped after {len(table)} of 19" in " · ".join(evaluation_lines(run))
+    elif protocol == "circo":
+        assert summary["queries"] == len(table)
+        assert summary["recall"]["10"] == pytest.approx(100 * table.hits(10).mean())
+    else:  # ChatIR: the dataset under way is stored, the one not begun is not
+        assert len(runs) == 1 and summary["dialogs"] == len(table)
+        hits = (table.first_top(10) >= 0).mean() * 100
+        assert summary["hits_at_10"][-1] == pytest.approx(hits, abs=0.01)
+    if protocol != "chatir":
+        assert f"stopped after {len(table)} of {planned}" in " · ".join(evaluation_lines(run))
     assert main(["experiments", "queries", "--project", str(project), str(run_id)]) == 0
-    assert f"stopped after {len(table)} of 19 queries" in capsys.readouterr().out
+    assert f"stopped after {len(table)} of {planned} queries" in capsys.readouterr().out
+
+
+def test_a_chatir_evaluation_stopped_between_datasets_says_which_it_did_not_begin(
+        request, tmp_path: Path, monkeypatch, capsys) -> None:
+    """Ctrl+C during the first questioner's last batch: that dataset is whole and stored,
+    and the evaluation says it stopped before the other, which has no run."""
+    import os
+    import signal
+
+    from studio.cli.progress import TerminalProgress
+
+    project, planned = stoppable_project("chatir", request, tmp_path)
+    draw = TerminalProgress.__call__
+    pressed: list[int] = []
+
+    def ctrl_c_in_the_last_batch(self, done: int, total: int, message: str = "") -> None:
+        draw(self, done, total, message)
+        if done == planned and not pressed:  # the first dataset's last batch
+            pressed.append(done)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(TerminalProgress, "__call__", ctrl_c_in_the_last_batch)
+    capsys.readouterr()
+    assert main(["evaluate", "chatir", "--project", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert pressed == [planned]
+    with Project.open(project) as opened:
+        runs = list_runs(opened, "chatir")
+        assert len(runs) == 1 and "stopped" not in runs[0]["summary"]
+        table = run_queries(opened, runs[0]["id"])
+    assert table is not None and len(table) == planned
+    assert "Stopped before Human_BLIP2: not evaluated, no run stored." in out
 
 
 def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) -> None:
@@ -235,3 +306,33 @@ def test_a_runs_top_results_are_read_only_for_the_query_shown(tmp_path: Path) ->
     assert again.row(count - 1)["top_ids"] == [f"a{count - 1}", f"b{count - 1}", f"c{count - 1}"]
     csv_text = export_queries(table, tmp_path / "out.csv").read_text()
     assert "a5 | b5 | c5" in csv_text
+
+
+def test_a_runs_caption_flags_are_the_captions_panes_for_every_query(tmp_path: Path) -> None:
+    """Each query's flags are the kinds ``text_flags`` raises for its captions (each checked
+    against the others), also when queries share a caption the log read once."""
+    from studio.captions.flags import text_flags
+
+    queries = [
+        ["is red", "is blue"],
+        ["is red", "is not red"],
+        ["is red", "is red"],
+        ["", "is longer with a blue collar"],
+        ["is shorter", "is longer"],
+        ["is shorter", "has red letters and is black"],
+        ["red", "is darker and has no sleeves"],
+    ]
+    with QueryLog(tmp_path, "evaluate-fashioniq") as log:
+        for n, texts in enumerate(queries):
+            log.add(f"q{n}", texts=texts, ranks=[n + 1])
+    table = read_queries(log.path)
+    for n, texts in enumerate(queries):
+        expected: list[str] = []
+        for m, text in enumerate(texts):
+            for flag in text_flags(text, [o for k, o in enumerate(texts) if k != m]):
+                if flag.kind not in expected:
+                    expected.append(flag.kind)
+        assert table.row(n)["flags"] == expected, texts
+    assert table.row(0)["flags"] == ["colour_conflict"]
+    assert table.row(1)["flags"] == ["contradiction"]
+    assert table.row(2)["flags"] == ["duplicate"]

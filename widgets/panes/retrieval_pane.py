@@ -238,9 +238,10 @@ class RetrievalPane(Pane):
         if controller is None:
             self.status.setText("Load the index (Retrieval → Search) to open a query in it.")
             return False
-        if controller.is_chat:
-            self.controls.mode.blockSignals(True)
-            self.controls.mode.setCurrentIndex(0)  # Composed: reference and text per turn
+        chat = chat_steps(query)
+        if controller.is_chat != bool(chat):
+            self.controls.mode.blockSignals(True)  # Composed: reference and text per turn;
+            self.controls.mode.setCurrentIndex(1 if chat else 0)  # Chat: rounds answered
             self.controls.mode.blockSignals(False)
         strategy = self.controls.strategy.findData(query.get("strategy"))
         if strategy >= 0:  # the run's own, so the ranks are the run's
@@ -258,6 +259,15 @@ class RetrievalPane(Pane):
         self._show_reference()
         texts = [t for t in query.get("texts", []) if t]
         where = f"Query {query.get('query', '')} of run #{query.get('run', '?')}"
+        if chat and query.get("kind") == "chatir":  # searched as ChatIR's protocol does
+            from studio.chatir.protocol import search_space
+
+            controller.search_split(search_space(controller.project))
+            self.replay_dialog(chat, where, chat="chatir", rounds=list(query.get("texts") or []))
+            return True
+        if chat:
+            self.replay_dialog(chat, where, chat="asked")
+            return True
         steps = dialog_steps(query) if query.get("dialog") else []
         if steps:
             self.replay_dialog(steps, where)
@@ -268,11 +278,16 @@ class RetrievalPane(Pane):
         return True
 
     @asyncSlot()
-    async def replay_dialog(self, steps: list[tuple[str | None, str]], where: str = "") -> None:
+    async def replay_dialog(self, steps: list[tuple[str | None, str]], where: str = "",
+                            chat: str = "", rounds: list[str] | None = None) -> None:
         """Run a stored dialog's turns again, one job each on the model lane (the same
         turns a person types: planned off the UI thread, applied here), each from its
         stored reference (None: the previous turn's top result, as the simulated user
-        chose). Cancel (the job's) stops after the turn under way; the turns done stay."""
+        chose). A chat's steps are (question, answer): each round answers its stored
+        question (None: the description), asked again by the studio (``chat="asked"``, a
+        simulation) or, for a ChatIR dialog (``chat="chatir"``), searched as ChatIR does
+        with its ``rounds`` so far as one text. Cancel (the job's) stops after the turn under
+        way; the turns done stay."""
         controller = self.controller
         if controller is None or self._turn_running:
             return
@@ -281,15 +296,20 @@ class RetrievalPane(Pane):
         try:
             for number, (reference, text) in enumerate(steps, start=1):
                 last = controller.last_turn
-                if last is not None:  # the reference this turn was run from
+                if chat == "chatir":
+                    job = _round_job(controller, (rounds or [])[:number], reference, text,
+                                     (number - 1, total))
+                elif chat:
+                    controller.ask(reference)  # the round's stored question
+                elif last is not None:  # the reference this turn was run from
                     chosen = reference or (last.results[0].id if last.results else None)
                     if chosen is not None:
                         controller.choose(chosen)
                 elif reference is not None:
                     controller.set_reference(reference)
-                planned = await self.runner.run(
-                    f"Replaying turn {number} of {total}",
-                    _turn_job(controller, text, (number - 1, total)))
+                if chat != "chatir":
+                    job = _turn_job(controller, text, (number - 1, total))
+                planned = await self.runner.run(f"Replaying turn {number} of {total}", job)
                 if controller is not self.controller or not isValid(self):
                     return  # another project or model was loaded meanwhile
                 self._show_turn(controller.apply_turn(planned))
@@ -307,6 +327,11 @@ class RetrievalPane(Pane):
             return
         rank = controller.rank_text(revealed=True)
         stopped = "" if done == total else f" (stopped after {done} of {total})"
+        if chat:
+            self._show_question(controller.question)
+            self.status.setText(f"{where}: replayed {count(done, 'round')}{stopped} · {rank}. "
+                                "Answer the next question to go on.")
+            return
         self.status.setText(f"{where}: replayed {count(done, 'turn')}"
                             f"{stopped} · {rank}. A result clicked is the next reference.")
 
@@ -528,6 +553,39 @@ def dialog_steps(query: dict) -> list[tuple[str | None, str]]:
         reference = references[number] if number < len(references) else None
         steps.append((reference or (query["reference"] if number == 0 else None), text))
     return steps
+
+
+def chat_steps(query: dict) -> list[tuple[str | None, str]]:
+    """A stored chat dialog's rounds to run again: (question, answer) each, the first
+    with no question (the description), up to the first round with nothing asked. [] for
+    a composed dialog or a chat stored before its rounds were kept."""
+    if query.get("reference"):
+        return []
+    questions, answers = query.get("questions") or [], query.get("answers") or []
+    if not answers or len(questions) != len(answers):
+        return []
+    steps: list[tuple[str | None, str]] = []
+    for number, (question, answer) in enumerate(zip(questions, answers, strict=True)):
+        if not answer or (number and not question):
+            break
+        steps.append((question or None, answer))
+    return steps
+
+
+def _round_job(controller: RetrievalController, rounds: list[str], question: str | None,
+               answer: str, step: tuple[int, int]):
+    """A ChatIR round's search as a job (see ``_turn_job``)."""
+
+    from studio.chatir.protocol import round_texts
+
+    def job(*, progress, cancel):
+        progress(*step, f"round {step[0]} of {step[1]}")
+        dialog = round_texts(rounds, len(rounds))[-1]  # the rounds so far, as ChatIR joins them
+        planned = controller.plan_dialog_round(dialog, question, answer)
+        cancel.raise_if_cancelled()
+        return planned
+
+    return job
 
 
 def _turn_job(controller: RetrievalController, text: str,
