@@ -93,7 +93,7 @@ class Phase:
 
     def __init__(self, name: str, suite: list[str], env: dict[str, str], home: Path,
                  log: Path | None = None) -> None:
-        self.name, self.log, self.started = name, log, time.monotonic()
+        self.name, self.log, self.started = name, log, time.time()
         self.finished = home / f"finished-{name.replace(' ', '-')}"
         output = log.open("w", encoding="utf-8") if log else None
         self.process = subprocess.Popen(  # the slowest tests of each phase: where time goes
@@ -106,7 +106,9 @@ class Phase:
 
     def wait(self) -> tuple[str, float, int]:
         code = self.process.wait()
-        seconds = time.monotonic() - self.started
+        # Until pytest wrote its end (a phase waited for after another ended earlier).
+        ended = self.finished.stat().st_mtime if self.finished.exists() else time.time()
+        seconds = ended - self.started
         if self.log:
             print(f"\n{self.name}:\n{self.log.read_text(encoding='utf-8')}", flush=True)
         if not self.finished.exists():  # died before its summary (a crash may exit 0)

@@ -35,7 +35,7 @@ def open_as(window, path: Path, user: str) -> CaptionsPane:
     return pane
 
 
-def wait_for(condition, timeout_s: float = 10.0) -> None:
+def wait_for(condition, timeout_s: float = 30.0) -> None:
     """What is on screen after the writer's queue answered (its calls run off the UI
     thread); fails when it does not come."""
     deadline = time.monotonic() + timeout_s

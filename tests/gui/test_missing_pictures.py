@@ -80,7 +80,7 @@ def test_a_pair_whose_pictures_are_missing_says_so(window, demo_project_dir, tmp
         submit_caption(project, 1, "bob", "is red")  # something to review
     window.workspace.settings.user_name = "ana"
     assert window.open_project(demo_project_dir)
-    captions = show_pane_titled(window, "Captions")
+    captions = show_pane_titled(window, "Captions")  # the writer's queue has answered
     info = captions.writer.info.text()
     assert not info.startswith("All done")  # 4 pairs wait: their pictures are missing
     assert "4 pairs" in info and "missing" in info and "Set image folder" in info
