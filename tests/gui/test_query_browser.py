@@ -37,6 +37,18 @@ def open_browser(qtbot, workspace, services, project: Path, row: int = 0):
     return view, browser
 
 
+def browser_in_retrieval(pane, qtbot):
+    """The Retrieval pane's Experiments tab, its newest run's queries opened."""
+    pane.tabs.setCurrentWidget(pane.experiments)
+    pane.experiments.refresh()
+    pane.experiments.runs.setCurrentRow(0)
+    browser = pane.experiments.open_queries()
+    assert browser is not None
+    qtbot.addWidget(browser)
+    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    return browser
+
+
 def column_texts(browser, name: str) -> list[str]:
     model = browser.model
     column = [c.name for c in model.queries.columns].index(name)
@@ -153,13 +165,7 @@ def test_open_in_retrieval_replays_the_whole_dialog(
 
     pane = open_retrieval(window, qtbot, event_loop_qt, three_turn_run)
     pane.strategy.setCurrentIndex(pane.strategy.findData("history"))  # not the run's
-    pane.tabs.setCurrentWidget(pane.experiments)
-    pane.experiments.refresh()
-    pane.experiments.runs.setCurrentRow(0)
-    browser = pane.experiments.open_queries()
-    assert browser is not None
-    qtbot.addWidget(browser)
-    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    browser = browser_in_retrieval(pane, qtbot)
     model = browser.model
     for view_row in range(model.rowCount()):  # worst first: a dialog that ran three turns
         row = browser.table.row(model.queries.table_row(view_row))
@@ -202,13 +208,7 @@ def test_open_in_retrieval_replays_a_chat_round_by_round(
     from tests.gui.test_retrieval_pane import open_retrieval
 
     pane = open_retrieval(window, qtbot, event_loop_qt, chat_run)
-    pane.tabs.setCurrentWidget(pane.experiments)
-    pane.experiments.refresh()
-    pane.experiments.runs.setCurrentRow(0)
-    browser = pane.experiments.open_queries()
-    assert browser is not None
-    qtbot.addWidget(browser)
-    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    browser = browser_in_retrieval(pane, qtbot)
     model = browser.model
     for view_row in range(model.rowCount()):  # a chat whose every round was asked
         row = browser.table.row(model.queries.table_row(view_row))
@@ -276,13 +276,7 @@ def test_open_in_retrieval_replays_a_chatir_dialog_as_its_protocol_searched_it(
     from tests.gui.test_retrieval_pane import open_retrieval
 
     pane = open_retrieval(window, qtbot, event_loop_qt, chatir_run)
-    pane.tabs.setCurrentWidget(pane.experiments)
-    pane.experiments.refresh()
-    pane.experiments.runs.setCurrentRow(0)
-    browser = pane.experiments.open_queries()
-    assert browser is not None
-    qtbot.addWidget(browser)
-    qtbot.waitUntil(lambda: browser.model is not None, timeout=10_000)
+    browser = browser_in_retrieval(pane, qtbot)
     browser.view.selectRow(0)
     row = browser.current
     assert row is not None and len(row["texts"]) == 11
