@@ -249,6 +249,7 @@ def test_each_pane_takes_the_keyboard_when_shown(window, demo_project_dir, qtbot
     assert single.index == 1  # J went to the review, not nowhere
     press_pane_key(qtbot, window, 2)
     captions = window.panes[1]
+    qtbot.waitUntil(lambda: captions.writer.editor.isEnabled())  # the queue's first pair came
     assert QApplication.focusWidget() is captions.writer.editor
     press_pane_key(qtbot, window, 1)
     assert QApplication.focusWidget() is window.panes[0].table
