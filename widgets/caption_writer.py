@@ -72,6 +72,9 @@ class QueueCalls:
 
     run: Callable[..., Future | None]
     run_now: Callable[..., Any]
+    # The first item asked for here, at once (a project answers in milliseconds): keys
+    # typed right after a project opens then reach a pair instead of a disabled editor.
+    first_at_once: bool = False
 
 
 @dataclass
@@ -212,9 +215,19 @@ class CaptionWriter(CaptionForm):
     def refresh(self) -> None:
         """Ask the queue for the item held, or the next (when none is on screen: after the
         server answers again, or new pairs came)."""
-        queue = self.queue
-        if queue is not None:
-            self._call(queue.take_next, done=self._took)
+        queue, calls = self.queue, self.calls
+        if queue is None:
+            return
+        if (self.item is None and calls is not None and calls.first_at_once
+                and not self._busy and not self._calls):
+            try:
+                item = calls.run_now(queue.take_next)
+            except StudioError as error:
+                self._failed(error)
+                return
+            self._took(item)
+            return
+        self._call(queue.take_next, done=self._took)
 
     def _took(self, item: WorkItem | None) -> None:
         if item is not None and self.item is not None and item.pair_id == self.item.pair_id:

@@ -135,7 +135,8 @@ class CaptionsPane(Pane):
         self.view.install_zoom_keys(content, "captions")
         self.writer = CaptionWriter()
         self.local_calls = QueueCalls(partial(self.scope.submit, self.services.io),
-                                      lambda function, *args: function(*args))
+                                      lambda function, *args: function(*args),
+                                      first_at_once=True)
         self.services.flushing.connect(self.writer.flush)  # at shutdown, before the close
         self.reviewer = CaptionReviewer()
         self.panels = QStackedWidget()
