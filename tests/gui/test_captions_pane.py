@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from studio.captions import store
 from studio.captions.records import CaptionPolicy
@@ -302,3 +303,15 @@ def test_review_says_when_the_only_captions_waiting_are_your_own(
     assert "the 2 captions waiting for review are your own" in reviewer.info.text()
     assert not reviewer.buttons["accept"].isEnabled()
     assert not reviewer.buttons["reject"].isEnabled()
+
+
+def test_keys_typed_right_after_opening_a_project_reach_the_pair(window, pairs_demo, qtbot) -> None:
+    """On the Captions pane, a project opened and typed into at once: no key is lost while
+    the writer asks for its first pair."""
+    window.workspace.settings.user_name = "ana"
+    pane = next(p for p in window.panes if isinstance(p, CaptionsPane))
+    window.show_pane(window.panes.index(pane))
+    assert window.open_project(pairs_demo)
+    qtbot.keyClicks(QApplication.focusWidget() or window, "is red")
+    assert pane.writer.editor.text() == "is red"
+    assert pane.writer.pair_id is not None
