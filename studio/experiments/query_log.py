@@ -9,6 +9,10 @@ a chat dialog's ``questions`` and ``answers`` round by round (what a chat's *Ope
 Retrieval* replays; absent from files written before), the headline ``rank`` (the named
 target's; a dialog's after its last turn) and the top K result ids with their scores (K = 50 by default).
 
+A query's ``flags`` are the automatic flags of its captions; the kinds found for each
+group of captions are remembered between runs (``studio.experiments.flag_memory``), so a
+split evaluated again reads none of its captions a second time.
+
 Why a file and not tables in the store: a 100,000-query run with the top 50 ids is five
 million (id, score) values; as rows in ``experiment_runs``' database that is a large,
 slow table in every copy and backup of the project, while a Parquet file of it is tens
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from studio.captions.flags import FlagReader
+    from studio.experiments.flag_memory import FlagMemory
     from studio.store import Project
 
 KEEP_TOP = 50
@@ -119,7 +124,7 @@ class QueryLog:
                          "first_turn": str(first_turn), "version": "1"}
         self.rows = 0
         self._writer: Any = None
-        self._flag_reader: FlagReader | None = None
+        self._flag_memory: FlagMemory | None = None
         self._empty()
         self.closed = False
 
@@ -181,12 +186,12 @@ class QueryLog:
         if flags is None:
             if self.metadata["kind"] in DIALOG_KINDS:
                 flags = []
-            else:  # each distinct caption of the run read once
-                if self._flag_reader is None:
-                    from studio.captions.flags import FlagReader
+            else:  # each distinct group of captions read once, in this run or an earlier
+                if self._flag_memory is None:
+                    from studio.experiments.flag_memory import FlagMemory
 
-                    self._flag_reader = FlagReader()
-                flags = self._flag_reader.kinds(texts)
+                    self._flag_memory = FlagMemory(self.folder)
+                flags = self._flag_memory.kinds(texts)
         columns["flags"].append(list(flags))
         columns["references"].append(list(references))
         columns["questions"].append(list(questions))
@@ -228,6 +233,8 @@ class QueryLog:
         self.flush()
         if self._writer is not None:
             self._writer.close()
+        if self._flag_memory is not None:
+            self._flag_memory.save()
         self.closed = True
 
     def keep_as(self, project: Project, run_id: int) -> Path | None:

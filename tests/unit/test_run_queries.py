@@ -336,3 +336,53 @@ def test_a_runs_caption_flags_are_the_captions_panes_for_every_query(tmp_path: P
     assert table.row(0)["flags"] == ["colour_conflict"]
     assert table.row(1)["flags"] == ["contradiction"]
     assert table.row(2)["flags"] == ["duplicate"]
+
+
+def _flags_of_a_run(folder: Path, groups: list[list[str]]) -> list[list[str]]:
+    with QueryLog(folder, "evaluate-fashioniq") as log:
+        for n, texts in enumerate(groups):
+            log.add(f"q{n}", texts=texts, ranks=[n + 1])
+    table = read_queries(log.path)
+    return [table.row(n)["flags"] for n in range(len(groups))]
+
+
+def test_a_split_evaluated_again_takes_its_caption_flags_from_the_earlier_run(
+        tmp_path: Path) -> None:
+    """The kinds found for a group of captions are remembered beside the runs: the next run
+    over the same captions takes them from there instead of reading the captions again
+    (the remembered kinds are altered here to see where the second run's come from)."""
+    import pyarrow.parquet as pq
+
+    from studio.experiments.flag_memory import FILE_NAME
+
+    groups = [["is red", "is not red"], ["is darker with longer sleeves", "has a floral print"],
+              ["red", "red"]]
+    first = _flags_of_a_run(tmp_path, groups)
+    assert first == [["contradiction"], [], ["short", "duplicate"]]
+    memory = tmp_path / "queries" / FILE_NAME
+    table = pq.read_table(memory)
+    kinds = [["remembered"] for _ in range(table.num_rows)]
+    altered = table.set_column(1, "kinds", [kinds])
+    pq.write_table(altered, memory)
+    assert _flags_of_a_run(tmp_path, [*groups, ["is blue", "is blue"]]) == [
+        ["remembered"], ["remembered"], ["remembered"], ["duplicate"]]
+    # the new group joined the remembered ones
+    assert pq.read_table(memory).num_rows == 4
+
+
+def test_remembered_flags_of_other_rules_or_a_damaged_file_are_read_again(
+        tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from studio.experiments.flag_memory import FILE_NAME
+
+    groups = [["is red", "is not red"]]
+    memory = tmp_path / "queries" / FILE_NAME
+    memory.parent.mkdir(parents=True)
+    stale = pa.table({"texts": ["is red\x1fis not red"], "kinds": [["remembered"]]})
+    pq.write_table(stale.replace_schema_metadata({"rules": "older rules"}), memory)
+    assert _flags_of_a_run(tmp_path, groups) == [["contradiction"]]
+    memory.write_bytes(b"not a parquet file")
+    assert _flags_of_a_run(tmp_path, groups) == [["contradiction"]]
+    assert pq.read_table(memory).column("kinds").to_pylist() == [["contradiction"]]
