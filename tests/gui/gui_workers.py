@@ -5,14 +5,19 @@
 - ``close-during-index`` / ``close-during-simulation``: the main window, as ``cir-studio``
   shows it, starts the job; at its first progress the window is closed, the question
   "… is running: stop it and quit?" is answered *Stop and quit*, and the process ends
-  the way the studio ends (``run_until_closed``). Prints ``asked: …`` and ``closing``.
+  the way ``cir-studio`` ends (``run_until_closed``, then ``end_process``: no interpreter
+  teardown, which took 5-6 s of each test on a loaded machine). Prints ``asked: …`` and
+  ``closing``.
 - ``close-during-training`` (Experiments → Train…, a combiner of 500 epochs) and
   ``close-during-import FOLDER`` (a folder import from the Pairs pane): the same, for
   the other kinds of long job. Before every job a caption is typed into the Captions
   pane and printed as ``typed PAIR_ID 'TEXT'``; it must be in the project afterwards.
 - ``close-during-rank`` / ``close-during-thumbnails``: the window closes while a live
   rank of the typed caption is asked for (the model still loading) or while the Pairs
-  table's thumbnails decode; neither is a job, so nothing is asked.
+  table's thumbnails decode; neither is a job, so nothing is asked. These two end with
+  the interpreter's whole teardown, the path of a studio started inside another program
+  (``GuiOptions.owns_process`` false): a worker thread still touching Qt objects then
+  prints on stderr, which the tests read.
 - ``type-then-kill``: types into the Captions pane without a pause for ``SECONDS``, prints
   the text typed, and kills itself (SIGKILL) at once, with no event processed after it.
 - ``team-type-then-kill BASE TOKEN SECONDS``: connects to a team server, prints
@@ -190,5 +195,11 @@ if __name__ == "__main__":
         team_type_then_kill(*rest)
         raise SystemExit(0)
     if kind.startswith("close-during-"):
-        raise SystemExit(close_during(kind.removeprefix("close-during-"), *rest))
+        job = kind.removeprefix("close-during-")
+        code = close_during(job, *rest)
+        if job not in ("rank", "thumbnails"):
+            from widgets.app import end_process
+
+            end_process(code)  # as cir-studio ends (GuiOptions.owns_process)
+        raise SystemExit(code)
     type_then_kill(*rest)
