@@ -278,7 +278,9 @@ class PgDatabase:
         return PgCursor(cursor)
 
     def executemany(self, sql: str, rows: Iterable[Any]) -> PgCursor:
-        statement = translate(sql)
+        rows = list(rows)
+        named = bool(rows) and isinstance(rows[0], Mapping)
+        statement = translate(sql, named)
         with self.atomic():
             try:
                 self._send_pending()
@@ -286,7 +288,7 @@ class PgDatabase:
                 raise self._mapped(error, "BEGIN") from error
             cursor = self.raw.cursor()
             try:
-                cursor.executemany(statement, [list(row) for row in rows])
+                cursor.executemany(statement, rows if named else [list(row) for row in rows])
             except Exception as error:
                 raise self._mapped(error, sql) from error
         return PgCursor(cursor)
@@ -414,14 +416,14 @@ class PgDatabase:
         COMMIT (delivered at commit either way; dropped with a rollback)."""
         self._notifications.append((channel, payload))
 
-    def execute_at_commit(self, sql: str, parameters: Sequence[Any]) -> None:
+    def execute_at_commit(self, sql: str, parameters: Mapping[str, Any]) -> None:
         """Run ``sql`` in the round trip of this transaction's COMMIT, before it: a write
         whose answer nobody reads and after which nothing in the transaction reads what it
         wrote (the audit row of a change, the transaction's last statement). Its values are
         quoted here by psycopg (client-side binding); a failure undoes the transaction."""
-        self._at_commit.append(self._literal(translate(sql), list(parameters)))
+        self._at_commit.append(self._literal(translate(sql, True), dict(parameters)))
 
-    def _literal(self, statement: str, parameters: Sequence[Any]) -> str:
+    def _literal(self, statement: str, parameters: Any) -> str:
         if self._client_cursor is None:
             import psycopg
 

@@ -131,15 +131,15 @@ def table_columns(conn: Any, table: str) -> list[tuple[str, int]]:
             "SELECT k.column_name, k.ordinal_position FROM information_schema.table_constraints "
             "c JOIN information_schema.key_column_usage k ON k.constraint_name = "
             "c.constraint_name AND k.table_schema = c.table_schema AND k.table_name = "
-            "c.table_name WHERE c.table_schema = current_schema() AND c.table_name = ? "
+            "c.table_name WHERE c.table_schema = current_schema() AND c.table_name = :table "
             "AND c.constraint_type = 'PRIMARY KEY'",
-            [table],
+            {"table": table},
         ).fetchall()
     )
     rows = conn.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-        "current_schema() AND table_name = ? ORDER BY ordinal_position",
-        [table],
+        "current_schema() AND table_name = :table ORDER BY ordinal_position",
+        {"table": table},
     ).fetchall()
     return [(str(row[0]), int(keys.get(row[0], 0))) for row in rows]
 
@@ -154,9 +154,9 @@ def foreign_keys(conn: Any, table: str) -> dict[str, tuple[str, str]]:
         "JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class p ON p.oid = c.confrelid "
         "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
         "JOIN pg_attribute pa ON pa.attrelid = c.confrelid AND pa.attnum = c.confkey[1] "
-        "WHERE c.contype = 'f' AND t.relname = ? AND t.relnamespace = "
+        "WHERE c.contype = 'f' AND t.relname = :table AND t.relnamespace = "
         "(SELECT oid FROM pg_namespace WHERE nspname = current_schema())",
-        [table],
+        {"table": table},
     ).fetchall()
     return {str(row[0]): (str(row[1]), str(row[2])) for row in rows}
 
