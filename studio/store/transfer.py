@@ -130,10 +130,10 @@ def _copy_to_postgresql(
         db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
         refuse_non_empty(db)
         upgrade_postgresql(migrations, create=True)  # the Alembic chain, in this transaction
-        db.forget_schema()
         _copy_rows(src, db, counts, progress, cancel, _local_meta(src, anchor, postgres=True))
+        identities = db.identity_tables()
         for table in project_tables(db):
-            if table in db._identities():
+            if table in identities:
                 db.raw.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"

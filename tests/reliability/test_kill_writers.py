@@ -25,8 +25,8 @@ def stored(path: Path, name: str) -> set[int]:
     with Project.open(path) as project:
         rows = project.db.execute(
             "SELECT json_extract(after, '$.reason') FROM audit_log "
-            "WHERE action = 'flag' AND actor = ?",
-            [name],
+            "WHERE action = 'flag' AND actor = :name",
+            {"name": name},
         ).fetchall()
     return {int(reason.rsplit("-", 1)[1]) for (reason,) in rows}
 

@@ -223,9 +223,9 @@ def image_id_at(project: Project, path: str) -> str | None:
 def record_file_format(project: Project, dataset: str, style: Any) -> None:
     """Remember how the file a dataset was imported from was written (to export it alike)."""
     project.db.execute(
-        "INSERT INTO source_formats (source, file, format) VALUES ('transactions', :dataset, :v1) "
+        "INSERT INTO source_formats (source, file, format) VALUES ('transactions', :dataset, :format) "
         "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
-        {"dataset": dataset, "v1": json.dumps(style)},
+        {"dataset": dataset, "format": json.dumps(style)},
     )
 
 
