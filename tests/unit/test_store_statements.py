@@ -4,6 +4,7 @@ rewrites a statement at run time. Runs on both engines (tests/conftest.py)."""
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -32,14 +33,20 @@ _LITERAL = re.compile(r"'(?:[^']|'')*'")
 
 
 def _statement_texts(path: Path) -> list[tuple[int, str]]:
-    """(line, text) of every string in ``path`` that reads as SQL and is not on a line
-    marked ``# dialect: sqlite``."""
+    """(line, text) of every string in ``path`` that reads as SQL, is no docstring and is
+    not on a line marked ``# dialect: sqlite``."""
     source = path.read_text(encoding="utf-8")
     marked = {
         number
         for number, line in enumerate(source.splitlines(), 1)
         if "# dialect: sqlite" in line
     }
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            marked.update(range(body[0].lineno, (body[0].end_lineno or body[0].lineno) + 1))
     found = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type != tokenize.STRING or token.start[0] in marked:

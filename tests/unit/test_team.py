@@ -144,7 +144,7 @@ def test_caption_queues_keep_n_per_pair_from_different_people(round_copy: Path) 
     with Project.open(round_copy / "project") as project:
         per_pair = load_policy(project).per_pair
         holders = project.db.execute(
-            "SELECT p.id, count(*), group_concat(x.name) FROM team_assignments t "
+            "SELECT p.id, count(*), count(DISTINCT x.name) FROM team_assignments t "
             "JOIN pairs p ON p.uid = t.item JOIN people x ON x.id = t.person_id "
             "WHERE t.kind = 'caption' GROUP BY p.id"
         ).fetchall()
