@@ -60,7 +60,10 @@ def build(folder: Path, images: int, gallery: int, seed: int) -> tuple[Path, dic
         started = time.perf_counter()
         mine_pairs(project, "tfidf", 200)
         category, split = "dress", "train"
-        project.db.execute("DELETE FROM pairs WHERE category != ? OR split != ?", [category, split])
+        project.db.execute("DELETE FROM pairs WHERE category != :category OR split != :split", {
+            "category": category,
+            "split": split,
+        })
         model = load_project_model("demo", "cpu")
         index = ProjectIndex.load(project, model)
         real = index.index.vectors(

@@ -104,8 +104,8 @@ def killed_writers(folder: Path, rounds: int, rng: random.Random) -> dict[str, i
                 out, err = line + process.stdout.read(), process.stderr.read()
                 acked = {int(line.split()[1]) for line in out.splitlines() if line[:4] == "ack "}
                 rows = project.db.execute(
-                    "SELECT json_extract(after, '$.reason') FROM audit_log WHERE actor = ?",
-                    [name],
+                    "SELECT json_extract(after, '$.reason') FROM audit_log WHERE actor = :name",
+                    {"name": name},
                 ).fetchall()
                 present = {int(reason.rsplit("-", 1)[1]) for (reason,) in rows}
                 totals["acknowledged"] += len(acked)

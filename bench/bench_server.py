@@ -287,7 +287,9 @@ def check(url: str, per_pair: int, studios: list[str]) -> dict[str, Any]:
         db = project.db
         over = db.execute(
             "SELECT count(*) FROM (SELECT pair_id FROM captions WHERE status IN "
-            "('submitted', 'accepted') GROUP BY pair_id HAVING count(*) > ?) t", [per_pair]
+            "('submitted', 'accepted') GROUP BY pair_id HAVING count(*) > :per_pair) t", {
+                "per_pair": per_pair,
+            }
         ).fetchone()[0]
         twice = db.execute(
             "SELECT count(*) FROM (SELECT pair_id, author_id FROM captions WHERE status IN "
@@ -317,7 +319,7 @@ def check(url: str, per_pair: int, studios: list[str]) -> dict[str, Any]:
         ).fetchone()[0]
         stored = {name: int(db.execute(
             "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
-            "WHERE a.name = ? AND c.status != 'draft'", [name]).fetchone()[0])
+            "WHERE a.name = :name AND c.status != 'draft'", {"name": name}).fetchone()[0])
             for name in studios}
     return {"over_quota": int(over), "twice": int(twice), "duplicated": int(duplicated),
             "applied": applied, "live": int(live), "self_reviews": int(self_reviews),

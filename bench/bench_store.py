@@ -157,8 +157,8 @@ def lost_writes(location: str, writes: list[dict[str, Any]]) -> int:
             kind, key = write["kind"], write["key"]
             if kind == "caption":
                 found = db.execute(
-                    "SELECT count(*) FROM captions WHERE pair_id = ? AND text = ? "
-                    "AND status = 'submitted'", key
+                    "SELECT count(*) FROM captions WHERE pair_id = :pair_id AND text = :text "
+                    "AND status = 'submitted'", {"pair_id": key[0], "text": key[1]}
                 ).fetchone()[0]
                 lost += found != 1
             elif kind == "label":
@@ -168,13 +168,13 @@ def lost_writes(location: str, writes: list[dict[str, Any]]) -> int:
         for (image, attribute), status in last_label.items():
             row = db.execute(
                 "SELECT ia.status FROM image_attributes ia JOIN attribute_vocab v "
-                "ON v.id = ia.attribute_id WHERE ia.image_id = ? AND v.name = ? "
-                "AND ia.source = 'person'", [image, attribute]
+                "ON v.id = ia.attribute_id WHERE ia.image_id = :image AND v.name = :attribute "
+                "AND ia.source = 'person'", {"image": image, "attribute": attribute}
             ).fetchone()
             lost += row is None or row[0] != status
         for assignment, score in last_score.items():
             row = db.execute(
-                "SELECT accuracy FROM ratings WHERE assignment_id = ?", [assignment]
+                "SELECT accuracy FROM ratings WHERE assignment_id = :assignment", {"assignment": assignment}
             ).fetchone()
             lost += row is None or row[0] != score
     return lost

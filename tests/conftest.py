@@ -88,6 +88,7 @@ BOTH_ENGINES = {
     # the store's contract: records, errors, migrations, events, order, copy, connections
     "tests/unit/test_store.py",
     "tests/unit/test_store_errors.py",
+    "tests/unit/test_store_statements.py",
     "tests/unit/test_pg_engine.py",
     "tests/unit/test_migrations.py",
     "tests/unit/test_project_copy.py",

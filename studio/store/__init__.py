@@ -32,9 +32,19 @@ Layout (followed by every branch that moves SQL here; keep it when adding tables
   checked by the repository function that runs inside that same transaction, after it
   locked the one thing the rule is about (``locks.lock_row``: the pair, the caption; on
   SQLite a no-op, ``BEGIN IMMEDIATE`` already serialized the writers).
-- SQL is portable (SQLite and PostgreSQL): ``ON CONFLICT … DO NOTHING/DO UPDATE``,
-  ``RETURNING id``, no ``rowid``, explicit ``ORDER BY``. A line that stays SQLite-only
-  (``group_concat``, ``PRAGMA``, date functions, ``randomblob``) is marked
+- SQL is written once, in the SQL both engines accept as written, and nothing rewrites
+  it at run time: named parameters (``:pair_id``) with a dict of values (``binds.py``
+  spells ``IN (…)`` lists and a row's ``VALUES (…)``), ``ON CONFLICT … DO NOTHING/DO
+  UPDATE``, ``RETURNING id`` where the caller needs the new id (the only source of
+  ``lastrowid`` on PostgreSQL), ``lower(x) LIKE lower(:p)`` for a case-insensitive match,
+  ``(a = :b OR (a IS NULL AND :b IS NULL))`` for a null-safe one (no ``IS [NOT] DISTINCT
+  FROM``: SQLite before 3.39 lacks it), ``CASE`` instead of two-argument ``max``/``min``,
+  no ``rowid``, explicit ``ORDER BY``. SQLite runs the text as it is; PostgreSQL runs it
+  as SQLAlchemy's ``text()`` compiles it for psycopg (``pg_database.compiled``, once per
+  statement). A ``?`` placeholder or values by position raise ``errors.NotPortable``.
+  What has no common spelling is chosen per engine in the one place that needs it (the
+  JSON of a transaction's images in ``repos/team_records``) or done in Python. A line
+  that only ever runs on SQLite (``PRAGMA``, work package files) is marked
   ``# dialect: sqlite``.
 - ``tests/unit/test_layers.py`` fails on SQL, ``.execute(`` or ``sqlite3`` outside here.
 """

@@ -11,8 +11,8 @@ def discard_draft(project: Project, pair_id: int, author: str) -> bool:
     Runs inside the caller's ``project.writing("captions")``. True when a draft went.
     """
     rows = project.db.execute(
-        "DELETE FROM captions WHERE pair_id = ? AND status = 'draft' "
-        "AND author_id = (SELECT id FROM people WHERE name = ?) RETURNING id",
-        [pair_id, author],
+        "DELETE FROM captions WHERE pair_id = :pair_id AND status = 'draft' "
+        "AND author_id = (SELECT id FROM people WHERE name = :author) RETURNING id",
+        {"pair_id": pair_id, "author": author},
     ).fetchall()
     return bool(rows)

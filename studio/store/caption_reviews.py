@@ -17,8 +17,16 @@ def restore_review(
 ) -> None:
     """Write back a caption's reviewed fields; inside the caller's ``project.change``."""
     project.db.execute(
-        "UPDATE captions SET text = ?, status = ?, reject_reason = ?, "
-        "reviewer_id = (SELECT id FROM people WHERE name = ?), reviewed_at = ?, updated_at = ? "
-        "WHERE id = ?",
-        [text, status, reject_reason, reviewer, reviewed_at, utc_now(), caption_id],
+        "UPDATE captions SET text = :text, status = :status, reject_reason = :reject_reason, "
+        "reviewer_id = (SELECT id FROM people WHERE name = :reviewer), reviewed_at = :reviewed_at, updated_at = :updated_at "
+        "WHERE id = :caption_id",
+        {
+            "text": text,
+            "status": status,
+            "reject_reason": reject_reason,
+            "reviewer": reviewer,
+            "reviewed_at": reviewed_at,
+            "updated_at": utc_now(),
+            "caption_id": caption_id,
+        },
     )

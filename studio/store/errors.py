@@ -16,6 +16,10 @@ PostgreSQL), the engine's own error kept as ``__cause__``:
   where the engine says it.
 - ``StatementFailed``: any other refusal (a damaged file, a statement the schema does not
   fit); the message says what the database answered.
+
+``NotPortable`` is not a refusal of the database but a mistake in the code: a statement
+that does not name its parameters (``?`` placeholders, values given as a list), which
+PostgreSQL would not run as written. It is a ``TypeError``, never shown as a user's error.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ __all__ = [
     "ProjectBusyError",
     "ProjectReadOnlyError",
     "RecordRejected",
+    "NotPortable",
     "StatementFailed",
     "StoreError",
     "StoreUnreachable",
@@ -62,3 +67,7 @@ class RecordRejected(StoreError):
 
 class StatementFailed(StoreError):
     """The database refused a statement for a reason that is not a rule (see the message)."""
+
+
+class NotPortable(TypeError):
+    """A statement the store cannot run as written on every engine (see the module)."""

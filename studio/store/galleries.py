@@ -15,9 +15,9 @@ from studio.store.project import Project
 def gallery(project: Project, category: str, split: str) -> list[str]:
     """The image ids of one gallery in split-file order."""
     rows = project.db.execute(  # seq: ties of position in the order the members were added
-        "SELECT image_id FROM gallery_members WHERE category = ? AND split = ? "
+        "SELECT image_id FROM gallery_members WHERE category = :category AND split = :split "
         "ORDER BY position, seq",
-        [category, split],
+        {"category": category, "split": split},
     )
     return [row[0] for row in rows]
 
@@ -37,7 +37,11 @@ def set_gallery(project: Project, category: str, split: str, image_ids: Iterable
     Runs inside the caller's transaction; the images must exist. Members not listed stay.
     """
     project.db.conn.executemany(
-        "INSERT INTO gallery_members (image_id, category, split, position) VALUES (?, ?, ?, ?) "
+        "INSERT INTO gallery_members (image_id, category, split, position) VALUES "
+        "(:image_id, :category, :split, :position) "
         "ON CONFLICT (category, split, image_id) DO UPDATE SET position = excluded.position",
-        [(image_id, category, split, position) for position, image_id in enumerate(image_ids)],
+        [
+            {"image_id": image_id, "category": category, "split": split, "position": position}
+            for position, image_id in enumerate(image_ids)
+        ],
     )

@@ -55,7 +55,7 @@ def lock_row(project: Project, table: str, key: object) -> bool:
     if (table, key) in held:
         return True  # this transaction holds it already: no second round trip
     row = project.db.execute(
-        f"SELECT 1 FROM {table} WHERE id = ? FOR NO KEY UPDATE", [key]
+        f"SELECT 1 FROM {table} WHERE id = :key FOR NO KEY UPDATE", {"key": key}
     ).fetchone()
     if row is not None:
         held.add((table, key))
@@ -67,7 +67,9 @@ def lock_key(project: Project, *name: object) -> None:
     if not _postgresql(project):
         return
     text = "\x1f".join(str(part) for part in name)
-    project.db.execute(f"SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, hashtext(?))", [text])
+    project.db.execute(f"SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, hashtext(:text))", {
+        "text": text,
+    })
 
 
 def claim_first(

@@ -2,8 +2,16 @@
 
 ``PgDatabase`` answers what ``StudioDatabase`` (SQLite) answers: ``execute(sql, params)``
 returning a cursor whose rows index by position, ``query()`` giving dicts, ``atomic()``
-(savepoints when nested), ``conn.in_transaction`` and ``table(name).insert_all``. SQL
-arrives in the portable dialect with ``?`` placeholders (``pg_sql.translate``).
+(savepoints when nested), ``conn.in_transaction`` and ``table(name).insert_all``.
+
+Statements arrive as the repositories write them, in SQL both engines accept, with named
+parameters (``:pair_id``) and a dict of values; nothing rewrites them. psycopg wants
+``%(pair_id)s`` and reads a literal ``%`` as its own, so each statement is compiled once
+by SQLAlchemy (``text(sql).compile(dialect=psycopg)``, the library's bind rendering,
+cached per statement) and the compiled text runs through psycopg with the same dict. A
+statement that does not name its parameters (``?``, values in a list) is a mistake in the
+code: ``NotPortable``. ``lastrowid`` is the id a statement's ``RETURNING id`` answered
+(None for any other statement).
 
 Locks: a write takes no lock on the whole project. Its ``BEGIN`` takes the project's
 advisory lock in *shared* mode (in the same round trip), which writers never wait for
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -36,11 +45,16 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
-from studio.store import busy
-from studio.store.errors import RecordRejected, StatementFailed, StoreError, StoreUnreachable
+from studio.store import binds, busy
+from studio.store.errors import (
+    NotPortable,
+    RecordRejected,
+    StatementFailed,
+    StoreError,
+    StoreUnreachable,
+)
 from studio.store.migrations import LATEST_VERSION
 from studio.store.pg_schema import pg_script
-from studio.store.pg_sql import insert_target, translate
 from studio.timeouts import busy_timeout_ms
 
 LOCK_TIMEOUT_MS = busy_timeout_ms()  # 5 s, as SQLite's busy timeout (studio/timeouts.py)
@@ -115,17 +129,27 @@ def translate_error(error: Exception, url: str, sql: str = "") -> StoreError:
 class PgCursor:
     """The rows of one statement, read like ``sqlite3.Cursor``'s."""
 
-    def __init__(self, cursor: Any, lastrowid: int | None = None, rows: list[Any] | None = None):
+    def __init__(self, cursor: Any, returns_id: bool = False) -> None:
         self._cursor = cursor
-        self.lastrowid = lastrowid
+        self._returns_id = returns_id
         self.rowcount = cursor.rowcount
-        self._rows = rows
+        self._rows: list[Any] | None = None
         # Whether the statement answered rows (psycopg's ``description`` is not None),
         # read from the result itself: ``description`` builds a Column per field per call.
         result = cursor.pgresult
         self._has_rows = bool(
             result is not None and result.status == _TUPLES_OK and result.nfields
         )
+
+    @property
+    def lastrowid(self) -> int | None:
+        """The last id the statement's ``RETURNING id`` answered (its rows stay readable);
+        None for a statement without one."""
+        if not self._returns_id or not self._has_rows:
+            return None
+        if self._rows is None:
+            self._rows = list(self._cursor.fetchall())
+        return int(self._rows[-1][0]) if self._rows else None
 
     @property
     def description(self) -> Any:
@@ -213,10 +237,7 @@ class PgTable:
             return self
         columns = list(dict.fromkeys(key for row in rows for key in row))
         keys = [pk] if isinstance(pk, str) else list(pk)
-        sql = (
-            f"INSERT INTO {self.name} ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' for _ in columns)})"
-        )
+        sql = f"INSERT INTO {self.name} ({', '.join(columns)}) VALUES ({binds.marks(columns)})"
         if replace:
             updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in keys)
             sql += f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates}"
@@ -225,7 +246,7 @@ class PgTable:
         with self.db.atomic():
             for start in range(0, len(rows), batch_size):
                 batch = rows[start : start + batch_size]
-                self.db.executemany(sql, [[row.get(c) for c in columns] for row in batch])
+                self.db.executemany(sql, [binds.row(columns, row) for row in batch])
         return self
 
 
@@ -241,7 +262,6 @@ class PgDatabase:
         self.read_only_reason = read_only_reason
         self.conn = PgConnection(self)
         self.busy_waits = 0  # writers that found the lock taken and waited (for the bench)
-        self._identity_tables: set[str] | None = None
         self._savepoints = 0
         # Rows this transaction locked for a rule (``studio.store.locks``: not asked twice)
         # and the notifications it sends with its COMMIT (one round trip for both).
@@ -256,29 +276,21 @@ class PgDatabase:
     # -- statements ------------------------------------------------------------------
 
     def execute(self, sql: str, parameters: Any = None) -> PgCursor:
-        named = isinstance(parameters, Mapping)
-        statement = translate(sql, named)
-        if not named:  # an empty list still makes psycopg read ``%%`` as ``%``
-            parameters = [] if parameters is None else list(parameters)
-        table = insert_target(statement)
-        if table is not None and table in self._identities():
-            statement = f"{statement.rstrip().rstrip(';')} RETURNING id"
+        statement, returns_id = compiled(sql)
+        values = _named(parameters, sql)  # a dict, even empty: psycopg then reads %% as %
         try:
-            if self._pending and _literal_values(parameters):
-                cursor = self._with_pending(self._literal(statement, parameters))
+            if self._pending and _literal_values(values):
+                cursor = self._with_pending(self._literal(statement, values))
             else:
                 self._send_pending()
-                cursor = self.raw.execute(statement, parameters)
+                cursor = self.raw.execute(statement, values)
         except Exception as error:
             raise self._mapped(error, sql) from error
-        if table is not None and table in self._identities():
-            rows = cursor.fetchall()
-            lastrowid = int(rows[-1][0]) if rows else None
-            return PgCursor(cursor, lastrowid, [])
-        return PgCursor(cursor)
+        return PgCursor(cursor, returns_id)
 
     def executemany(self, sql: str, rows: Iterable[Any]) -> PgCursor:
-        statement = translate(sql)
+        statement, _ = compiled(sql)
+        rows = [_named(row, sql) for row in rows]
         with self.atomic():
             try:
                 self._send_pending()
@@ -286,7 +298,7 @@ class PgDatabase:
                 raise self._mapped(error, "BEGIN") from error
             cursor = self.raw.cursor()
             try:
-                cursor.executemany(statement, [list(row) for row in rows])
+                cursor.executemany(statement, rows)
             except Exception as error:
                 raise self._mapped(error, sql) from error
         return PgCursor(cursor)
@@ -414,14 +426,14 @@ class PgDatabase:
         COMMIT (delivered at commit either way; dropped with a rollback)."""
         self._notifications.append((channel, payload))
 
-    def execute_at_commit(self, sql: str, parameters: Sequence[Any]) -> None:
+    def execute_at_commit(self, sql: str, parameters: Mapping[str, Any]) -> None:
         """Run ``sql`` in the round trip of this transaction's COMMIT, before it: a write
         whose answer nobody reads and after which nothing in the transaction reads what it
         wrote (the audit row of a change, the transaction's last statement). Its values are
         quoted here by psycopg (client-side binding); a failure undoes the transaction."""
-        self._at_commit.append(self._literal(translate(sql), list(parameters)))
+        self._at_commit.append(self._literal(compiled(sql)[0], _named(parameters, sql)))
 
-    def _literal(self, statement: str, parameters: Sequence[Any]) -> str:
+    def _literal(self, statement: str, parameters: Any) -> str:
         if self._client_cursor is None:
             import psycopg
 
@@ -483,20 +495,15 @@ class PgDatabase:
         row = self.raw.execute("SELECT version FROM cir_schema").fetchone()
         return int(row[0]) if row else 0
 
-    def forget_schema(self) -> None:
-        self._identity_tables = None
-
     # -- helpers ---------------------------------------------------------------------
 
-    def _identities(self) -> set[str]:
-        """Tables whose ``id`` the database assigns (their INSERTs report ``lastrowid``)."""
-        if self._identity_tables is None:
-            rows = self.raw.execute(
-                "SELECT table_name FROM information_schema.columns WHERE column_name = 'id' "
-                "AND is_identity = 'YES' AND table_schema = current_schema()"
-            ).fetchall()
-            self._identity_tables = {row[0] for row in rows}
-        return self._identity_tables
+    def identity_tables(self) -> set[str]:
+        """Tables whose ``id`` the database assigns (an identity column)."""
+        rows = self.raw.execute(
+            "SELECT table_name FROM information_schema.columns WHERE column_name = 'id' "
+            "AND is_identity = 'YES' AND table_schema = current_schema()"
+        ).fetchall()
+        return {row[0] for row in rows}
 
     def _quietly(self, sql: str) -> None:
         with contextlib.suppress(Exception):
@@ -526,6 +533,50 @@ def _notify_call(channel: str, payload: str) -> str:
         "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'" for text in (channel, payload)
     ]
     return f"SELECT pg_notify({quoted[0]}, {quoted[1]})"
+
+
+# String literals, quoted identifiers and comments: where a ``?`` is text, not a parameter.
+_NOT_CODE = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+_RETURNING_ID = re.compile(r"\bRETURNING\s+id\s*;?\s*$", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def compiled(sql: str) -> tuple[str, bool]:
+    """``sql`` as psycopg runs it (SQLAlchemy's ``text()`` compiled for its psycopg dialect:
+    ``:name`` becomes ``%(name)s``, a literal ``%`` doubled) and whether it ends in
+    ``RETURNING id``. Cached per statement text; raises ``NotPortable`` for a ``?``
+    placeholder."""
+    if "?" in _NOT_CODE.sub(" ", sql):
+        raise NotPortable(
+            "a statement with a '?' placeholder: the store's statements name their "
+            f"parameters (':name' with a dict of values) so both engines run them as "
+            f"written; in: {sql.strip()[:200]}"
+        )
+    from sqlalchemy import text
+
+    statement = str(text(sql).compile(dialect=_psycopg_dialect()))
+    return statement, bool(_RETURNING_ID.search(sql))
+
+
+@functools.cache
+def _psycopg_dialect() -> Any:
+    from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+
+    return PGDialect_psycopg()
+
+
+def _named(parameters: Any, sql: str) -> dict[str, Any]:
+    """The statement's values as a dict (none: an empty one)."""
+    if isinstance(parameters, dict):
+        return parameters
+    if isinstance(parameters, Mapping):
+        return dict(parameters)
+    if not parameters:
+        return {}
+    raise NotPortable(
+        "values given by position: the store's statements name their parameters "
+        f"(':name' with a dict of values); in: {sql.strip()[:200]}"
+    )
 
 
 def _literal_values(parameters: Any) -> bool:
@@ -613,4 +664,3 @@ def migrate(db: PgDatabase, target: int = LATEST_VERSION) -> None:
                 f"Migrating {display(db.url)} to schema {version} failed ({error}); "
                 "the database is unchanged."
             ) from error
-    db.forget_schema()

@@ -77,7 +77,6 @@ def create_postgresql(
             ) from error
         finally:
             migrations.close()  # after COMMIT or ROLLBACK: it gives the connection back as is
-        db.forget_schema()
     except BaseException:
         project.close()
         raise
@@ -186,7 +185,6 @@ def migrate(db: pg_database.PgDatabase) -> bool:
     finally:
         if migrations is not None:
             migrations.close()  # after COMMIT or ROLLBACK: it gives the connection back as is
-    db.forget_schema()
     return True
 
 

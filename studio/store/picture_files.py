@@ -27,7 +27,8 @@ def mark_pictures(project: Project, found: Iterable[str], missing: Iterable[str]
     """Set the flag: ``found`` images have their file, ``missing`` ones have none."""
     for flag, ids in ((0, list(found)), (1, list(missing))):
         project.db.conn.executemany(
-            "UPDATE images SET missing = ? WHERE id = ?", [(flag, image_id) for image_id in ids]
+            "UPDATE images SET missing = :flag WHERE id = :image_id",
+            [{"flag": flag, "image_id": image_id} for image_id in ids],
         )
 
 

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from studio.errors import ImagePathError, ProjectError, ProjectReadOnlyError
 from studio.project_events import KINDS, ProjectEvents, kinds_for
-from studio.store import pg_database, thread_connections
+from studio.store import binds, pg_database, thread_connections
 from studio.store.database import (
     StudioDatabase,
     check_header,
@@ -329,22 +329,22 @@ class Project:
     # -- meta ------------------------------------------------------------------------
 
     def get_meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        row = self.db.execute("SELECT value FROM meta WHERE key = :key", {"key": key}).fetchone()
         return None if row is None else row[0]
 
     def get_metas(self, *keys: str) -> dict[str, str | None]:
         """Several settings in one statement (None where unset)."""
-        marks = ", ".join("?" for _ in keys)
-        rows = self.db.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", list(keys))
+        marks, params = binds.in_list("key", keys)
+        rows = self.db.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", params)
         found = dict(rows.fetchall())
         return {key: found.get(key) for key in keys}
 
     def set_meta(self, key: str, value: str) -> None:
         with self.writing("settings"):
             self.db.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "INSERT INTO meta (key, value) VALUES (:key, :value) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [key, value],
+                {"key": key, "value": value},
             )
 
     @property
@@ -493,17 +493,17 @@ class Project:
         in the transaction before its COMMIT (PostgreSQL sends the row with the COMMIT)."""
         sql = (
             "INSERT INTO audit_log (at, actor, action, entity, entity_id, before, after) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)"
+            "VALUES (:at, :actor, :action, :entity, :entity_id, :before, :after)"
         )
-        values = [
-            utc_now(),
-            actor,
-            action,
-            entity,
-            None if record["entity_id"] is None else str(record["entity_id"]),
-            _to_json(before),
-            _to_json(record["after"]),
-        ]
+        values = {
+            "at": utc_now(),
+            "actor": actor,
+            "action": action,
+            "entity": entity,
+            "entity_id": None if record["entity_id"] is None else str(record["entity_id"]),
+            "before": _to_json(before),
+            "after": _to_json(record["after"]),
+        }
         if self.url is not None and last:
             self.pg_db.execute_at_commit(sql, values)
             return None
@@ -516,8 +516,8 @@ class Project:
 
     def audit_trail(self, entity: str, entity_id: object) -> list[dict[str, Any]]:
         rows = self.db.query(
-            "SELECT * FROM audit_log WHERE entity = ? AND entity_id = ? ORDER BY id",
-            [entity, str(entity_id)],
+            "SELECT * FROM audit_log WHERE entity = :entity AND entity_id = :entity_id ORDER BY id",
+            {"entity": entity, "entity_id": str(entity_id)},
         )
         return list(rows)
 
@@ -537,7 +537,9 @@ class Project:
         if name in known_people:
             return known_people[name]
         committed = not self.db.conn.in_transaction
-        known = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
+        known = list(self.db.query("SELECT id, name, role FROM people WHERE name = :name", {
+            "name": name,
+        }))
         if known:
             person = Person.from_row(known[0])  # nothing to write (works read-only too)
             if committed:
@@ -545,13 +547,15 @@ class Project:
             return person
         with self.writing():
             cursor = self.db.execute(
-                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?) "
+                "INSERT INTO people (name, role, created_at) VALUES (:name, :role, :created_at) "
                 "ON CONFLICT (name) DO NOTHING",
-                [name, role, utc_now()],
+                {"name": name, "role": role, "created_at": utc_now()},
             )
             if cursor.rowcount:
                 self._pending_kinds().add("people")
-        rows = list(self.db.query("SELECT id, name, role FROM people WHERE name = ?", [name]))
+        rows = list(self.db.query("SELECT id, name, role FROM people WHERE name = :name", {
+            "name": name,
+        }))
         return Person.from_row(rows[0])
 
     def people(self) -> list[Person]:
@@ -582,7 +586,7 @@ class Project:
         return int(self.db.execute(f"SELECT count(*) FROM images {where}", params).fetchone()[0])
 
     def image(self, image_id: str) -> ImageRecord | None:
-        rows = list(self.db.query("SELECT * FROM images WHERE id = ?", [image_id]))
+        rows = list(self.db.query("SELECT * FROM images WHERE id = :image_id", {"image_id": image_id}))
         return ImageRecord.from_row(rows[0]) if rows else None
 
     def iter_images(
@@ -621,22 +625,23 @@ class Project:
         }
 
 
-def _image_filter(category: str | None, split: str | None) -> tuple[str, list[str]]:
+def _image_filter(category: str | None, split: str | None) -> tuple[str, dict[str, str]]:
     """Images of a gallery: its members (an image may be in several) or, as before, the
     images whose own category and split match."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: dict[str, str] = {}
     if category is not None:
-        clauses.append("category = ?")
-        params.append(category)
+        clauses.append("category = :category")
+        params["category"] = category
     if split is not None:
-        clauses.append("split = ?")
-        params.append(split)
+        clauses.append("split = :split")
+        params["split"] = split
     if not clauses:
         return "", params
     condition = " AND ".join(clauses)
     return (
         f"WHERE ({condition}) OR id IN (SELECT image_id FROM gallery_members WHERE {condition})",
-        params + params,
+        params,
     )
 
 

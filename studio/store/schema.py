@@ -421,33 +421,17 @@ _AUDIT_ENTITIES = {
 }
 _ORIGIN = "(SELECT value FROM meta WHERE key = 'origin_id')"
 
-# The PostgreSQL helpers repository SQL still calls (through ``pg_sql``): SQLite's
-# timestamp text, a 32-hex uid, a cast that gives NULL for text that is no number, and
-# SQLite's group_concat, two-argument max/min, round(real, n), json_extract ('$.a.b').
+# The schema's own PostgreSQL helpers, used by its defaults and triggers (never by a
+# repository's statement): SQLite's timestamp text (``changed_at``), a 32-hex uid (every
+# record's identity) and a cast that gives NULL for text that is no number (the audit
+# trigger's entity lookup). SQLite has no functions of these names: its triggers spell
+# the same with its own built-ins. (Projects before 0003_no_look_alikes also had SQLite
+# look-alikes here, for statements rewritten at run time: that revision drops them.)
 PG_FUNCTIONS = r"""
 CREATE OR REPLACE FUNCTION cir_now() RETURNS text LANGUAGE sql VOLATILE AS
 $$ SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"') $$;
 CREATE OR REPLACE FUNCTION cir_uid() RETURNS text LANGUAGE sql VOLATILE AS
 $$ SELECT replace(gen_random_uuid()::text, '-', '') $$;
-CREATE OR REPLACE FUNCTION cir_concat(state text, value text, separator text) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN value IS NULL THEN state
-    WHEN state IS NULL THEN value ELSE state || separator || value END $$;
-CREATE OR REPLACE FUNCTION cir_concat(state text, value text) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT cir_concat(state, value, ',') $$;
-CREATE AGGREGATE group_concat(text) (SFUNC = cir_concat, STYPE = text);
-CREATE AGGREGATE group_concat(text, text) (SFUNC = cir_concat, STYPE = text);
-CREATE OR REPLACE FUNCTION max(a double precision, b double precision)
-RETURNS double precision LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
-CREATE OR REPLACE FUNCTION min(a double precision, b double precision)
-RETURNS double precision LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
-CREATE OR REPLACE FUNCTION max(a bigint, b bigint)
-RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT greatest(a, b) $$;
-CREATE OR REPLACE FUNCTION min(a bigint, b bigint)
-RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT least(a, b) $$;
-CREATE OR REPLACE FUNCTION round(value double precision, digits integer)
-RETURNS double precision LANGUAGE sql IMMUTABLE AS $$ SELECT round(value::numeric, digits)::float8 $$;
-CREATE OR REPLACE FUNCTION json_extract(value text, path text) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT value::jsonb #>> string_to_array(substr(path, 3), '.') $$;
 CREATE OR REPLACE FUNCTION cir_int(value text) RETURNS bigint LANGUAGE sql IMMUTABLE AS
 $$ SELECT CASE WHEN value ~ '^\s*-?[0-9]{1,18}\s*$' THEN value::bigint END $$;
 """

@@ -42,7 +42,9 @@ def chain() -> list[str]:
 def sqlite_revision(conn: sqlite3.Connection) -> str | None:
     """The file's Alembic revision, read with plain SQL (None: it has none)."""
     found = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [VERSION_TABLE]
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :version_table", {
+            "version_table": VERSION_TABLE,
+        }
     ).fetchone()
     if found is None:
         return None

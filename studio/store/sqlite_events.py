@@ -69,7 +69,7 @@ class ChangeWatcher:
             return []
         self._version = version
         rows = self._db.execute(
-            "SELECT id, entity FROM audit_log WHERE id > ? ORDER BY id", [self._last_id]
+            "SELECT id, entity FROM audit_log WHERE id > :last_id ORDER BY id", {"last_id": self._last_id}
         ).fetchall()
         changed: set[str] = set()
         for audit_id, entity in rows:

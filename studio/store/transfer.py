@@ -26,7 +26,7 @@ from typing import Any
 
 from studio.errors import ProjectError
 from studio.jobs import CancelToken, ProgressCallback, no_progress
-from studio.store import pg_database
+from studio.store import binds, pg_database
 from studio.store.database import connect, migrate
 from studio.store.engines import POSTGRESQL, engine_for
 from studio.store.project import (
@@ -130,10 +130,10 @@ def _copy_to_postgresql(
         db.raw.execute("SELECT pg_advisory_xact_lock(%s)", [pg_database.MIGRATION_LOCK_KEY])
         refuse_non_empty(db)
         upgrade_postgresql(migrations, create=True)  # the Alembic chain, in this transaction
-        db.forget_schema()
         _copy_rows(src, db, counts, progress, cancel, _local_meta(src, anchor, postgres=True))
+        identities = db.identity_tables()
         for table in project_tables(db):
-            if table in db._identities():
+            if table in identities:
                 db.raw.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
@@ -173,7 +173,7 @@ def _copy_rows(
         dst.execute(f"DELETE FROM {table}")  # rows a migration or trigger made meanwhile
         insert = (
             f"INSERT INTO {table} ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' for _ in columns)})"
+            f"VALUES ({binds.marks(columns)})"
         )
         rows = read_rows(src.db, table, columns)
         if table == "meta":
@@ -184,7 +184,8 @@ def _copy_rows(
         for start in range(0, len(rows), BATCH):
             cancel.raise_if_cancelled()
             batch = rows[start : start + BATCH]
-            (dst if _is_pg(dst) else dst.conn).executemany(insert, batch)
+            named = [binds.row(columns, row) for row in batch]
+            (dst if _is_pg(dst) else dst.conn).executemany(insert, named)
             done += len(batch)
             progress(done, total, f"{table}")
     progress(total, total, "copied")
@@ -289,9 +290,9 @@ def project_tables(db: Any) -> list[str]:
 def table_columns(db: Any, table: str) -> list[str]:
     if _is_pg(db):
         rows = db.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "SELECT column_name FROM information_schema.columns WHERE table_name = :table "
             "AND table_schema = current_schema() ORDER BY ordinal_position",
-            [table],
+            {"table": table},
         ).fetchall()
         return [row[0] for row in rows]
     return [row[1] for row in db.execute(f"PRAGMA table_info({table})").fetchall()]  # dialect: sqlite
@@ -303,9 +304,9 @@ def primary_key(db: Any, table: str) -> list[str]:
             "SELECT k.column_name FROM information_schema.table_constraints c "
             "JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name "
             "AND k.table_name = c.table_name AND k.table_schema = c.table_schema "
-            "WHERE c.table_name = ? AND c.constraint_type = 'PRIMARY KEY' "
+            "WHERE c.table_name = :table AND c.constraint_type = 'PRIMARY KEY' "
             "AND c.table_schema = current_schema() ORDER BY k.ordinal_position",
-            [table],
+            {"table": table},
         ).fetchall()
         return [row[0] for row in rows]
     rows = db.execute(f"PRAGMA table_info({table})").fetchall()  # dialect: sqlite
@@ -322,9 +323,9 @@ def parents_first(db: Any, tables: Iterable[str]) -> list[str]:
                 "SELECT DISTINCT u.table_name FROM information_schema.table_constraints c "
                 "JOIN information_schema.constraint_column_usage u "
                 "ON u.constraint_name = c.constraint_name AND u.table_schema = c.table_schema "
-                "WHERE c.table_name = ? AND c.constraint_type = 'FOREIGN KEY' "
+                "WHERE c.table_name = :table AND c.constraint_type = 'FOREIGN KEY' "
                 "AND c.table_schema = current_schema()",
-                [table],
+                {"table": table},
             ).fetchall()
             refs = {row[0] for row in rows}
         else:
@@ -350,9 +351,9 @@ def self_references(db: Any, table: str) -> list[tuple[str, str]]:
             "AND k.table_schema = c.table_schema "
             "JOIN information_schema.constraint_column_usage u "
             "ON u.constraint_name = c.constraint_name AND u.table_schema = c.table_schema "
-            "WHERE c.table_name = ? AND u.table_name = ? AND c.constraint_type = 'FOREIGN KEY' "
+            "WHERE c.table_name = :table AND u.table_name = :table AND c.constraint_type = 'FOREIGN KEY' "
             "AND c.table_schema = current_schema()",
-            [table, table],
+            {"table": table},
         ).fetchall()
         return sorted((row[0], row[1]) for row in rows)
     rows = db.execute(f"PRAGMA foreign_key_list({table})").fetchall()  # dialect: sqlite

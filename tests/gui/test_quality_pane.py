@@ -148,10 +148,13 @@ def test_tab_arrows_skip_and_flag(window, qtbot, demo_project_dir) -> None:
     qtbot.keyClick(form, "f")
     with Project.open(demo_project_dir) as project:
         statuses = dict(project.db.execute(
-            "SELECT id, status FROM rating_assignments WHERE id IN (?, ?)", [first, second]
+            "SELECT id, status FROM rating_assignments WHERE id IN (:first, :second)", {
+                "first": first,
+                "second": second,
+            }
         ).fetchall())
-        note = project.db.execute("SELECT note FROM ratings WHERE assignment_id = ?",
-                                  [second]).fetchone()[0]
+        note = project.db.execute("SELECT note FROM ratings WHERE assignment_id = :second",
+                                  {"second": second}).fetchone()[0]
     assert statuses == {first: "skipped", second: "flagged"}
     assert note == "the target is the same garment"
 

@@ -46,7 +46,7 @@ def test_an_annotator_decides_the_servers_suggestions(
     with Project.open(postgresql_url) as project:
         rows = project.db.execute(
             "SELECT v.name, l.status FROM image_attributes l JOIN attribute_vocab v "
-            "ON v.id = l.attribute_id WHERE l.image_id = ?", [image]).fetchall()
+            "ON v.id = l.attribute_id WHERE l.image_id = :image", {"image": image}).fetchall()
     states: dict[str, set[str]] = {}
     for name, status in rows:
         states.setdefault(name, set()).add(status)

@@ -25,9 +25,12 @@ def old_project(path: Path) -> Path:
     migrate(db, path, target=3)
     db.execute("INSERT INTO meta VALUES ('name', 'Old')")
     for person, name in ((1, "ann"), (2, "bob")):
-        db.execute("INSERT INTO people (id, name, created_at) VALUES (?, ?, 'x')", [person, name])
+        db.execute("INSERT INTO people (id, name, created_at) VALUES (:person, :name, 'x')", {
+            "person": person,
+            "name": name,
+        })
     for image in ("a", "b"):
-        db.execute("INSERT INTO images (id, path, added_at) VALUES (?, ?, 'x')", [image, image])
+        db.execute("INSERT INTO images (id, path, added_at) VALUES (:image, :image, 'x')", {"image": image})
     db.execute(
         "INSERT INTO pairs (id, reference_id, target_id, external_key, created_at) "
         "VALUES (1, 'a', 'b', 'k', 'x')"
@@ -35,8 +38,8 @@ def old_project(path: Path) -> Path:
     for caption_id, author, text, at in DRAFTS:
         db.execute(
             "INSERT INTO captions (id, pair_id, position, text, author_id, status, created_at, "
-            "updated_at) VALUES (?, 1, ?, ?, ?, 'draft', ?, ?)",
-            [caption_id, caption_id, text, author, at, at],
+            "updated_at) VALUES (:caption_id, 1, :caption_id, :text, :author, 'draft', :at, :at)",
+            {"caption_id": caption_id, "text": text, "author": author, "at": at},
         )
     db.close()
     return path

@@ -7,6 +7,7 @@ integrity check and every write any process had acknowledged is in it.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -24,11 +25,11 @@ def acknowledged(output: str) -> set[int]:
 def stored(path: Path, name: str) -> set[int]:
     with Project.open(path) as project:
         rows = project.db.execute(
-            "SELECT json_extract(after, '$.reason') FROM audit_log "
-            "WHERE action = 'flag' AND actor = ?",
-            [name],
+            "SELECT after FROM audit_log WHERE action = 'flag' AND actor = :name",
+            {"name": name},
         ).fetchall()
-    return {int(reason.rsplit("-", 1)[1]) for (reason,) in rows}
+    reasons = [json.loads(after)["reason"] for (after,) in rows]
+    return {int(reason.rsplit("-", 1)[1]) for reason in reasons}
 
 
 @pytest.mark.slow

@@ -116,7 +116,7 @@ def test_rank_is_the_targets_place_in_its_category_and_split(ranker) -> None:
 def test_cirr_pairs_rank_without_the_reference(ranked_dir: Path) -> None:
     with Project.open(ranked_dir) as project:
         pair_id = pairs_of(project)[0]
-        project.db.execute("UPDATE pairs SET source = 'cirr' WHERE id = ?", [pair_id])
+        project.db.execute("UPDATE pairs SET source = 'cirr' WHERE id = :pair_id", {"pair_id": pair_id})
         ranker = CaptionRanker.open(project, "demo", "sum", "cpu")
         pair = pair_query(project, pair_id)
         assert not pair.keep_reference

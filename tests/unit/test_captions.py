@@ -55,7 +55,7 @@ def project(tmp_path: Path) -> Project:
 
 
 def first_pairs(project: Project, n: int = 3) -> list[int]:
-    return [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id LIMIT ?", [n])]
+    return [r[0] for r in project.db.execute("SELECT id FROM pairs ORDER BY id LIMIT :n", {"n": n})]
 
 
 def audit_actions(project: Project) -> list[str]:
@@ -158,8 +158,10 @@ def test_skipped_flagged_full_and_unseeable_pairs_leave_the_queue(project) -> No
     assert store.flagged_pairs(project) == {pairs[1]: "both images identical"}
     store.submit_caption(project, pairs[2], "ben", "is red")
     store.submit_caption(project, pairs[2], "cleo", "is blue")
-    target = project.db.execute("SELECT target_id FROM pairs WHERE id = ?", [pairs[3]]).fetchone()
-    project.db.execute("UPDATE images SET missing = 1 WHERE id = ?", target)
+    target = project.db.execute("SELECT target_id FROM pairs WHERE id = :id", {
+        "id": pairs[3],
+    }).fetchone()
+    project.db.execute("UPDATE images SET missing = 1 WHERE id = :id", {"id": target[0]})
     assert next_to_write(project, "ana", session.policy, pairs[0]) not in pairs[1:4]
     # Someone else still sees what Ana skipped.
     assert next_to_write(project, "ben", session.policy) == pairs[0]
@@ -321,8 +323,10 @@ def test_queue_length_matches_the_pairs_the_queue_offers(project) -> None:
     store.submit_caption(project, pairs[2], "ben", "is red")
     store.submit_caption(project, pairs[2], "cleo", "is blue")
     store.mark_pair(project, pairs[3], "ana", "skip")
-    target = project.db.execute("SELECT target_id FROM pairs WHERE id = ?", [pairs[4]]).fetchone()
-    project.db.execute("UPDATE images SET missing = 1 WHERE id = ?", target)
+    target = project.db.execute("SELECT target_id FROM pairs WHERE id = :id", {
+        "id": pairs[4],
+    }).fetchone()
+    project.db.execute("UPDATE images SET missing = 1 WHERE id = :id", {"id": target[0]})
     offered, current = [], next_to_write(project, "ana", policy)
     while current is not None and current not in offered:
         offered.append(current)

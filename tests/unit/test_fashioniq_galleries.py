@@ -101,8 +101,14 @@ def test_an_older_project_gets_one_gallery_membership_per_image(tmp_path: Path) 
     db.execute("INSERT INTO meta VALUES ('name', 'Old')")
     for number, (image_id, category) in enumerate([("b", "dress"), ("a", "dress"), ("c", "")]):
         db.execute(
-            "INSERT INTO images (id, path, category, split, added_at) VALUES (?, ?, ?, ?, ?)",
-            [image_id, f"{image_id}.jpg", category, "val" if category else "", f"2024-0{number}"],
+            "INSERT INTO images (id, path, category, split, added_at) VALUES (:image_id, :path, :category, :split, :added_at)",
+            {
+                "image_id": image_id,
+                "path": f"{image_id}.jpg",
+                "category": category,
+                "split": "val" if category else "",
+                "added_at": f"2024-0{number}",
+            },
         )
     db.close()
     with Project.open(path) as project:

@@ -71,7 +71,7 @@ def test_the_authors_files_round_trip_in_content_and_key_order(
     exported = json.loads(out.read_text(encoding="utf-8"))
     assert exported == data
     assert [list(e) for e in exported] == [list(e) for e in data]  # key order kept
-    stored = project.db.execute("SELECT text FROM transaction_turns ORDER BY rowid").fetchone()
+    stored = project.db.execute("SELECT text FROM transaction_turns ORDER BY transaction_id, turn_index").fetchone()
     assert stored[0].endswith(" ")  # verbatim, trailing space included
 
 

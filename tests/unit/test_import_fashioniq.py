@@ -67,8 +67,8 @@ def test_the_real_files_import_with_exact_counts(project, fashioniq_fixtures) ->
         assert project.count_images(category, "val") == gallery
         stored = project.db.execute(
             "SELECT count(DISTINCT p.id), count(c.id) FROM pairs p JOIN captions c "
-            "ON c.pair_id = p.id WHERE p.category = ?",
-            [category],
+            "ON c.pair_id = p.id WHERE p.category = :category",
+            {"category": category},
         ).fetchone()
         assert stored == (entries, captions)
     # Every gallery is exactly its split file, in order, although shirt and toptee share

@@ -14,7 +14,6 @@ from studio.errors import ProjectBusyError, ProjectError
 from studio.store import Project
 from studio.store.engines import engine_for
 from studio.store.errors import StoreUnreachable
-from studio.store.pg_sql import translate
 
 
 def test_location_picks_the_engine(tmp_path: Path) -> None:
@@ -22,14 +21,6 @@ def test_location_picks_the_engine(tmp_path: Path) -> None:
     assert engine_for("postgresql://me@db.example/cir") == "postgresql"
     with pytest.raises(ProjectError, match="mysql://"):
         engine_for("mysql://me@db/cir")
-
-
-def test_placeholders_outside_literals_only() -> None:
-    sql = "SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE '50%' -- why?\n AND z = ?"
-    assert translate(sql) == (
-        "SELECT '?', \"a?\" FROM t WHERE x = %s AND y ILIKE '50%%' -- why?\n AND z = %s"
-    )
-    assert translate("SELECT :a::text, :b", named=True) == "SELECT %(a)s::text, %(b)s"
 
 
 def test_project_lives_in_postgresql(postgresql_url: str, tmp_path: Path) -> None:
@@ -59,15 +50,23 @@ def test_a_failed_statement_undoes_only_itself(postgresql_url: str, tmp_path: Pa
     with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
         with project.writing("people"):
             project.db.execute(
-                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["a", "admin", "t"]
+                "INSERT INTO people (name, role, created_at) VALUES (:name, :role, :created_at)", {
+                    "name": "a",
+                    "role": "admin",
+                    "created_at": "t",
+                }
             )
             with pytest.raises(RecordRejected), project.db.atomic():
                 project.db.execute(
-                    "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)",
-                    ["a", "admin", "t"],
+                    "INSERT INTO people (name, role, created_at) VALUES (:name, :role, :created_at)",
+                    {"name": "a", "role": "admin", "created_at": "t"},
                 )
             project.db.execute(
-                "INSERT INTO people (name, role, created_at) VALUES (?, ?, ?)", ["b", "admin", "t"]
+                "INSERT INTO people (name, role, created_at) VALUES (:name, :role, :created_at)", {
+                    "name": "b",
+                    "role": "admin",
+                    "created_at": "t",
+                }
             )
         assert [p.name for p in project.people()] == ["a", "b"]
 
@@ -113,7 +112,9 @@ def test_a_whole_project_operation_makes_writers_wait_then_busy_is_one_clear_lin
     def hold(name: str = "h") -> None:
         with project.writing("people", whole=True):  # a team merge
             project.db.execute(
-                "INSERT INTO people (name, role, created_at) VALUES (?, 'admin', 't')", [name]
+                "INSERT INTO people (name, role, created_at) VALUES (:name, 'admin', 't')", {
+                    "name": name,
+                }
             )
             holding.set()
             release.wait(10)
@@ -245,19 +246,6 @@ def test_a_newer_schema_is_refused_untouched(postgresql_url: str, tmp_path: Path
         Project.open(postgresql_url)
 
 
-def test_sqlite_spellings_the_repositories_keep_work(postgresql_url: str, tmp_path: Path) -> None:
-    """group_concat, two-argument max, null-safe IS NOT: marked SQLite lines still run."""
-    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
-        for name in ("b", "a"):
-            project.ensure_person(name)
-        db = project.db
-        names = db.execute("SELECT group_concat(name, '|') FROM people").fetchone()[0]
-        assert sorted(names.split("|")) == ["a", "b"]
-        assert db.execute("SELECT max(2.5, 1), max(1, 3)").fetchone() == (2.5, 3)
-        same = db.execute("SELECT count(*) FROM people WHERE role IS NOT ?", [None]).fetchone()
-        assert same == (2,)
-
-
 def test_a_dropped_connection_is_one_clear_error_then_reconnects(
     postgresql_url: str, tmp_path: Path
 ) -> None:
@@ -346,14 +334,18 @@ def test_a_caption_label_and_rating_take_few_round_trips(
         pairs = [
             project.db.execute(
                 "INSERT INTO pairs (reference_id, target_id, external_key, created_at) "
-                "VALUES (?, ?, ?, 'now') RETURNING id", [f"im{n}", f"im{n + 1}", f"k{n}"]
+                "VALUES (:reference_id, :target_id, :external_key, 'now') RETURNING id", {
+                    "reference_id": f"im{n}",
+                    "target_id": f"im{n + 1}",
+                    "external_key": f"k{n}",
+                }
             ).fetchone()[0]
             for n in range(3)
         ]
         pairs += [
             project.db.execute(
                 "INSERT INTO pairs (reference_id, target_id, external_key, created_at) "
-                "VALUES ('im0', 'im2', ?, 'now') RETURNING id", [f"w{n}"]
+                "VALUES ('im0', 'im2', :external_key, 'now') RETURNING id", {"external_key": f"w{n}"}
             ).fetchone()[0]
             for n in range(6)
         ]
@@ -391,7 +383,9 @@ def test_nested_blocks_that_fail_or_write_nothing_leave_the_rest(
 
         def add(name: str) -> None:
             project.db.execute(
-                "INSERT INTO people (name, role, created_at) VALUES (?, 'admin', 't')", [name]
+                "INSERT INTO people (name, role, created_at) VALUES (:name, 'admin', 't')", {
+                    "name": name,
+                }
             )
 
         with project.writing("people"):

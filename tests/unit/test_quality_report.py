@@ -108,8 +108,8 @@ def rated_project(project: Project) -> None:
     datasets = dict(project.db.execute("SELECT id, dataset FROM transactions").fetchall())
     for rater, per_dataset in SCORES.items():
         while (item := next_item(project, "main", rater)) is not None:
-            tid = project.db.execute("SELECT transaction_id FROM rating_assignments WHERE id = ?",
-                                     [item.assignment_id]).fetchone()[0]
+            tid = project.db.execute("SELECT transaction_id FROM rating_assignments WHERE id = :assignment_id",
+                                     {"assignment_id": item.assignment_id}).fetchone()[0]
             score = per_dataset[datasets[tid]]
             save_scores(project, item.assignment_id, rater, dict.fromkeys(CRITERION_KEYS, score))
             set_status(project, item.assignment_id, rater, "done")

@@ -43,7 +43,7 @@ def project(demo_project_dir: Path):
 def assignments(project: Project, sample: str = "main") -> list[tuple[int, int, str, int]]:
     rows = project.db.execute(
         "SELECT a.transaction_id, a.turn_index, p.name, a.order_key FROM rating_assignments a "
-        "JOIN people p ON p.id = a.rater_id WHERE a.sample = ? ORDER BY a.id", [sample]
+        "JOIN people p ON p.id = a.rater_id WHERE a.sample = :sample ORDER BY a.id", {"sample": sample}
     ).fetchall()
     return [tuple(r) for r in rows]
 

@@ -72,7 +72,9 @@ def test_report_correlates_target_rank_with_accuracy_on_the_demo(indexed_demo_di
         datasets = dict(project.db.execute("SELECT id, dataset FROM transactions").fetchall())
         while (item := next_item(project, "main", "Ana")) is not None:
             tid = project.db.execute(
-                "SELECT transaction_id FROM rating_assignments WHERE id = ?", [item.assignment_id]
+                "SELECT transaction_id FROM rating_assignments WHERE id = :assignment_id", {
+                    "assignment_id": item.assignment_id,
+                }
             ).fetchone()[0]
             score = 5 if datasets[tid] == "good" else 2
             save_scores(project, item.assignment_id, "Ana", dict.fromkeys(CRITERION_KEYS, score))

@@ -34,7 +34,7 @@ def test_simulate_keeps_every_dialog_turn_by_turn(indexed_demo_dir: Path, tmp_pa
     assert table is not None and len(table) == 6 and table.kind == "simulate"
     with Project.open(indexed_demo_dir) as opened:
         stored = json.loads(opened.db.execute(
-            "SELECT ranks FROM experiment_runs WHERE id = ?", [run_id]).fetchone()[0])
+            "SELECT ranks FROM experiment_runs WHERE id = :run_id", {"run_id": run_id}).fetchone()[0])
     for n, dialog in enumerate(stored):
         row = table.row(n)
         assert row["query"] == f"{dialog['start']}>{dialog['target']}"

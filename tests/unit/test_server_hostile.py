@@ -302,7 +302,10 @@ def team(postgresql_server: Any, tmp_path_factory: pytest.TempPathFactory) -> It
                "folder-link": "linked-folder/secret.jpg"}
         ids = [row[0] for row in project.db.execute("SELECT id FROM images ORDER BY id")]
         for (name, path), image_id in zip(bad.items(), ids[-4:], strict=True):
-            project.db.execute("UPDATE images SET path = ? WHERE id = ?", [path, image_id])
+            project.db.execute("UPDATE images SET path = :path WHERE id = :image_id", {
+                "path": path,
+                "image_id": image_id,
+            })
             bad[name] = image_id
     server = Server(url).start()
     yield {"url": url, "base": server.base, "tokens": keys, "server": server, "bad": bad}

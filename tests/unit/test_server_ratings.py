@@ -78,7 +78,7 @@ def test_rating_over_the_server_is_blind_and_applied_once(
     with Project.open(postgresql_url) as project:
         rows = project.db.execute(
             "SELECT r.accuracy, r.note FROM ratings r JOIN rating_assignments a "
-            "ON a.id = r.assignment_id WHERE a.id = ?", [ray_id]
+            "ON a.id = r.assignment_id WHERE a.id = :ray_id", {"ray_id": ray_id}
         ).fetchall()
         assert rows == [(4, "fine")]
         uids = [r[0] for r in project.db.execute("SELECT uid FROM server_edits")]
@@ -89,4 +89,4 @@ def item_count(url: str, rater: str) -> int:
     with Project.open(url) as project:
         return int(project.db.execute(
             "SELECT count(*) FROM rating_assignments a JOIN people p ON p.id = a.rater_id "
-            "WHERE p.name = ?", [rater]).fetchone()[0])
+            "WHERE p.name = :rater", {"rater": rater}).fetchone()[0])

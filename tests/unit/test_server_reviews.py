@@ -122,7 +122,7 @@ def _label_states(url: str, image_id: str) -> dict[str, set[str]]:
     with Project.open(url) as project:
         rows = project.db.execute(
             "SELECT v.name, l.status FROM image_attributes l JOIN attribute_vocab v "
-            "ON v.id = l.attribute_id WHERE l.image_id = ?", [image_id]
+            "ON v.id = l.attribute_id WHERE l.image_id = :image_id", {"image_id": image_id}
         ).fetchall()
     states: dict[str, set[str]] = {}
     for name, status in rows:
@@ -160,8 +160,8 @@ def test_attribute_decisions_come_with_a_lease_and_apply_once(team: dict) -> Non
     assert all(states[name] == {"rejected"} for name in names[1:])
     with Project.open(team["url"]) as project:
         audit = project.db.execute(
-            "SELECT action FROM audit_log WHERE entity = 'image_attributes' AND entity_id = ? "
-            "ORDER BY id", [image]).fetchall()
+            "SELECT action FROM audit_log WHERE entity = 'image_attributes' AND entity_id = :image "
+            "ORDER BY id", {"image": image}).fetchall()
     assert [row[0] for row in audit] == (
         ["attributes.accept", "attributes.reject"] if len(names) > 1 else ["attributes.accept"])
     # everything decided: the lease is gone and the next image is another one
@@ -237,8 +237,8 @@ def test_a_rater_rates_through_the_client_once_and_sees_only_their_turns(team: d
     assert following is None or following["assignment_id"] != item["assignment_id"]
     with Project.open(team["url"]) as project:
         rows = project.db.execute(
-            "SELECT accuracy, note FROM ratings WHERE assignment_id = ?",
-            [item["assignment_id"]]).fetchall()
+            "SELECT accuracy, note FROM ratings WHERE assignment_id = :assignment_id",
+            {"assignment_id": item["assignment_id"]}).fetchall()
     assert rows == [(4, "clear")]
 
 

@@ -82,8 +82,14 @@ def test_fashioniq_protocol_on_captioned_pairs(context) -> None:
     for number, (reference, target) in enumerate(zip(images[:4], images[4:8], strict=True)):
         cursor = project.db.execute(
             "INSERT INTO pairs (reference_id, target_id, category, split, method, source, "
-            "external_key, created_at) VALUES (?, ?, 'dress', ?, 'manual', 't', ?, ?)",
-            [reference.id, target.id, split, str(number), utc_now()])
+            "external_key, created_at) VALUES (:id, :id_2, 'dress', :split, 'manual', 't', :number, :now)",
+            {
+                "id": reference.id,
+                "id_2": target.id,
+                "split": split,
+                "number": str(number),
+                "now": utc_now(),
+            })
         colour = context.facets[target.id]["color"]
         submit_caption(project, int(cursor.lastrowid), "ana", f"is {colour}")
         submit_caption(project, int(cursor.lastrowid), "bo", "is different")

@@ -148,7 +148,10 @@ def test_one_stored_absolute_path_does_not_make_the_catalog_unreadable(
     with Project.open(demo_project_dir) as project:
         victim = next(project.iter_images()).id
         with project.db.atomic():
-            project.db.execute("UPDATE images SET path = ? WHERE id = ?", ["/etc/passwd", victim])
+            project.db.execute("UPDATE images SET path = :path WHERE id = :victim", {
+                "path": "/etc/passwd",
+                "victim": victim,
+            })
         records = list(project.iter_images())
         assert len(records) == project.count_images()
         record = project.image(victim)

@@ -45,8 +45,8 @@ def test_a_second_draft_of_one_person_and_pair_names_its_rule(tmp_path: Path) ->
         with pytest.raises(RecordRejected) as refused, project.writing("captions"):
             project.db.execute(
                 "INSERT INTO captions (pair_id, position, text, author_id, status, "
-                "created_at, updated_at) VALUES (?, 1, 'is blue', ?, 'draft', 'x', 'x')",
-                [pair_id, ann],
+                "created_at, updated_at) VALUES (:pair_id, 1, 'is blue', :ann, 'draft', 'x', 'x')",
+                {"pair_id": pair_id, "ann": ann},
             )
         assert refused.value.rule == "captions_one_draft"
         assert refused.value.table == "captions"
@@ -59,7 +59,9 @@ def test_a_second_draft_of_one_person_and_pair_names_its_rule(tmp_path: Path) ->
 def test_a_duplicate_identity_names_its_rule(tmp_path: Path) -> None:
     project, pair_id, _ = project_with_pair(tmp_path / "p")
     with project:
-        uid = project.db.execute("SELECT uid FROM pairs WHERE id = ?", [pair_id]).fetchone()[0]
+        uid = project.db.execute("SELECT uid FROM pairs WHERE id = :pair_id", {
+            "pair_id": pair_id,
+        }).fetchone()[0]
         with pytest.raises(RecordRejected) as twice, project.writing("people"):
             project.db.execute(
                 "INSERT INTO people (name, role, created_at) VALUES ('ann', 'annotator', 'x')"
@@ -68,8 +70,8 @@ def test_a_duplicate_identity_names_its_rule(tmp_path: Path) -> None:
         with pytest.raises(RecordRejected) as copied, project.writing("pairs"):
             project.db.execute(
                 "INSERT INTO pairs (reference_id, target_id, category, split, external_key, "
-                "created_at, uid) VALUES ('im1', 'im0', 'dress', 'train', 'k2', 'now', ?)",
-                [uid],
+                "created_at, uid) VALUES ('im1', 'im0', 'dress', 'train', 'k2', 'now', :uid)",
+                {"uid": uid},
             )
         assert (copied.value.rule, copied.value.table) == ("pairs_uid", "pairs")
 

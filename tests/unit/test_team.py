@@ -144,7 +144,7 @@ def test_caption_queues_keep_n_per_pair_from_different_people(round_copy: Path) 
     with Project.open(round_copy / "project") as project:
         per_pair = load_policy(project).per_pair
         holders = project.db.execute(
-            "SELECT p.id, count(*), group_concat(x.name) FROM team_assignments t "
+            "SELECT p.id, count(*), count(DISTINCT x.name) FROM team_assignments t "
             "JOIN pairs p ON p.uid = t.item JOIN people x ON x.id = t.person_id "
             "WHERE t.kind = 'caption' GROUP BY p.id"
         ).fetchall()
@@ -222,7 +222,7 @@ def test_merging_in_any_order_gives_the_same_data_and_loses_nothing(round_copy: 
         assert any(v.get("reject_reason") == "coordinator says no" for v in losers)
         for uid, _ in conflicts:
             status = project.db.execute(
-                "SELECT status FROM captions WHERE uid = ?", [uid]
+                "SELECT status FROM captions WHERE uid = :uid", {"uid": uid}
             ).fetchone()[0]
             assert status == "submitted"  # back in the review queue
         # every version any person made is in the result or in the audit log as the loser
@@ -473,8 +473,8 @@ def test_a_label_taken_back_is_removed_unless_the_project_changed_it(tmp_path: P
         row[0]
         for row in project.db.execute(
             "SELECT v.name FROM image_attributes l JOIN attribute_vocab v ON v.id = l.attribute_id "
-            "WHERE l.image_id = ?",
-            [image],
+            "WHERE l.image_id = :image",
+            {"image": image},
         )
     }
     attribute = next(name for name, _ in ATTRIBUTES if name not in suggested)
@@ -482,8 +482,8 @@ def test_a_label_taken_back_is_removed_unless_the_project_changed_it(tmp_path: P
     def label() -> list[tuple[str, str]]:
         return project.db.execute(
             "SELECT l.source, l.status FROM image_attributes l JOIN attribute_vocab v "
-            "ON v.id = l.attribute_id WHERE l.image_id = ? AND v.name = ?",
-            [image, attribute],
+            "ON v.id = l.attribute_id WHERE l.image_id = :image AND v.name = :attribute",
+            {"image": image, "attribute": attribute},
         ).fetchall()
 
     first = pack(project, "ann", tmp_path / "first.cirdb", "lead").path
@@ -502,8 +502,8 @@ def test_a_label_taken_back_is_removed_unless_the_project_changed_it(tmp_path: P
         assert report.removed == {}
         kept = other.db.execute(
             "SELECT l.status FROM image_attributes l JOIN attribute_vocab v "
-            "ON v.id = l.attribute_id WHERE l.image_id = ? AND v.name = ?",
-            [image, attribute],
+            "ON v.id = l.attribute_id WHERE l.image_id = :image AND v.name = :attribute",
+            {"image": image, "attribute": attribute},
         ).fetchall()
         assert kept == [("rejected",)]  # an edit beats a removal
     project = Project.open(tmp_path / "p")
@@ -541,8 +541,8 @@ def test_vocabulary_edits_new_transactions_and_edited_turns_come_back(round_copy
         assert {"pleated", "stripes"} <= names and "striped" not in names
         label = project.db.execute(
             "SELECT l.source, l.status FROM image_attributes l JOIN attribute_vocab v "
-            "ON v.id = l.attribute_id WHERE v.name = 'pleated' AND l.image_id = ?",
-            [images[0]],
+            "ON v.id = l.attribute_id WHERE v.name = 'pleated' AND l.image_id = :image_id",
+            {"image_id": images[0]},
         ).fetchone()
         assert label == ("person", "accepted")
         images_back = project.db.execute(
@@ -575,7 +575,9 @@ def test_merging_again_after_the_coordinator_reviewed_keeps_the_review(round_cop
         [report] = merge_packages(project, [ann], "lead")  # sent again by mistake
         assert report.changes == 0
         assert dump(project.db.conn, with_audit=True) == once
-        status = project.db.execute("SELECT status FROM captions WHERE id = ?", [caption])
+        status = project.db.execute("SELECT status FROM captions WHERE id = :caption", {
+            "caption": caption,
+        })
         assert status.fetchone()[0] == "accepted"
 
 

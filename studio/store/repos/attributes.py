@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from studio.store.binds import in_list
 from studio.store.project import Project
 
 # -- vocabulary ----------------------------------------------------------------------
@@ -25,7 +26,7 @@ def vocabulary_rows(project: Project) -> list[dict[str, Any]]:
 
 
 def vocabulary_row(project: Project, name: str) -> dict[str, Any] | None:
-    rows = list(project.db.query(_VOCAB + " WHERE name = ?", [name]))
+    rows = list(project.db.query(_VOCAB + " WHERE name = :name", {"name": name}))
     return rows[0] if rows else None
 
 
@@ -36,9 +37,9 @@ def has_vocabulary(project: Project) -> bool:
 def add_attribute(project: Project, name: str, type_: str, synonyms: str, now: str) -> int:
     """Insert one attribute (``synonyms`` as JSON text); returns its id."""
     row = project.db.execute(
-        "INSERT INTO attribute_vocab (name, type, synonyms, created_at) VALUES (?, ?, ?, ?) "
+        "INSERT INTO attribute_vocab (name, type, synonyms, created_at) VALUES (:name, :type, :synonyms, :now) "
         "RETURNING id",
-        [name, type_, synonyms, now],
+        {"name": name, "type": type_, "synonyms": synonyms, "now": now},
     ).fetchone()
     return int(row[0])
 
@@ -47,15 +48,15 @@ def update_attribute(
     project: Project, attribute_id: int, name: str, type_: str, synonyms: str
 ) -> None:
     project.db.execute(
-        "UPDATE attribute_vocab SET name = ?, type = ?, synonyms = ? WHERE id = ?",
-        [name, type_, synonyms, attribute_id],
+        "UPDATE attribute_vocab SET name = :name, type = :type, synonyms = :synonyms WHERE id = :attribute_id",
+        {"name": name, "type": type_, "synonyms": synonyms, "attribute_id": attribute_id},
     )
 
 
 def update_attribute_by_name(project: Project, name: str, type_: str, synonyms: str) -> None:
     project.db.execute(
-        "UPDATE attribute_vocab SET type = ?, synonyms = ? WHERE name = ?",
-        [type_, synonyms, name],
+        "UPDATE attribute_vocab SET type = :type, synonyms = :synonyms WHERE name = :name",
+        {"type": type_, "synonyms": synonyms, "name": name},
     )
 
 
@@ -68,11 +69,11 @@ def merge_attribute_into(project: Project, source_id: int, target_id: int) -> No
     """
     db = project.db
     db.execute(
-        "UPDATE image_attributes SET attribute_id = ? WHERE attribute_id = ? AND NOT EXISTS "
-        "(SELECT 1 FROM image_attributes AS x WHERE x.attribute_id = ? "
+        "UPDATE image_attributes SET attribute_id = :target_id WHERE attribute_id = :source_id AND NOT EXISTS "
+        "(SELECT 1 FROM image_attributes AS x WHERE x.attribute_id = :target_id "
         "AND x.image_id = image_attributes.image_id AND x.source = image_attributes.source "
         "AND x.model = image_attributes.model)",
-        [target_id, source_id, target_id],
+        {"target_id": target_id, "source_id": source_id},
     )
     db.execute(
         """UPDATE image_attributes AS t SET
@@ -80,25 +81,30 @@ def merge_attribute_into(project: Project, source_id: int, target_id: int) -> No
              confidence = CASE WHEN coalesce(t.confidence, 0) >= coalesce(s.confidence, 0)
                                THEN coalesce(t.confidence, 0) ELSE coalesce(s.confidence, 0) END
            FROM image_attributes AS s
-           WHERE s.attribute_id = ? AND t.attribute_id = ? AND s.image_id = t.image_id
+           WHERE s.attribute_id = :source_id AND t.attribute_id = :target_id AND s.image_id = t.image_id
              AND s.source = t.source AND s.model = t.model""",
-        [source_id, target_id],
+        {"source_id": source_id, "target_id": target_id},
     )
-    db.execute("DELETE FROM attribute_vocab WHERE id = ?", [source_id])
+    db.execute("DELETE FROM attribute_vocab WHERE id = :source_id", {"source_id": source_id})
 
 
 def set_synonyms(project: Project, attribute_id: int, synonyms: str) -> None:
     project.db.execute(
-        "UPDATE attribute_vocab SET synonyms = ? WHERE id = ?", [synonyms, attribute_id]
+        "UPDATE attribute_vocab SET synonyms = :synonyms WHERE id = :attribute_id", {
+            "synonyms": synonyms,
+            "attribute_id": attribute_id,
+        }
     )
 
 
 def remove_attribute(project: Project, attribute_id: int) -> int:
     """Delete an attribute and (by cascade) its labels; returns how many labels went."""
     labels = project.db.execute(
-        "SELECT count(*) FROM image_attributes WHERE attribute_id = ?", [attribute_id]
+        "SELECT count(*) FROM image_attributes WHERE attribute_id = :attribute_id", {
+            "attribute_id": attribute_id,
+        }
     ).fetchone()[0]
-    project.db.execute("DELETE FROM attribute_vocab WHERE id = ?", [attribute_id])
+    project.db.execute("DELETE FROM attribute_vocab WHERE id = :attribute_id", {"attribute_id": attribute_id})
     return int(labels)
 
 
@@ -111,10 +117,11 @@ _LABEL_SELECT = (
 )
 
 
-def _in(column: str, values: Sequence[str] | None) -> tuple[str, list[str]]:
+def _in(column: str, values: Sequence[str] | None) -> tuple[str, dict[str, str]]:
     if not values:
-        return "", []
-    return f" AND {column} IN ({','.join('?' * len(values))})", list(values)
+        return "", {}
+    names, params = in_list(column.replace(".", "_"), values)
+    return f" AND {column} IN ({names})", params
 
 
 def any_labels(project: Project) -> bool:
@@ -133,9 +140,9 @@ def label_rows_of_image(
     source_sql, source_args = _in("l.source", sources)
     return list(
         project.db.query(
-            _LABEL_SELECT + "WHERE l.image_id = ?" + status_sql + source_sql
+            _LABEL_SELECT + "WHERE l.image_id = :image_id" + status_sql + source_sql
             + " ORDER BY v.type, v.name, l.source, l.model",
-            [image_id, *status_args, *source_args],
+            {"image_id": image_id, **status_args, **source_args},
         )
     )
 
@@ -156,13 +163,14 @@ def images_with_attribute(
     """(image id, best confidence, folded status) of images labelled with ``attribute``;
     the folded status is a decision where there is one, else 'suggested'."""
     source_sql, source_args = _in("l.source", sources)
-    model_sql, model_args = ("", []) if model is None else (" AND l.model = ?", [model])
+    model_sql, model_args = ("", {}) if model is None else (" AND l.model = :model", {"model": model})
     rows = project.db.execute(
         "SELECT l.image_id, max(l.confidence), "
         "coalesce(max(CASE WHEN l.status != 'suggested' THEN l.status END), 'suggested') "
         "FROM image_attributes AS l JOIN attribute_vocab AS v ON v.id = l.attribute_id "
-        "WHERE v.name = ?" + source_sql + model_sql + " GROUP BY l.image_id ORDER BY l.image_id",
-        [attribute, *source_args, *model_args],
+        "WHERE v.name = :attribute" + source_sql + model_sql
+        + " GROUP BY l.image_id ORDER BY l.image_id",
+        {"attribute": attribute, **source_args, **model_args},
     ).fetchall()
     return [(str(r[0]), r[1], str(r[2])) for r in rows]
 
@@ -171,9 +179,9 @@ def suggested_names(project: Project, source: str, model: str) -> list[tuple[str
     """(image id, attribute name) of every row of one source and model."""
     rows = project.db.execute(
         "SELECT l.image_id, v.name FROM image_attributes AS l "
-        "JOIN attribute_vocab AS v ON v.id = l.attribute_id WHERE l.source = ? AND l.model = ? "
+        "JOIN attribute_vocab AS v ON v.id = l.attribute_id WHERE l.source = :source AND l.model = :model "
         "ORDER BY l.image_id, v.name",
-        [source, model],
+        {"source": source, "model": model},
     )
     return [(row[0], row[1]) for row in rows]
 
@@ -237,9 +245,9 @@ def label_counts(project: Project) -> dict[str, int]:
 def statuses_newest_first(project: Project, image_id: str, attribute_id: int) -> list[str]:
     """The statuses of every row of one (image, attribute), latest change first."""
     rows = project.db.execute(
-        "SELECT status FROM image_attributes WHERE image_id = ? AND attribute_id = ? "
+        "SELECT status FROM image_attributes WHERE image_id = :image_id AND attribute_id = :attribute_id "
         "ORDER BY updated_at DESC, id DESC",
-        [image_id, attribute_id],
+        {"image_id": image_id, "attribute_id": attribute_id},
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -252,11 +260,11 @@ def source_rows(
     images = list(image_ids)
     for start in range(0, len(images), 500):
         chunk = images[start : start + 500]
-        marks = ",".join("?" * len(chunk))
+        marks, chunk_args = in_list("image", chunk)
         for row in project.db.execute(
             "SELECT image_id, attribute_id, status, confidence FROM image_attributes "
-            f"WHERE source = ? AND model = ? AND image_id IN ({marks})",
-            [source, model, *chunk],
+            f"WHERE source = :source AND model = :model AND image_id IN ({marks})",
+            {"source": source, "model": model, **chunk_args},
         ):
             out.append((row[0], int(row[1]), row[2], row[3]))
     return out
@@ -280,18 +288,31 @@ def replace_source_rows(
     conn = project.db.conn
     conn.executemany(
         "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
-        "status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(i, a, source, model, c, s, now) for i, a, c, s in added],
+        "status, updated_at) VALUES (:image_id, :attribute_id, :source, :model, :confidence, "
+        ":status, :now)",
+        [
+            {"image_id": i, "attribute_id": a, "source": source, "model": model,
+             "confidence": c, "status": s, "now": now}
+            for i, a, c, s in added
+        ],
     )
     conn.executemany(
-        "UPDATE image_attributes SET confidence = ?, updated_at = ? "
-        "WHERE image_id = ? AND attribute_id = ? AND source = ? AND model = ?",
-        [(c, now, i, a, source, model) for i, a, c in updated],
+        "UPDATE image_attributes SET confidence = :confidence, updated_at = :now "
+        "WHERE image_id = :image_id AND attribute_id = :attribute_id AND source = :source "
+        "AND model = :model",
+        [
+            {"confidence": c, "now": now, "image_id": i, "attribute_id": a, "source": source,
+             "model": model}
+            for i, a, c in updated
+        ],
     )
     conn.executemany(
-        "DELETE FROM image_attributes "
-        "WHERE image_id = ? AND attribute_id = ? AND source = ? AND model = ?",
-        [(i, a, source, model) for i, a in removed],
+        "DELETE FROM image_attributes WHERE image_id = :image_id "
+        "AND attribute_id = :attribute_id AND source = :source AND model = :model",
+        [
+            {"image_id": i, "attribute_id": a, "source": source, "model": model}
+            for i, a in removed
+        ],
     )
 
 
@@ -304,21 +325,21 @@ def decide(project: Project, image_id: str, attribute_id: int, status: str, now:
     db = project.db
     if status == "suggested":
         db.execute(
-            "DELETE FROM image_attributes WHERE image_id = ? AND attribute_id = ? "
+            "DELETE FROM image_attributes WHERE image_id = :image_id AND attribute_id = :attribute_id "
             "AND source = 'person'",
-            [image_id, attribute_id],
+            {"image_id": image_id, "attribute_id": attribute_id},
         )
     db.execute(
-        "UPDATE image_attributes SET status = ?, updated_at = ? "
-        "WHERE image_id = ? AND attribute_id = ?",
-        [status, now, image_id, attribute_id],
+        "UPDATE image_attributes SET status = :status, updated_at = :now "
+        "WHERE image_id = :image_id AND attribute_id = :attribute_id",
+        {"status": status, "now": now, "image_id": image_id, "attribute_id": attribute_id},
     )
     if status != "suggested":
         db.execute(
             "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
-            "status, updated_at) SELECT ?, ?, 'person', '', 1.0, ?, ? WHERE NOT EXISTS "
-            "(SELECT 1 FROM image_attributes WHERE image_id = ? AND attribute_id = ?)",
-            [image_id, attribute_id, status, now, image_id, attribute_id],
+            "status, updated_at) SELECT :image_id, :attribute_id, 'person', '', 1.0, :status, :now WHERE NOT EXISTS "
+            "(SELECT 1 FROM image_attributes WHERE image_id = :image_id AND attribute_id = :attribute_id)",
+            {"image_id": image_id, "attribute_id": attribute_id, "status": status, "now": now},
         )
 
 
@@ -338,12 +359,20 @@ def upsert_label(
     # "changed" spelled out null-safely (IS DISTINCT FROM needs SQLite 3.39)
     row = project.db.execute(
         "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence,"
-        " status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        " status, updated_at) VALUES (:image_id, :attribute_id, :source, :model, :confidence, :status, :now) "
         "ON CONFLICT (image_id, attribute_id, source, model) DO UPDATE SET "
         "confidence = excluded.confidence, status = excluded.status, "
         "updated_at = excluded.updated_at WHERE image_attributes.status <> excluded.status "
         "OR (image_attributes.confidence IS NULL) <> (excluded.confidence IS NULL) "
         "OR image_attributes.confidence <> excluded.confidence RETURNING 1",
-        [image_id, attribute_id, source, model, confidence, status, now],
+        {
+            "image_id": image_id,
+            "attribute_id": attribute_id,
+            "source": source,
+            "model": model,
+            "confidence": confidence,
+            "status": status,
+            "now": now,
+        },
     ).fetchone()
     return row is not None

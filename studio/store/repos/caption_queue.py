@@ -112,15 +112,15 @@ def remaining_for(project: Project, author: str, per_pair: int, distinct_authors
         row[0]
         for row in db.execute(
             "SELECT pair_id FROM captions WHERE status IN ('submitted', 'accepted') "
-            "GROUP BY pair_id HAVING count(*) >= ?",
-            [per_pair],
+            "GROUP BY pair_id HAVING count(*) >= :per_pair",
+            {"per_pair": per_pair},
         )
     }
     mine: dict[int, set[str]] = {}
     for pair_id, status in db.execute(
         "SELECT c.pair_id, c.status FROM captions c JOIN people a ON a.id = c.author_id "
-        "WHERE a.name = ?",
-        [author],
+        "WHERE a.name = :author",
+        {"author": author},
     ):
         mine.setdefault(pair_id, set()).add(status)
     drafts = {pair_id for pair_id, statuses in mine.items() if "draft" in statuses}
@@ -133,8 +133,8 @@ def remaining_for(project: Project, author: str, per_pair: int, distinct_authors
         int(row[0])
         for row in db.execute(
             "SELECT entity_id FROM audit_log WHERE entity = 'pair' AND action = 'skip' "
-            "AND actor = ?",
-            [author],
+            "AND actor = :author",
+            {"author": author},
         )
     }
     closed = (full | done | skipped) - hidden
@@ -230,8 +230,8 @@ def own_waiting(project: Project, reviewer: str) -> int:
     """How many submitted captions wait for review that ``reviewer`` wrote (others review them)."""
     row = project.db.execute(
         "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
-        "WHERE c.status = 'submitted' AND a.name = ?",
-        [reviewer],
+        "WHERE c.status = 'submitted' AND a.name = :reviewer",
+        {"reviewer": reviewer},
     ).fetchone()
     return int(row[0])
 
@@ -241,7 +241,7 @@ def _review_key(project: Project, caption_id: int | None, key: str) -> tuple | N
     if caption_id is None:
         return None
     return project.db.execute(
-        f"SELECT {key} FROM captions c WHERE c.id = ?", [caption_id]
+        f"SELECT {key} FROM captions c WHERE c.id = :caption_id", {"caption_id": caption_id}
     ).fetchone()
 
 

@@ -46,14 +46,16 @@ def lock_pair(project: Project, pair_id: int) -> None:
 
 
 def caption_row(project: Project, caption_id: int) -> dict[str, Any] | None:
-    rows = list(project.db.query(_SELECT + " WHERE c.id = ?", [caption_id]))
+    rows = list(project.db.query(_SELECT + " WHERE c.id = :caption_id", {"caption_id": caption_id}))
     return rows[0] if rows else None
 
 
 def pair_caption_rows(project: Project, pair_id: int) -> list[dict[str, Any]]:
     """The pair's captions in writing order (position, then id)."""
     return list(
-        project.db.query(_SELECT + " WHERE c.pair_id = ? ORDER BY c.position, c.id", [pair_id])
+        project.db.query(_SELECT + " WHERE c.pair_id = :pair_id ORDER BY c.position, c.id", {
+            "pair_id": pair_id,
+        })
     )
 
 
@@ -61,9 +63,9 @@ def own_caption_row(project: Project, pair_id: int, author: str) -> dict[str, An
     """The author's latest caption on the pair that was not rejected (a draft or written)."""
     rows = list(
         project.db.query(
-            _SELECT + " WHERE c.pair_id = ? AND a.name = ? AND c.status != 'rejected' "
+            _SELECT + " WHERE c.pair_id = :pair_id AND a.name = :author AND c.status != 'rejected' "
             "ORDER BY c.position DESC, c.id DESC LIMIT 1",
-            [pair_id, author],
+            {"pair_id": pair_id, "author": author},
         )
     )
     return rows[0] if rows else None
@@ -89,13 +91,13 @@ def keep_draft(
     rows = list(
         project.db.query(
             "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
-            "updated_at) VALUES (?, "
-            "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = ?), "
-            "?, ?, 'draft', ?, ?) "
+            "updated_at) VALUES (:pair_id, "
+            "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = :pair_id), "
+            ":text, :author_id, 'draft', :now, :now) "
             "ON CONFLICT (pair_id, author_id) WHERE status = 'draft' "
             "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at "
             + _RETURNING_ROW,
-            [pair_id, pair_id, text, author_id, now, now],
+            {"pair_id": pair_id, "text": text, "author_id": author_id, "now": now},
         )
     )
     return rows[0]
@@ -127,8 +129,9 @@ def submit_draft(
     # One statement: the pair's live captions (their authors, in order) and the draft.
     rows = db.execute(
         "SELECT c.id, c.status, a.name FROM captions c LEFT JOIN people a ON a.id = c.author_id "
-        "WHERE c.pair_id = ? AND (c.status IN (?, ?) OR c.id = ?) ORDER BY c.id",
-        [pair_id, *LIVE, caption_id],
+        "WHERE c.pair_id = :pair_id AND (c.status IN (:live_0, :live_1) OR c.id = :caption_id) "
+        "ORDER BY c.id",
+        {"pair_id": pair_id, "live_0": LIVE[0], "live_1": LIVE[1], "caption_id": caption_id},
     ).fetchall()
     live_authors = [row[2] for row in rows if row[1] in LIVE]
     status = next((row[1] for row in rows if row[0] == caption_id), None)
@@ -140,9 +143,9 @@ def submit_draft(
         return "mine", len(live_authors), None
     submitted = list(
         db.query(
-            "UPDATE captions SET text = ?, status = 'submitted', updated_at = ? WHERE id = ? "
+            "UPDATE captions SET text = :text, status = 'submitted', updated_at = :now WHERE id = :caption_id "
             + _RETURNING_ROW,
-            [text, now, caption_id],
+            {"text": text, "now": now, "caption_id": caption_id},
         )
     )
     return "submitted", len(live_authors), submitted[0]
@@ -150,15 +153,19 @@ def submit_draft(
 
 def set_text(project: Project, caption_id: int, text: str, now: str) -> None:
     project.db.execute(
-        "UPDATE captions SET text = ?, updated_at = ? WHERE id = ?", [text, now, caption_id]
+        "UPDATE captions SET text = :text, updated_at = :now WHERE id = :caption_id", {
+            "text": text,
+            "now": now,
+            "caption_id": caption_id,
+        }
     )
 
 
 def restore(project: Project, caption_id: int, text: str, status: str, now: str) -> None:
     """Put back a caption's text and status (undo of the author's last save)."""
     project.db.execute(
-        "UPDATE captions SET text = ?, status = ?, updated_at = ? WHERE id = ?",
-        [text, status, now, caption_id],
+        "UPDATE captions SET text = :text, status = :status, updated_at = :now WHERE id = :caption_id",
+        {"text": text, "status": status, "now": now, "caption_id": caption_id},
     )
 
 
@@ -173,15 +180,23 @@ def record_review(
     now: str,
 ) -> None:
     project.db.execute(
-        "UPDATE captions SET text = ?, status = ?, reject_reason = ?, reviewer_id = ?, "
-        "reviewed_at = ?, updated_at = ? WHERE id = ?",
-        [text, status, reason, reviewer_id, now, now, caption_id],
+        "UPDATE captions SET text = :text, status = :status, reject_reason = :reason, reviewer_id = :reviewer_id, "
+        "reviewed_at = :now, updated_at = :now WHERE id = :caption_id",
+        {
+            "text": text,
+            "status": status,
+            "reason": reason,
+            "reviewer_id": reviewer_id,
+            "now": now,
+            "caption_id": caption_id,
+        },
     )
 
 
 def live_count(project: Project, pair_id: int) -> int:
     row = project.db.execute(
-        "SELECT count(*) FROM captions WHERE pair_id = ? AND status IN (?, ?)", [pair_id, *LIVE]
+        "SELECT count(*) FROM captions WHERE pair_id = :pair_id AND status IN (:live_0, :live_1)",
+        {"pair_id": pair_id, "live_0": LIVE[0], "live_1": LIVE[1]},
     ).fetchone()
     return int(row[0])
 
@@ -199,8 +214,8 @@ def pair_titles(project: Project, pair_id: int) -> tuple[str, str]:
     """The titles of the pair's reference and target images ('' where none)."""
     row = project.db.execute(
         "SELECT r.title, t.title FROM pairs p JOIN images r ON r.id = p.reference_id "
-        "LEFT JOIN images t ON t.id = p.target_id WHERE p.id = ?",
-        [pair_id],
+        "LEFT JOIN images t ON t.id = p.target_id WHERE p.id = :pair_id",
+        {"pair_id": pair_id},
     ).fetchone()
     return (row[0] or "", row[1] or "") if row else ("", "")
 
@@ -210,9 +225,9 @@ def other_texts(project: Project, pair_id: int, caption_id: int) -> list[str]:
     return [
         row[0]
         for row in project.db.execute(
-            "SELECT text FROM captions WHERE pair_id = ? AND id != ? AND status != 'rejected' "
+            "SELECT text FROM captions WHERE pair_id = :pair_id AND id != :caption_id AND status != 'rejected' "
             "ORDER BY position, id",
-            [pair_id, caption_id],
+            {"pair_id": pair_id, "caption_id": caption_id},
         )
     ]
 
@@ -221,7 +236,7 @@ def same_text_elsewhere(project: Project, author: str, text: str, pair_id: int) 
     """How many captions of other pairs the author wrote with exactly this text."""
     row = project.db.execute(
         "SELECT count(*) FROM captions c JOIN people a ON a.id = c.author_id "
-        "WHERE a.name = ? AND c.text = ? AND c.pair_id != ?",
-        [author, text, pair_id],
+        "WHERE a.name = :author AND c.text = :text AND c.pair_id != :pair_id",
+        {"author": author, "text": text, "pair_id": pair_id},
     ).fetchone()
     return int(row[0])

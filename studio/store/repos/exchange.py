@@ -16,7 +16,7 @@ def gallery_rows(project: Project) -> list[tuple[str, str, str, int]]:
 
 def existing_pair_keys(project: Project, source: str) -> set[str]:
     """The external keys of ``source``'s pairs already in the project."""
-    rows = project.db.execute("SELECT external_key FROM pairs WHERE source = ?", [source])
+    rows = project.db.execute("SELECT external_key FROM pairs WHERE source = :source", {"source": source})
     return {str(row[0]) for row in rows}
 
 
@@ -25,8 +25,8 @@ def restore_pair_details(
 ) -> None:
     """Set (external key, method) of pairs just imported (inside the import's change)."""
     project.db.conn.executemany(
-        "UPDATE pairs SET method = ? WHERE source = ? AND external_key = ?",
-        [(method, source, key) for key, method in rows],
+        "UPDATE pairs SET method = :method WHERE source = :source AND external_key = :key",
+        [{"method": method, "source": source, "key": key} for key, method in rows],
     )
 
 
@@ -40,13 +40,16 @@ def restore_caption_details(
     import's change, on captions that import created (never on edited ones).
     """
     project.db.conn.executemany(
-        "UPDATE captions SET author_id = ?, status = ?, reviewer_id = ?, "
-        "created_at = coalesce(?, created_at), updated_at = coalesce(?, updated_at), "
-        "reviewed_at = ? WHERE position = ? AND pair_id = "
-        "(SELECT id FROM pairs WHERE source = ? AND external_key = ?)",
+        "UPDATE captions SET author_id = :author_id, status = :status, "
+        "reviewer_id = :reviewer_id, created_at = coalesce(:created_at, created_at), "
+        "updated_at = coalesce(:updated_at, updated_at), reviewed_at = :reviewed_at "
+        "WHERE position = :position AND pair_id = "
+        "(SELECT id FROM pairs WHERE source = :source AND external_key = :key)",
         [
-            (d["author_id"], d["status"], d["reviewer_id"], d["created_at"], d["updated_at"],
-             d["reviewed_at"], position, source, key)
+            {"author_id": d["author_id"], "status": d["status"], "reviewer_id": d["reviewer_id"],
+             "created_at": d["created_at"], "updated_at": d["updated_at"],
+             "reviewed_at": d["reviewed_at"], "position": position, "source": source,
+             "key": key}
             for key, position, d in rows
         ],
     )

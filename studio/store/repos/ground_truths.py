@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from studio.store.binds import in_list
 from studio.store.project import Project
 
 CHUNK = 500
@@ -17,10 +18,10 @@ CHUNK = 500
 def add_ground_truths(project: Project, rows: Iterable[tuple[int, Sequence[str]]]) -> None:
     """Record each (pair id, image ids in order); rows already there are kept as they are."""
     project.db.conn.executemany(
-        "INSERT INTO pair_ground_truths (pair_id, image_id, position) VALUES (?, ?, ?) "
-        "ON CONFLICT (pair_id, image_id) DO NOTHING",
+        "INSERT INTO pair_ground_truths (pair_id, image_id, position) VALUES "
+        "(:pair_id, :image_id, :position) ON CONFLICT (pair_id, image_id) DO NOTHING",
         [
-            (pair_id, image_id, position)
+            {"pair_id": pair_id, "image_id": image_id, "position": position}
             for pair_id, image_ids in rows
             for position, image_id in enumerate(image_ids)
         ],
@@ -34,10 +35,10 @@ def add_ground_truths_by_key(
     knows them; rows already there are kept."""
     project.db.conn.executemany(
         "INSERT INTO pair_ground_truths (pair_id, image_id, position) "
-        "SELECT id, ?, ? FROM pairs WHERE source = ? AND external_key = ? "
-        "ON CONFLICT (pair_id, image_id) DO NOTHING",
+        "SELECT id, :image_id, :position FROM pairs WHERE source = :source "
+        "AND external_key = :key ON CONFLICT (pair_id, image_id) DO NOTHING",
         [
-            (image_id, position, source, key)
+            {"image_id": image_id, "position": position, "source": source, "key": key}
             for key, image_ids in rows
             for position, image_id in enumerate(image_ids)
         ],
@@ -50,11 +51,11 @@ def ground_truths(project: Project, pair_ids: Iterable[int]) -> dict[int, list[s
     found: dict[int, list[str]] = {}
     for start in range(0, len(wanted), CHUNK):
         chunk = wanted[start : start + CHUNK]
-        marks = ",".join("?" * len(chunk))
+        marks, params = in_list("pair", chunk)
         rows = project.db.execute(
             f"SELECT pair_id, image_id FROM pair_ground_truths WHERE pair_id IN ({marks}) "
             "ORDER BY pair_id, position",
-            chunk,
+            params,
         )
         for pair_id, image_id in rows:
             found.setdefault(int(pair_id), []).append(str(image_id))
@@ -68,9 +69,9 @@ def pairs_with_ground_truths(
     ``target_id`` (a retrieval session on that query marks them all as correct)."""
     rows = project.db.execute(
         "SELECT g.pair_id, g.image_id FROM pair_ground_truths g "
-        "JOIN pairs p ON p.id = g.pair_id WHERE p.reference_id = ? AND p.target_id = ? "
+        "JOIN pairs p ON p.id = g.pair_id WHERE p.reference_id = :reference_id AND p.target_id = :target_id "
         "ORDER BY g.pair_id, g.position",
-        [reference_id, target_id],
+        {"reference_id": reference_id, "target_id": target_id},
     )
     found: dict[int, list[str]] = {}
     for pair_id, image_id in rows:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from studio.store import binds
+from studio.store.binds import in_list
 from studio.store.project import Project
 
 _CHUNK = 500  # ids per IN (...) list, well below every engine's parameter limit
@@ -28,8 +30,8 @@ def known_image_ids(project: Project, ids: Iterable[str]) -> set[str]:
     wanted = sorted(set(ids))
     for start in range(0, len(wanted), _CHUNK):
         chunk = wanted[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        rows = project.db.execute(f"SELECT id FROM images WHERE id IN ({marks})", chunk)
+        marks, params = in_list("id", chunk)
+        rows = project.db.execute(f"SELECT id FROM images WHERE id IN ({marks})", params)
         known.update(row[0] for row in rows.fetchall())
     return known
 
@@ -39,9 +41,9 @@ def first_galleries(project: Project, ids: Sequence[str]) -> list[tuple[str, tup
     out: list[tuple[str, tuple[str, str]]] = []
     for start in range(0, len(ids), _CHUNK):
         chunk = list(ids[start : start + _CHUNK])
-        marks = ",".join("?" * len(chunk))
+        marks, params = in_list("id", chunk)
         rows = project.db.execute(
-            f"SELECT id, category, split FROM images WHERE id IN ({marks}) ORDER BY id", chunk
+            f"SELECT id, category, split FROM images WHERE id IN ({marks}) ORDER BY id", params
         )
         out += [(str(row[0]), (str(row[1]), str(row[2]))) for row in rows]
     return out
@@ -64,12 +66,12 @@ def _insert(project: Project, rows: list[Mapping[str, Any]], *, replace: bool) -
         return
     columns = list(rows[0])
     quoted = ", ".join(f'"{column}"' for column in columns)
-    marks = ", ".join("?" * len(columns))
+    values = binds.marks(columns)
     action = "DO NOTHING"
     if replace:
         sets = ", ".join(f'"{c}" = excluded."{c}"' for c in columns if c not in ("id", "added_at"))
         action = f"DO UPDATE SET {sets}"
     project.db.conn.executemany(
-        f"INSERT INTO images ({quoted}) VALUES ({marks}) ON CONFLICT (id) {action}",
-        [[row[column] for column in columns] for row in rows],
+        f"INSERT INTO images ({quoted}) VALUES ({values}) ON CONFLICT (id) {action}",
+        [binds.row(columns, row) for row in rows],
     )

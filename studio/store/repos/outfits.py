@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from studio.store import binds
 from studio.store.project import Project
 
 # table -> (owner column, value column)
@@ -32,8 +33,10 @@ ONTOLOGY_COLUMNS = (
 )
 
 
-def _rows(project: Project, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    return list(project.db.query(sql, list(params)))
+def _rows(
+    project: Project, sql: str, params: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    return list(project.db.query(sql, dict(params or {})))
 
 
 def _tables(table: str) -> tuple[str, str]:
@@ -52,16 +55,16 @@ def ontology_rows(project: Project) -> list[dict[str, Any]]:
 def insert_ontology(project: Project, row: Mapping[str, Any]) -> int:
     """Insert an entry (a same-named one is kept); returns the entry's id."""
     key = f"{row['kind']}/{row.get('supercategory') or ''}/{row['name']}"
-    values = [key if column == "key" else row.get(column) for column in ONTOLOGY_COLUMNS]
+    values = {column: key if column == "key" else row.get(column) for column in ONTOLOGY_COLUMNS}
     project.db.execute(
         f"INSERT INTO outfit_ontology ({', '.join(ONTOLOGY_COLUMNS)}) "
-        f"VALUES ({', '.join('?' * len(ONTOLOGY_COLUMNS))}) "
+        f"VALUES ({binds.marks(ONTOLOGY_COLUMNS)}) "
         "ON CONFLICT (kind, supercategory, name) DO NOTHING",
         values,
     )
     found = project.db.execute(
-        "SELECT id FROM outfit_ontology WHERE kind = ? AND supercategory = ? AND name = ?",
-        [row["kind"], row.get("supercategory") or "", row["name"]],
+        "SELECT id FROM outfit_ontology WHERE kind = :kind AND supercategory = :supercategory AND name = :name",
+        {"kind": row["kind"], "supercategory": row.get("supercategory") or "", "name": row["name"]},
     ).fetchone()
     return int(found[0])
 
@@ -69,10 +72,17 @@ def insert_ontology(project: Project, row: Mapping[str, Any]) -> int:
 def adopt_ontology(project: Project, entry_id: int, row: Mapping[str, Any]) -> None:
     """Give a studio entry the identity a dataset file gives it (id, raw entry, level)."""
     project.db.execute(
-        "UPDATE outfit_ontology SET external_id = ?, origin = ?, raw = ?, level = ?, "
-        "taxonomy_id = ?, position = ? WHERE id = ?",
-        [row.get("external_id"), row.get("origin"), row.get("raw"), row.get("level"),
-         row.get("taxonomy_id") or "", row.get("position") or 0, entry_id],
+        "UPDATE outfit_ontology SET external_id = :external_id, origin = :origin, raw = :raw, level = :level, "
+        "taxonomy_id = :taxonomy_id, position = :position WHERE id = :entry_id",
+        {
+            "external_id": row.get("external_id"),
+            "origin": row.get("origin"),
+            "raw": row.get("raw"),
+            "level": row.get("level"),
+            "taxonomy_id": row.get("taxonomy_id") or "",
+            "position": row.get("position") or 0,
+            "entry_id": entry_id,
+        },
     )
 
 
@@ -80,16 +90,17 @@ def adopt_ontology(project: Project, entry_id: int, row: Mapping[str, Any]) -> N
 
 
 def source_rows(project: Project, dataset: str) -> list[dict[str, Any]]:
-    return _rows(project, "SELECT * FROM outfit_sources WHERE dataset = ? ORDER BY id", [dataset])
+    return _rows(project, "SELECT * FROM outfit_sources WHERE dataset = :dataset ORDER BY id",
+                 {"dataset": dataset})
 
 
 def save_source(project: Project, dataset: str, file: str, header: str, fmt: str | None,
                 now: str) -> None:
     project.db.execute(
         "INSERT INTO outfit_sources (dataset, file, header, format, imported_at) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (dataset, file) DO UPDATE SET "
+        "VALUES (:dataset, :file, :header, :fmt, :now) ON CONFLICT (dataset, file) DO UPDATE SET "
         "header = excluded.header, format = excluded.format, imported_at = excluded.imported_at",
-        [dataset, file, header, fmt, now],
+        {"dataset": dataset, "file": file, "header": header, "fmt": fmt, "now": now},
     )
 
 
@@ -101,7 +112,8 @@ def picture_rows(project: Project) -> list[dict[str, Any]]:
 
 
 def picture_row(project: Project, image_id: str) -> dict[str, Any] | None:
-    rows = _rows(project, "SELECT * FROM outfit_pictures WHERE image_id = ?", [image_id])
+    rows = _rows(project, "SELECT * FROM outfit_pictures WHERE image_id = :image_id",
+                 {"image_id": image_id})
     return rows[0] if rows else None
 
 
@@ -114,8 +126,8 @@ def insert_picture(project: Project, row: Mapping[str, Any]) -> bool:
     """Insert a picture unless the image already is one; True when it was new."""
     cursor = project.db.execute(
         f"INSERT INTO outfit_pictures ({', '.join(PICTURE_COLUMNS)}) "
-        f"VALUES ({', '.join('?' * len(PICTURE_COLUMNS))}) ON CONFLICT (image_id) DO NOTHING",
-        [row.get(column) for column in PICTURE_COLUMNS],
+        f"VALUES ({binds.marks(PICTURE_COLUMNS)}) ON CONFLICT (image_id) DO NOTHING",
+        binds.row(PICTURE_COLUMNS, row),
     )
     return bool(cursor.rowcount)
 
@@ -124,8 +136,8 @@ def picture_ids_in_category(project: Project, category: str) -> list[str]:
     """Outfit pictures whose image is of ``category`` (a team attributes batch)."""
     rows = project.db.execute(
         "SELECT p.image_id FROM outfit_pictures p JOIN images i ON i.id = p.image_id "
-        "WHERE i.category = ? AND i.missing = 0 ORDER BY p.image_id",
-        [category],
+        "WHERE i.category = :category AND i.missing = 0 ORDER BY p.image_id",
+        {"category": category},
     ).fetchall()
     return [str(row[0]) for row in rows]
 
@@ -133,17 +145,23 @@ def picture_ids_in_category(project: Project, category: str) -> list[str]:
 def set_descriptions(project: Project, image_id: str, general: str, concise: str,
                      source: str, now: str) -> None:
     project.db.execute(
-        "UPDATE outfit_pictures SET general = ?, concise = ?, description_source = ?, "
-        "updated_at = ? WHERE image_id = ?",
-        [general, concise, source, now, image_id],
+        "UPDATE outfit_pictures SET general = :general, concise = :concise, description_source = :source, "
+        "updated_at = :now WHERE image_id = :image_id",
+        {
+            "general": general,
+            "concise": concise,
+            "source": source,
+            "now": now,
+            "image_id": image_id,
+        },
     )
 
 
 def pictures_by_external_id(project: Project, dataset: str) -> dict[int, str]:
     rows = project.db.execute(
         "SELECT external_id, image_id FROM outfit_pictures "
-        "WHERE dataset = ? AND external_id IS NOT NULL",
-        [dataset],
+        "WHERE dataset = :dataset AND external_id IS NOT NULL",
+        {"dataset": dataset},
     ).fetchall()
     return {int(r[0]): str(r[1]) for r in rows}
 
@@ -155,20 +173,21 @@ def region_rows(project: Project, image_id: str | None = None) -> list[dict[str,
     if image_id is None:
         return _rows(project, "SELECT * FROM outfit_regions ORDER BY image_id, position, id")
     return _rows(
-        project, "SELECT * FROM outfit_regions WHERE image_id = ? ORDER BY position, id",
-        [image_id],
+        project, "SELECT * FROM outfit_regions WHERE image_id = :image_id ORDER BY position, id",
+        {"image_id": image_id},
     )
 
 
 def region_row(project: Project, region_id: int) -> dict[str, Any] | None:
-    rows = _rows(project, "SELECT * FROM outfit_regions WHERE id = ?", [region_id])
+    rows = _rows(project, "SELECT * FROM outfit_regions WHERE id = :region_id",
+                 {"region_id": region_id})
     return rows[0] if rows else None
 
 
 def next_region_position(project: Project, image_id: str) -> int:
     row = project.db.execute(
-        "SELECT coalesce(max(position), -1) + 1 FROM outfit_regions WHERE image_id = ?",
-        [image_id],
+        "SELECT coalesce(max(position), -1) + 1 FROM outfit_regions WHERE image_id = :image_id",
+        {"image_id": image_id},
     )
     return int(row.fetchone()[0])
 
@@ -176,8 +195,8 @@ def next_region_position(project: Project, image_id: str) -> int:
 def insert_region(project: Project, row: Mapping[str, Any]) -> int:
     cursor = project.db.execute(
         f"INSERT INTO outfit_regions ({', '.join(REGION_COLUMNS)}) "
-        f"VALUES ({', '.join('?' * len(REGION_COLUMNS))}) RETURNING id",
-        [row.get(column) for column in REGION_COLUMNS],
+        f"VALUES ({binds.marks(REGION_COLUMNS)}) RETURNING id",
+        binds.row(REGION_COLUMNS, row),
     )
     return int(cursor.fetchone()[0])
 
@@ -188,14 +207,15 @@ def update_region(project: Project, region_id: int, fields: Mapping[str, Any]) -
         raise ValueError(f"not region columns: {sorted(unknown)}")
     if not fields:
         return
-    assignments = ", ".join(f"{name} = ?" for name in fields)
+    assignments = ", ".join(f"{name} = :{name}" for name in fields)
     project.db.execute(
-        f"UPDATE outfit_regions SET {assignments} WHERE id = ?", [*fields.values(), region_id]
+        f"UPDATE outfit_regions SET {assignments} WHERE id = :region_id",
+        {**fields, "region_id": region_id},
     )
 
 
 def delete_region(project: Project, region_id: int) -> None:
-    project.db.execute("DELETE FROM outfit_regions WHERE id = ?", [region_id])
+    project.db.execute("DELETE FROM outfit_regions WHERE id = :region_id", {"region_id": region_id})
 
 
 def max_region_external_id(project: Project) -> int:
@@ -215,11 +235,11 @@ def label_rows(project: Project, table: str, owners: Iterable[Any] | None = None
     out: list[dict[str, Any]] = []
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
+        marks, params = binds.in_list("owner", chunk)
         out += _rows(
             project,
-            f"SELECT * FROM {table} WHERE {owner} IN ({','.join('?' * len(chunk))}) "
-            f"ORDER BY {owner}, position, id",
-            chunk,
+            f"SELECT * FROM {table} WHERE {owner} IN ({marks}) ORDER BY {owner}, position, id",
+            params,
         )
     return out
 
@@ -228,8 +248,8 @@ def image_region_label_rows(project: Project, image_id: str) -> list[dict[str, A
     return _rows(
         project,
         "SELECT a.* FROM outfit_region_attributes a JOIN outfit_regions r ON r.id = a.region_id "
-        "WHERE r.image_id = ? ORDER BY a.region_id, a.position, a.id",
-        [image_id],
+        "WHERE r.image_id = :image_id ORDER BY a.region_id, a.position, a.id",
+        {"image_id": image_id},
     )
 
 
@@ -239,11 +259,11 @@ def upsert_label(project: Project, table: str, row: Mapping[str, Any]) -> None:
     columns = (owner, value, "source", "model", "confidence", "status", "author", "reviewer",
                "position", "updated_at")
     project.db.execute(
-        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({binds.marks(columns)}) "
         f"ON CONFLICT ({owner}, {value}, source, model) DO UPDATE SET "
         "confidence = excluded.confidence, status = excluded.status, "
         "position = excluded.position, updated_at = excluded.updated_at",
-        [row.get(column) for column in columns],
+        binds.row(columns, row),
     )
 
 
@@ -252,9 +272,15 @@ def decide_label(project: Project, table: str, owner_id: Any, value_id: int, sta
     """Set the decision on every source's row of one fact (owner, value)."""
     owner, value = _tables(table)
     project.db.execute(
-        f"UPDATE {table} SET status = ?, reviewer = ?, updated_at = ? "
-        f"WHERE {owner} = ? AND {value} = ?",
-        [status, reviewer, now, owner_id, value_id],
+        f"UPDATE {table} SET status = :status, reviewer = :reviewer, updated_at = :now "
+        f"WHERE {owner} = :owner_id AND {value} = :value_id",
+        {
+            "status": status,
+            "reviewer": reviewer,
+            "now": now,
+            "owner_id": owner_id,
+            "value_id": value_id,
+        },
     )
 
 
@@ -263,12 +289,15 @@ def delete_label(project: Project, table: str, owner_id: Any, value_id: int,
     owner, value = _tables(table)
     if source is None:
         project.db.execute(
-            f"DELETE FROM {table} WHERE {owner} = ? AND {value} = ?", [owner_id, value_id]
+            f"DELETE FROM {table} WHERE {owner} = :owner_id AND {value} = :value_id", {
+                "owner_id": owner_id,
+                "value_id": value_id,
+            }
         )
     else:
         project.db.execute(
-            f"DELETE FROM {table} WHERE {owner} = ? AND {value} = ? AND source = ?",
-            [owner_id, value_id, source],
+            f"DELETE FROM {table} WHERE {owner} = :owner_id AND {value} = :value_id AND source = :source",
+            {"owner_id": owner_id, "value_id": value_id, "source": source},
         )
 
 
@@ -279,9 +308,9 @@ def delete_undecided(project: Project, table: str, owner_ids: Sequence[Any], sou
     removed = 0
     for owner_id in owner_ids:
         cursor = project.db.execute(
-            f"DELETE FROM {table} WHERE {owner} = ? AND source = ? AND model = ? "
+            f"DELETE FROM {table} WHERE {owner} = :owner_id AND source = :source AND model = :model "
             "AND status = 'suggested'",
-            [owner_id, source, model],
+            {"owner_id": owner_id, "source": source, "model": model},
         )
         removed += cursor.rowcount
     return removed
@@ -311,24 +340,24 @@ def picture_snapshot(project: Project, image_id: str) -> dict[str, Any]:
 def _insert_full(project: Project, table: str, row: Mapping[str, Any]) -> None:
     columns = list(row)
     project.db.execute(
-        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-        [row[c] for c in columns],
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({binds.marks(columns)})",
+        dict(row),
     )
 
 
 def restore_picture(project: Project, image_id: str, snapshot: Mapping[str, Any]) -> None:
     """Make one picture's rows equal to ``snapshot`` (same ids and uids)."""
-    project.db.execute("DELETE FROM outfit_attributes WHERE image_id = ?", [image_id])
+    project.db.execute("DELETE FROM outfit_attributes WHERE image_id = :image_id", {"image_id": image_id})
     project.db.execute(
         "DELETE FROM outfit_region_attributes WHERE region_id IN "
-        "(SELECT id FROM outfit_regions WHERE image_id = ?)",
-        [image_id],
+        "(SELECT id FROM outfit_regions WHERE image_id = :image_id)",
+        {"image_id": image_id},
     )
-    project.db.execute("DELETE FROM outfit_regions WHERE image_id = ?", [image_id])
+    project.db.execute("DELETE FROM outfit_regions WHERE image_id = :image_id", {"image_id": image_id})
     if snapshot["picture"] is None:
-        project.db.execute("DELETE FROM outfit_pictures WHERE image_id = ?", [image_id])
+        project.db.execute("DELETE FROM outfit_pictures WHERE image_id = :image_id", {"image_id": image_id})
         return
-    project.db.execute("DELETE FROM outfit_pictures WHERE image_id = ?", [image_id])
+    project.db.execute("DELETE FROM outfit_pictures WHERE image_id = :image_id", {"image_id": image_id})
     _insert_full(project, "outfit_pictures", snapshot["picture"])
     # Garments before the parts that point at them.
     regions = sorted(snapshot["regions"], key=lambda r: r["garment_id"] is not None)
@@ -345,11 +374,11 @@ def decided_facts(project: Project, region_ids: Sequence[int]) -> set[tuple[int,
     out: set[tuple[int, int]] = set()
     for start in range(0, len(region_ids), 500):
         chunk = list(region_ids[start : start + 500])
+        marks, params = binds.in_list("region", chunk)
         rows = project.db.execute(
             "SELECT region_id, attribute_id FROM outfit_region_attributes "
-            f"WHERE region_id IN ({','.join('?' * len(chunk))}) "
-            "AND (status != 'suggested' OR source = 'person')",
-            chunk,
+            f"WHERE region_id IN ({marks}) AND (status != 'suggested' OR source = 'person')",
+            params,
         ).fetchall()
         out.update((int(r[0]), int(r[1])) for r in rows)
     return out
@@ -358,11 +387,11 @@ def decided_facts(project: Project, region_ids: Sequence[int]) -> set[tuple[int,
 def undecided_suggestions(project: Project, attribute_id: int, model: str | None
                           ) -> list[int]:
     """Regions with an undecided model suggestion of one attribute (bulk review)."""
-    sql = ("SELECT DISTINCT region_id FROM outfit_region_attributes WHERE attribute_id = ? "
-           "AND source = 'model' AND status = 'suggested'")
-    params: list[Any] = [attribute_id]
+    sql = ("SELECT DISTINCT region_id FROM outfit_region_attributes WHERE "
+           "attribute_id = :attribute_id AND source = 'model' AND status = 'suggested'")
+    params: dict[str, Any] = {"attribute_id": attribute_id}
     if model:
-        sql += " AND model = ?"
-        params.append(model)
+        sql += " AND model = :model"
+        params["model"] = model
     rows = project.db.execute(sql + " ORDER BY region_id", params).fetchall()
     return [int(row[0]) for row in rows]

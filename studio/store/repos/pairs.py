@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from studio.store.binds import in_list
 from studio.store.project import Project
 
 _AGGREGATE = """
@@ -86,7 +87,7 @@ def pair_rows(project: Project, ids: list[int]) -> list[dict[str, Any]]:
     pending, rejected) and its authors (names of written captions, sorted, comma-separated)."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
+    marks, params = in_list("pair", ids)
     sql = f"""
         SELECT p.id, p.category, p.split, p.reference_id, p.target_id,
                coalesce(ri.title, '') AS reference_title,
@@ -103,12 +104,12 @@ def pair_rows(project: Project, ids: list[int]) -> list[dict[str, Any]]:
         WHERE p.id IN ({marks})
         ORDER BY p.id
     """
-    rows = list(project.db.query(sql, ids))
+    rows = list(project.db.query(sql, params))
     authors: dict[int, list[str]] = {}
     for pair_id, name in project.db.execute(
         "SELECT DISTINCT c.pair_id, a.name FROM captions c JOIN people a ON a.id = c.author_id "
         f"WHERE c.pair_id IN ({marks}) AND c.status != 'draft' ORDER BY c.pair_id, a.name",
-        ids,
+        params,
     ):
         authors.setdefault(pair_id, []).append(name)
     return [{**row, "authors": ",".join(authors.get(row["id"], []))} for row in rows]
@@ -136,12 +137,12 @@ def pair_image_files(
     """(pair id, reference path, reference missing, target path, target missing)."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
+    marks, params = in_list("pair", ids)
     rows = project.db.execute(
         f"SELECT p.id, ri.path, ri.missing, ti.path, ti.missing FROM pairs p "
         f"LEFT JOIN images ri ON ri.id = p.reference_id "
         f"LEFT JOIN images ti ON ti.id = p.target_id WHERE p.id IN ({marks}) ORDER BY p.id",
-        ids,
+        params,
     )
     return [tuple(row) for row in rows]
 
@@ -149,7 +150,7 @@ def pair_image_files(
 def pair_images(project: Project, pair_id: int) -> tuple[str, str | None] | None:
     """(reference id, target id) of a pair, or None if it does not exist."""
     row = project.db.execute(
-        "SELECT reference_id, target_id FROM pairs WHERE id = ?", [pair_id]
+        "SELECT reference_id, target_id FROM pairs WHERE id = :pair_id", {"pair_id": pair_id}
     ).fetchone()
     return None if row is None else (row[0], row[1])
 
@@ -158,20 +159,20 @@ def pair_with_images(project: Project, reference_id: str, target_id: str | None)
     """The first pair (by id) from this reference to this target, or None."""
     if target_id is None:
         row = project.db.execute(
-            "SELECT min(id) FROM pairs WHERE reference_id = ? AND target_id IS NULL",
-            [reference_id],
+            "SELECT min(id) FROM pairs WHERE reference_id = :reference_id AND target_id IS NULL",
+            {"reference_id": reference_id},
         ).fetchone()
     else:
         row = project.db.execute(
-            "SELECT min(id) FROM pairs WHERE reference_id = ? AND target_id = ?",
-            [reference_id, target_id],
+            "SELECT min(id) FROM pairs WHERE reference_id = :reference_id AND target_id = :target_id",
+            {"reference_id": reference_id, "target_id": target_id},
         ).fetchone()
     return None if row is None or row[0] is None else int(row[0])
 
 
 def pair_row(project: Project, pair_id: int) -> dict[str, Any] | None:
     """The pair's stored columns, or None if it does not exist."""
-    rows = list(project.db.query("SELECT * FROM pairs WHERE id = ?", [pair_id]))
+    rows = list(project.db.query("SELECT * FROM pairs WHERE id = :pair_id", {"pair_id": pair_id}))
     return rows[0] if rows else None
 
 
@@ -188,13 +189,13 @@ def visible_images_by_group(
         "SELECT category, split, id, title, content_hash FROM images "
         "WHERE missing = 0 AND category != '' AND split != ''"
     )
-    params = []
+    params = {}
     if category:
-        sql += " AND category = ?"
-        params.append(category)
+        sql += " AND category = :category"
+        params["category"] = category
     if split:
-        sql += " AND split = ?"
-        params.append(split)
+        sql += " AND split = :split"
+        params["split"] = split
     rows = project.db.execute(sql + " ORDER BY category, split, id", params)
     return [tuple(row) for row in rows]
 
@@ -203,15 +204,15 @@ def pairs_with_target(project: Project, split: str | None = None) -> list[tuple[
     """(id, reference id, target id) of pairs that have a target (of ``split``), by id."""
     rows = project.db.execute(
         "SELECT id, reference_id, target_id FROM pairs WHERE target_id IS NOT NULL"
-        + (" AND split = ?" if split else "")
+        + (" AND split = :split" if split else "")
         + " ORDER BY id",
-        [split] if split else [],
+        {"split": split} if split else {},
     ).fetchall()
     return [(int(r[0]), r[1], r[2]) for r in rows]
 
 
 def targets_of_method(project: Project, method: str) -> set[str]:
-    rows = project.db.execute("SELECT target_id FROM pairs WHERE method = ?", [method])
+    rows = project.db.execute("SELECT target_id FROM pairs WHERE method = :method", {"method": method})
     return {row[0] for row in rows}
 
 
@@ -229,19 +230,19 @@ def add_pairs(project: Project, pairs: Iterable[dict[str, Any]], now: str) -> in
     for pair in pairs:
         row = project.db.execute(
             "INSERT INTO pairs (reference_id, target_id, category, split, method, score, "
-            "source, external_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "source, external_key, created_at) VALUES (:reference_id, :target_id, :category, :split, :method, :score, :source, :external_key, :now) "
             "ON CONFLICT (source, external_key) DO NOTHING RETURNING id",
-            [
-                pair["reference_id"],
-                pair["target_id"],
-                pair["category"],
-                pair["split"],
-                pair["method"],
-                pair["score"],
-                pair["source"],
-                pair["external_key"],
-                now,
-            ],
+            {
+                "reference_id": pair["reference_id"],
+                "target_id": pair["target_id"],
+                "category": pair["category"],
+                "split": pair["split"],
+                "method": pair["method"],
+                "score": pair["score"],
+                "source": pair["source"],
+                "external_key": pair["external_key"],
+                "now": now,
+            },
         ).fetchone()
         added += row is not None
     return added

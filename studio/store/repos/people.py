@@ -9,6 +9,6 @@ from studio.store.records import Person
 def find_person(project: Project, name: str) -> Person | None:
     """The person called ``name``, or None; never adds anyone."""
     row = project.db.execute(
-        "SELECT id, name, role FROM people WHERE name = ?", [name.strip()]
+        "SELECT id, name, role FROM people WHERE name = :name", {"name": name.strip()}
     ).fetchone()
     return None if row is None else Person(int(row[0]), str(row[1]), row[2])

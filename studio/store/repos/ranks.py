@@ -23,25 +23,27 @@ def save_ranks(project: Project, ranks: Iterable[tuple[int, dict[str, Any]]], no
     with project.writing():
         for caption_id, rank in ranks:
             project.db.execute(
-                "UPDATE captions SET rank = ?, gallery_size = ?, rank_model = ?, "
-                "rank_strategy = ?, rank_index_key = ?, rank_text = ?, ranked_at = ? "
-                "WHERE id = ?",
-                [
-                    rank["rank"],
-                    rank["gallery_size"],
-                    rank["model"],
-                    rank["strategy"],
-                    rank["index_key"],
-                    rank["text"],
-                    now,
-                    caption_id,
-                ],
+                "UPDATE captions SET rank = :rank, gallery_size = :gallery_size, rank_model = :model, "
+                "rank_strategy = :strategy, rank_index_key = :index_key, rank_text = :text, ranked_at = :now "
+                "WHERE id = :caption_id",
+                {
+                    "rank": rank["rank"],
+                    "gallery_size": rank["gallery_size"],
+                    "model": rank["model"],
+                    "strategy": rank["strategy"],
+                    "index_key": rank["index_key"],
+                    "text": rank["text"],
+                    "now": now,
+                    "caption_id": caption_id,
+                },
             )
 
 
 def stored_rank(project: Project, caption_id: int) -> RankRow | None:
     row = project.db.execute(
-        f"SELECT {_COLUMNS} FROM captions WHERE id = ? AND rank_model IS NOT NULL", [caption_id]
+        f"SELECT {_COLUMNS} FROM captions WHERE id = :caption_id AND rank_model IS NOT NULL", {
+            "caption_id": caption_id,
+        }
     ).fetchone()
     return None if row is None else tuple(row)
 
@@ -82,9 +84,9 @@ def captions_to_rank(project: Project, source: str | None = None) -> list[tuple[
         "JOIN pairs p ON p.id = c.pair_id LEFT JOIN people a ON a.id = c.author_id "
         "WHERE c.status IN ('submitted', 'accepted') AND p.target_id IS NOT NULL"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {}
     if source is not None:
-        sql += " AND p.source = ?"
-        params.append(source)
+        sql += " AND p.source = :source"
+        params["source"] = source
     rows = project.db.execute(sql + " ORDER BY c.pair_id, c.position, c.id", params).fetchall()
     return [(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]

@@ -15,15 +15,15 @@ def add_run(project: Project, kind: str, config: str, summary: str, ranks: str, 
     """Insert a run (config, summary and ranks as JSON text); returns its id."""
     row = project.db.execute(
         "INSERT INTO experiment_runs (kind, config, summary, ranks, created_at) "
-        "VALUES (?, ?, ?, ?, ?) RETURNING id",
-        [kind, config, summary, ranks, now],
+        "VALUES (:kind, :config, :summary, :ranks, :now) RETURNING id",
+        {"kind": kind, "config": config, "summary": summary, "ranks": ranks, "now": now},
     ).fetchone()
     return int(row[0])
 
 
 def runs(project: Project, kind: str | None = None) -> list[dict[str, Any]]:
     """id, kind, summary (JSON text) and created_at of every run (of ``kind``), oldest first."""
-    where, params = ("WHERE kind = ?", [kind]) if kind else ("", [])
+    where, params = ("WHERE kind = :kind", {"kind": kind}) if kind else ("", {})
     return list(
         project.db.query(
             f"SELECT id, kind, summary, created_at FROM experiment_runs {where} ORDER BY id",

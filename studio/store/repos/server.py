@@ -27,7 +27,7 @@ ATTRIBUTE = "attribute"
 
 def active_token_names(project: Project, name: str) -> int:
     row = project.db.execute(
-        "SELECT count(*) FROM server_tokens WHERE name = ? AND revoked_at IS NULL", [name]
+        "SELECT count(*) FROM server_tokens WHERE name = :name AND revoked_at IS NULL", {"name": name}
     ).fetchone()
     return int(row[0])
 
@@ -35,8 +35,8 @@ def active_token_names(project: Project, name: str) -> int:
 def add_token(project: Project, name: str, role: str, salt: str, digest: str, now: str) -> int:
     row = project.db.execute(
         "INSERT INTO server_tokens (name, role, salt, digest, created_at) "
-        "VALUES (?, ?, ?, ?, ?) RETURNING id",
-        [name, role, salt, digest, now],
+        "VALUES (:name, :role, :salt, :digest, :now) RETURNING id",
+        {"name": name, "role": role, "salt": salt, "digest": digest, "now": now},
     ).fetchone()
     return int(row[0])
 
@@ -44,8 +44,8 @@ def add_token(project: Project, name: str, role: str, salt: str, digest: str, no
 def token_row(project: Project, token_id: int) -> dict[str, Any] | None:
     rows = list(
         project.db.query(
-            "SELECT id, name, role, salt, digest, revoked_at FROM server_tokens WHERE id = ?",
-            [token_id],
+            "SELECT id, name, role, salt, digest, revoked_at FROM server_tokens WHERE id = :token_id",
+            {"token_id": token_id},
         )
     )
     return rows[0] if rows else None
@@ -53,7 +53,7 @@ def token_row(project: Project, token_id: int) -> dict[str, Any] | None:
 
 def token_revoked(project: Project, token_id: int) -> bool:
     row = project.db.execute(
-        "SELECT revoked_at FROM server_tokens WHERE id = ?", [token_id]
+        "SELECT revoked_at FROM server_tokens WHERE id = :token_id", {"token_id": token_id}
     ).fetchone()
     return row is None or row[0] is not None
 
@@ -61,8 +61,8 @@ def token_revoked(project: Project, token_id: int) -> bool:
 def revoke_tokens(project: Project, name: str, now: str) -> int:
     """Revoke every live token of ``name``; how many were revoked."""
     cursor = project.db.execute(
-        "UPDATE server_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
-        [now, name],
+        "UPDATE server_tokens SET revoked_at = :now WHERE name = :name AND revoked_at IS NULL",
+        {"now": now, "name": name},
     )
     return int(cursor.rowcount)
 
@@ -79,7 +79,9 @@ def token_list(project: Project) -> list[dict[str, Any]]:
 
 
 def drop_expired(project: Project, now: float) -> int:
-    return int(project.db.execute("DELETE FROM server_leases WHERE expires_at <= ?", [now]).rowcount)
+    return int(project.db.execute("DELETE FROM server_leases WHERE expires_at <= :now", {
+        "now": now,
+    }).rowcount)
 
 
 def held_lease(project: Project, kind: str, holder: str, now: float) -> dict[str, Any] | None:
@@ -93,8 +95,8 @@ def held_lease(project: Project, kind: str, holder: str, now: float) -> dict[str
     rows = list(
         project.db.query(
             "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
-            "WHERE kind = ? AND holder = ? AND expires_at > ? ORDER BY id LIMIT 1",
-            [kind, holder, now],
+            "WHERE kind = :kind AND holder = :holder AND expires_at > :now ORDER BY id LIMIT 1",
+            {"kind": kind, "holder": holder, "now": now},
         )
     )
     return rows[0] if rows else None
@@ -104,8 +106,8 @@ def lease_row(project: Project, lease_id: int) -> dict[str, Any] | None:
     rows = list(
         project.db.query(
             "SELECT id, kind, item_id, item_key, holder, expires_at FROM server_leases "
-            "WHERE id = ?",
-            [lease_id],
+            "WHERE id = :lease_id",
+            {"lease_id": lease_id},
         )
     )
     return rows[0] if rows else None
@@ -113,9 +115,9 @@ def lease_row(project: Project, lease_id: int) -> dict[str, Any] | None:
 
 def lease_on(project: Project, kind: str, item_id: int, holder: str, now: float) -> int | None:
     row = project.db.execute(
-        "SELECT id FROM server_leases WHERE kind = ? AND item_id = ? AND holder = ? "
-        "AND expires_at > ? ORDER BY id LIMIT 1",
-        [kind, item_id, holder, now],
+        "SELECT id FROM server_leases WHERE kind = :kind AND item_id = :item_id AND holder = :holder "
+        "AND expires_at > :now ORDER BY id LIMIT 1",
+        {"kind": kind, "item_id": item_id, "holder": holder, "now": now},
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -127,33 +129,43 @@ def add_lease(
     """A lease on ``item_id`` (pairs, captions) or, for items named by text, ``item_key``."""
     row = project.db.execute(
         "INSERT INTO server_leases (kind, item_id, item_key, holder, expires_at, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        [kind, item_id, item_key, holder, expires_at, now],
+        "VALUES (:kind, :item_id, :item_key, :holder, :expires_at, :now) RETURNING id",
+        {
+            "kind": kind,
+            "item_id": item_id,
+            "item_key": item_key,
+            "holder": holder,
+            "expires_at": expires_at,
+            "now": now,
+        },
     ).fetchone()
     return int(row[0])
 
 
 def renew_lease(project: Project, lease_id: int, expires_at: float) -> None:
     project.db.execute(
-        "UPDATE server_leases SET expires_at = ? WHERE id = ?", [expires_at, lease_id]
+        "UPDATE server_leases SET expires_at = :expires_at WHERE id = :lease_id", {
+            "expires_at": expires_at,
+            "lease_id": lease_id,
+        }
     )
 
 
 def release_lease(project: Project, lease_id: int) -> None:
-    project.db.execute("DELETE FROM server_leases WHERE id = ?", [lease_id])
+    project.db.execute("DELETE FROM server_leases WHERE id = :lease_id", {"lease_id": lease_id})
 
 
 def release_item(project: Project, kind: str, item_id: int, holder: str) -> None:
     project.db.execute(
-        "DELETE FROM server_leases WHERE kind = ? AND item_id = ? AND holder = ?",
-        [kind, item_id, holder],
+        "DELETE FROM server_leases WHERE kind = :kind AND item_id = :item_id AND holder = :holder",
+        {"kind": kind, "item_id": item_id, "holder": holder},
     )
 
 
 def release_item_key(project: Project, kind: str, item_key: str, holder: str) -> None:
     project.db.execute(
-        "DELETE FROM server_leases WHERE kind = ? AND item_key = ? AND holder = ?",
-        [kind, item_key, holder],
+        "DELETE FROM server_leases WHERE kind = :kind AND item_key = :item_key AND holder = :holder",
+        {"kind": kind, "item_key": item_key, "holder": holder},
     )
 
 
@@ -210,8 +222,8 @@ def pair_room(project: Project, pair_id: int, holder: str, now: float) -> tuple[
 def pair_images(project: Project, pair_id: int) -> dict[str, Any] | None:
     rows = list(
         project.db.query(
-            "SELECT p.id, p.reference_id, p.target_id, p.category FROM pairs p WHERE p.id = ?",
-            [pair_id],
+            "SELECT p.id, p.reference_id, p.target_id, p.category FROM pairs p WHERE p.id = :pair_id",
+            {"pair_id": pair_id},
         )
     )
     return rows[0] if rows else None
@@ -228,7 +240,7 @@ def applied_edit(project: Project, uid: str) -> dict[str, Any] | None:
         lock_key(project, "edit", uid)
     rows = list(
         project.db.query(
-            "SELECT uid, holder, status, answer FROM server_edits WHERE uid = ?", [uid]
+            "SELECT uid, holder, status, answer FROM server_edits WHERE uid = :uid", {"uid": uid}
         )
     )
     return rows[0] if rows else None
@@ -239,15 +251,15 @@ def record_edit(
 ) -> None:
     project.db.execute(
         "INSERT INTO server_edits (uid, holder, status, answer, applied_at) "
-        "VALUES (?, ?, ?, ?, ?)",
-        [uid, holder, status, answer, now],
+        "VALUES (:uid, :holder, :status, :answer, :now)",
+        {"uid": uid, "holder": holder, "status": status, "answer": answer, "now": now},
     )
 
 
 def prune_edits(project: Project, before: str) -> int:
     """Forget applied edits older than ``before`` (ISO 8601, UTC); how many went."""
     return int(project.db.execute(
-        "DELETE FROM server_edits WHERE applied_at < ?", [before]).rowcount or 0)
+        "DELETE FROM server_edits WHERE applied_at < :before", {"before": before}).rowcount or 0)
 
 
 def edit_count(project: Project) -> int:
@@ -263,7 +275,9 @@ def caption_progress(project: Project, per_pair: int, now: float) -> dict[str, A
     pairs = int(db.execute(f"SELECT count(*) FROM pairs p WHERE {_VISIBLE}").fetchone()[0])
     complete = int(
         db.execute(
-            f"SELECT count(*) FROM pairs p WHERE {_VISIBLE} AND {_LIVE} >= ?", [per_pair]
+            f"SELECT count(*) FROM pairs p WHERE {_VISIBLE} AND {_LIVE} >= :per_pair", {
+                "per_pair": per_pair,
+            }
         ).fetchone()[0]
     )
     by_status = {
@@ -271,7 +285,9 @@ def caption_progress(project: Project, per_pair: int, now: float) -> dict[str, A
         for row in db.execute("SELECT status, count(*) FROM captions GROUP BY status ORDER BY 1")
     }
     leases = int(
-        db.execute("SELECT count(*) FROM server_leases WHERE expires_at > ?", [now]).fetchone()[0]
+        db.execute("SELECT count(*) FROM server_leases WHERE expires_at > :now", {
+            "now": now,
+        }).fetchone()[0]
     )
     people = {
         row[0]: int(row[1])
@@ -283,8 +299,8 @@ def caption_progress(project: Project, per_pair: int, now: float) -> dict[str, A
     leases_by_kind = {
         row[0]: int(row[1])
         for row in db.execute(
-            "SELECT kind, count(*) FROM server_leases WHERE expires_at > ? GROUP BY kind "
-            "ORDER BY 1", [now]
+            "SELECT kind, count(*) FROM server_leases WHERE expires_at > :now GROUP BY kind "
+            "ORDER BY 1", {"now": now}
         )
     }
     reviewed_by = {

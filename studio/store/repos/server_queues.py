@@ -123,7 +123,7 @@ def image_held_by_others(project: Project, image_id: str, holder: str, now: floa
 
 def image_exists(project: Project, image_id: str) -> bool:
     return project.db.execute(
-        "SELECT 1 FROM images WHERE id = ?", [image_id]
+        "SELECT 1 FROM images WHERE id = :image_id", {"image_id": image_id}
     ).fetchone() is not None
 
 
@@ -133,11 +133,11 @@ def rater_sees_image(project: Project, rater: str, image_id: str) -> bool:
     row = project.db.execute(
         "SELECT 1 FROM rating_assignments r JOIN people p ON p.id = r.rater_id "
         "JOIN transaction_images ti ON ti.transaction_id = r.transaction_id "
-        "WHERE p.name = ? AND r.status = 'pending' AND ti.image_id = ? "
+        "WHERE p.name = :rater AND r.status = 'pending' AND ti.image_id = :image_id "
         "AND (ti.position <= r.turn_index OR ti.position IN (SELECT t.reference_position "
         "FROM transaction_turns t WHERE t.transaction_id = r.transaction_id "
         "AND t.turn_index <= r.turn_index)) LIMIT 1",
-        [rater, image_id],
+        {"rater": rater, "image_id": image_id},
     ).fetchone()
     return row is not None
 

@@ -28,8 +28,16 @@ def start(
     """Insert a session; returns its id."""
     row = project.db.execute(
         "INSERT INTO retrieval_sessions (mode, strategy, model, target_id, person_id, "
-        "title, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [mode, strategy, model, target_id, person_id, title, now],
+        "title, created_at) VALUES (:mode, :strategy, :model, :target_id, :person_id, :title, :now) RETURNING id",
+        {
+            "mode": mode,
+            "strategy": strategy,
+            "model": model,
+            "target_id": target_id,
+            "person_id": person_id,
+            "title": title,
+            "now": now,
+        },
     ).fetchone()
     return int(row[0])
 
@@ -40,22 +48,22 @@ def record_turn(project: Project, session_id: int, turn: dict[str, Any], now: st
     project.db.execute(
         "INSERT INTO session_turns (session_id, turn_index, kind, reference_id, text, "
         "question, answer, results, target_rank, timings, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "VALUES (:session_id, :turn_index, :kind, :reference_id, :text, :question, :answer, :results, :target_rank, :timings, :now) "
         "ON CONFLICT (session_id, turn_index) DO UPDATE SET results = excluded.results, "
         "timings = excluded.timings",
-        [
-            session_id,
-            turn["turn_index"],
-            turn["kind"],
-            turn["reference_id"],
-            turn["text"],
-            turn["question"],
-            turn["answer"],
-            turn["results"],
-            turn["target_rank"],
-            turn["timings"],
-            now,
-        ],
+        {
+            "session_id": session_id,
+            "turn_index": turn["turn_index"],
+            "kind": turn["kind"],
+            "reference_id": turn["reference_id"],
+            "text": turn["text"],
+            "question": turn["question"],
+            "answer": turn["answer"],
+            "results": turn["results"],
+            "target_rank": turn["target_rank"],
+            "timings": turn["timings"],
+            "now": now,
+        },
     )
 
 
@@ -73,7 +81,9 @@ def list_sessions(project: Project) -> list[dict[str, Any]]:
 
 
 def session_row(project: Project, session_id: int) -> dict[str, Any] | None:
-    rows = list(project.db.query("SELECT * FROM retrieval_sessions WHERE id = ?", [session_id]))
+    rows = list(project.db.query("SELECT * FROM retrieval_sessions WHERE id = :session_id", {
+        "session_id": session_id,
+    }))
     return rows[0] if rows else None
 
 
@@ -81,7 +91,9 @@ def turn_rows(project: Project, session_id: int) -> list[dict[str, Any]]:
     """The session's turns in order, with results and timings as stored (JSON text)."""
     return list(
         project.db.query(
-            "SELECT * FROM session_turns WHERE session_id = ? ORDER BY turn_index", [session_id]
+            "SELECT * FROM session_turns WHERE session_id = :session_id ORDER BY turn_index", {
+                "session_id": session_id,
+            }
         )
     )
 
@@ -109,7 +121,10 @@ def add_dialog(
     """
     db = project.db
     exists = db.execute(
-        "SELECT 1 FROM dialog_sources WHERE dataset = ? AND position = ?", [dataset, position]
+        "SELECT 1 FROM dialog_sources WHERE dataset = :dataset AND position = :position", {
+            "dataset": dataset,
+            "position": position,
+        }
     ).fetchone()
     if exists:
         return False
@@ -124,14 +139,15 @@ def add_dialog(
         now=now,
     )
     db.execute(
-        "INSERT INTO dialog_sources (session_id, dataset, position) VALUES (?, ?, ?)",
-        [session_id, dataset, position],
+        "INSERT INTO dialog_sources (session_id, dataset, position) VALUES (:session_id, :dataset, :position)",
+        {"session_id": session_id, "dataset": dataset, "position": position},
     )
     db.conn.executemany(
         "INSERT INTO session_turns (session_id, turn_index, kind, text, question, answer, "
-        "created_at) VALUES (?, ?, 'chat', ?, ?, ?, ?)",
+        "created_at) VALUES (:session_id, :turn_index, 'chat', :text, :question, :answer, :now)",
         [
-            (session_id, index, text, question, answer, now)
+            {"session_id": session_id, "turn_index": index, "text": text, "question": question,
+             "answer": answer, "now": now}
             for index, (text, question, answer) in enumerate(rounds)
         ],
     )
@@ -145,16 +161,16 @@ def dialog_rounds(project: Project, dataset: str | None = None) -> list[tuple[st
         "SELECT d.dataset, d.position, s.target_id, t.text FROM dialog_sources d "
         "JOIN retrieval_sessions s ON s.id = d.session_id "
         "JOIN session_turns t ON t.session_id = s.id "
-        + ("WHERE d.dataset = ? " if dataset else "")
+        + ("WHERE d.dataset = :dataset " if dataset else "")
         + "ORDER BY d.dataset, d.position, t.turn_index"
     )
-    rows = project.db.execute(sql, [dataset] if dataset else [])
+    rows = project.db.execute(sql, {"dataset": dataset} if dataset else {})
     return [(row[0], int(row[1]), row[2], row[3]) for row in rows]
 
 
 def missing_images(project: Project, source: str) -> list[str]:
     """Ids of the source's images whose file is missing."""
     rows = project.db.execute(
-        "SELECT id FROM images WHERE missing = 1 AND source = ? ORDER BY id", [source]
+        "SELECT id FROM images WHERE missing = 1 AND source = :source ORDER BY id", {"source": source}
     )
     return [row[0] for row in rows]

@@ -18,8 +18,8 @@ from studio.store.project import Project
 def assignment_load(project: Project, kind: str) -> dict[int, int]:
     """person id -> how many items of ``kind`` they hold."""
     rows = project.db.execute(
-        "SELECT person_id, count(*) FROM team_assignments WHERE kind = ? GROUP BY person_id",
-        [kind],
+        "SELECT person_id, count(*) FROM team_assignments WHERE kind = :kind GROUP BY person_id",
+        {"kind": kind},
     ).fetchall()
     return {int(pid): int(n) for pid, n in rows}
 
@@ -28,16 +28,16 @@ def assignment_holders(project: Project, kind: str) -> list[tuple[str, str]]:
     """(item, person name) of every assignment of ``kind``."""
     rows = project.db.execute(
         "SELECT t.item, p.name FROM team_assignments t JOIN people p ON p.id = t.person_id "
-        "WHERE t.kind = ? ORDER BY t.id",
-        [kind],
+        "WHERE t.kind = :kind ORDER BY t.id",
+        {"kind": kind},
     )
     return [(str(item), str(name)) for item, name in rows]
 
 
 def assigned_items(project: Project, kind: str, batch: str) -> set[str]:
     rows = project.db.execute(
-        "SELECT item FROM team_assignments WHERE kind = ? AND batch = ? ORDER BY id",
-        [kind, batch],
+        "SELECT item FROM team_assignments WHERE kind = :kind AND batch = :batch ORDER BY id",
+        {"kind": kind, "batch": batch},
     )
     return {str(row[0]) for row in rows}
 
@@ -53,8 +53,13 @@ def add_assignments(
     now = utc_now()
     db.conn.executemany(
         "INSERT INTO team_assignments (person_id, kind, item, batch, assigned_by, assigned_at) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, item, person_id) DO NOTHING",
-        [(pid, kind, item, batch, actor, now) for pid, item, batch in rows],
+        "VALUES (:person_id, :kind, :item, :batch, :actor, :now) "
+        "ON CONFLICT (kind, item, person_id) DO NOTHING",
+        [
+            {"person_id": pid, "kind": kind, "item": item, "batch": batch, "actor": actor,
+             "now": now}
+            for pid, item, batch in rows
+        ],
     )
     return int(db.execute("SELECT count(*) FROM team_assignments").fetchone()[0]) - before
 
@@ -74,10 +79,10 @@ def pairs_to_caption(project: Project, category: str | None) -> list[tuple[int, 
         "SELECT p.id, p.uid FROM pairs p WHERE p.target_id IS NOT NULL AND NOT EXISTS "
         "(SELECT 1 FROM images i WHERE i.id IN (p.reference_id, p.target_id) AND i.missing = 1)"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {}
     if category:
-        sql += " AND p.category = ?"
-        params.append(category)
+        sql += " AND p.category = :category"
+        params["category"] = category
     rows = project.db.execute(sql + " ORDER BY p.id", params).fetchall()
     return [(int(pair_id), str(uid)) for pair_id, uid in rows]
 
@@ -88,10 +93,10 @@ def submitted_caption_authors(project: Project, category: str | None) -> list[tu
         "SELECT p.uid, a.name FROM captions c JOIN pairs p ON p.id = c.pair_id "
         "LEFT JOIN people a ON a.id = c.author_id WHERE c.status = 'submitted'"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {}
     if category:
-        sql += " AND p.category = ?"
-        params.append(category)
+        sql += " AND p.category = :category"
+        params["category"] = category
     rows = project.db.execute(sql + " ORDER BY p.id, c.id", params)
     return [(str(uid), str(author or "")) for uid, author in rows]
 
@@ -102,20 +107,22 @@ def labelled_images(project: Project, category: str | None, attribute: str | Non
         "SELECT DISTINCT l.image_id FROM image_attributes l JOIN images i ON i.id = "
         "l.image_id JOIN attribute_vocab v ON v.id = l.attribute_id WHERE i.missing = 0"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {}
     if category:
-        sql += " AND i.category = ?"
-        params.append(category)
+        sql += " AND i.category = :category"
+        params["category"] = category
     if attribute:
-        sql += " AND v.name = ?"
-        params.append(attribute)
+        sql += " AND v.name = :attribute"
+        params["attribute"] = attribute
     return [str(row[0]) for row in project.db.execute(sql + " ORDER BY l.image_id", params)]
 
 
 def assigned_work(project: Project, person_id: int) -> list[tuple[str, str]]:
     """(kind, item) of a person's assignments, in the order they were handed out."""
     rows = project.db.execute(
-        "SELECT kind, item FROM team_assignments WHERE person_id = ? ORDER BY id", [person_id]
+        "SELECT kind, item FROM team_assignments WHERE person_id = :person_id ORDER BY id", {
+            "person_id": person_id,
+        }
     )
     return [(str(kind), str(item)) for kind, item in rows]
 
@@ -162,14 +169,14 @@ def handed_out(project: Project, person_id: int) -> dict[str, int]:
     counts = {
         str(kind): int(n)
         for kind, n in project.db.execute(
-            "SELECT kind, count(*) FROM team_assignments WHERE person_id = ? GROUP BY kind "
+            "SELECT kind, count(*) FROM team_assignments WHERE person_id = :person_id GROUP BY kind "
             "ORDER BY kind",
-            [person_id],
+            {"person_id": person_id},
         )
     }
     ratings = int(
         project.db.execute(
-            "SELECT count(*) FROM rating_assignments WHERE rater_id = ?", [person_id]
+            "SELECT count(*) FROM rating_assignments WHERE rater_id = :person_id", {"person_id": person_id}
         ).fetchone()[0]
     )
     if ratings:
@@ -185,8 +192,8 @@ def outstanding(project: Project, kind: str, person_id: int) -> int:
 def package_summary(project: Project, person_id: int) -> tuple[int, str | None, str | None]:
     """(packages handed out, last handed out at, last came back at) for a person."""
     row = project.db.execute(
-        "SELECT count(*), max(created_at), max(returned_at) FROM team_packages WHERE person_id = ?",
-        [person_id],
+        "SELECT count(*), max(created_at), max(returned_at) FROM team_packages WHERE person_id = :person_id",
+        {"person_id": person_id},
     ).fetchone()
     return int(row[0]), row[1], row[2]
 
@@ -196,8 +203,8 @@ def edits_back(project: Project, person_id: int) -> int:
     return int(
         project.db.execute(
             "SELECT count(*) FROM audit_log WHERE origin_copy IN (SELECT package_id FROM "
-            "team_packages WHERE person_id = ?) AND action NOT LIKE 'team.%'",
-            [person_id],
+            "team_packages WHERE person_id = :person_id) AND action NOT LIKE 'team.%'",
+            {"person_id": person_id},
         ).fetchone()[0]
     )
 
@@ -215,24 +222,30 @@ def add_package(
 ) -> None:
     project.db.execute(
         "INSERT INTO team_packages (package_id, person_id, path, created_at, handed_out) "
-        "VALUES (?, ?, ?, ?, ?)",
-        [package_id, person_id, path, created_at, handed_out_json],
+        "VALUES (:package_id, :person_id, :path, :created_at, :handed_out_json)",
+        {
+            "package_id": package_id,
+            "person_id": person_id,
+            "path": path,
+            "created_at": created_at,
+            "handed_out_json": handed_out_json,
+        },
     )
 
 
 def package_returned_at(project: Project, package_id: str) -> tuple[bool, str | None]:
     """(whether the project knows the package, when it last came back)."""
     row = project.db.execute(
-        "SELECT returned_at FROM team_packages WHERE package_id = ?", [package_id]
+        "SELECT returned_at FROM team_packages WHERE package_id = :package_id", {"package_id": package_id}
     ).fetchone()
     return (False, None) if row is None else (True, row[0])
 
 
 def note_package_return(project: Project, package_id: str, at: str, report_json: str) -> None:
     project.db.execute(
-        "UPDATE team_packages SET returned_at = ?, merges = merges + 1, last_report = ? "
-        "WHERE package_id = ?",
-        [at, report_json, package_id],
+        "UPDATE team_packages SET returned_at = :at, merges = merges + 1, last_report = :report_json "
+        "WHERE package_id = :package_id",
+        {"at": at, "report_json": report_json, "package_id": package_id},
     )
 
 
@@ -244,7 +257,7 @@ def pair_ids(project: Project) -> list[int]:
 
 
 def pair_id(project: Project, uid: str) -> int:
-    return int(project.db.execute("SELECT id FROM pairs WHERE uid = ?", [uid]).fetchone()[0])
+    return int(project.db.execute("SELECT id FROM pairs WHERE uid = :uid", {"uid": uid}).fetchone()[0])
 
 
 def attribute_ids(project: Project) -> dict[str, int]:
@@ -256,8 +269,8 @@ def submitted_captions(project: Project, pair: int) -> list[tuple[int, str]]:
     """(caption id, author name) of the pair's submitted captions, in id order."""
     rows = project.db.execute(
         "SELECT c.id, a.name FROM captions c JOIN people a ON a.id = c.author_id "
-        "WHERE c.pair_id = ? AND c.status = 'submitted' ORDER BY c.id",
-        [pair],
+        "WHERE c.pair_id = :pair AND c.status = 'submitted' ORDER BY c.id",
+        {"pair": pair},
     ).fetchall()
     return [(int(caption_id), str(author)) for caption_id, author in rows]
 
@@ -266,8 +279,8 @@ def labelled_attributes(project: Project, image_id: str) -> list[str]:
     """Names of the attributes with a label on the image, sorted."""
     rows = project.db.execute(
         "SELECT DISTINCT v.name FROM image_attributes l JOIN attribute_vocab v "
-        "ON v.id = l.attribute_id WHERE l.image_id = ? ORDER BY v.name",
-        [image_id],
+        "ON v.id = l.attribute_id WHERE l.image_id = :image_id ORDER BY v.name",
+        {"image_id": image_id},
     )
     return [str(row[0]) for row in rows]
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from studio.store import binds
 from studio.store.database import utc_now
 from studio.store.project import Project
 
@@ -34,16 +35,18 @@ LOCAL_IDS = {
 def merged_versions(project: Project, package_id: str) -> dict[str, str]:
     """uid -> hash of each record an earlier merge of this package brought in."""
     rows = project.db.execute(
-        "SELECT uid, hash FROM team_merged WHERE package_id = ? ORDER BY uid", [package_id]
+        "SELECT uid, hash FROM team_merged WHERE package_id = :package_id ORDER BY uid", {
+            "package_id": package_id,
+        }
     )
     return {str(uid): str(digest) for uid, digest in rows}
 
 
 def mark_merged(project: Project, package_id: str, uid: str, digest: str) -> None:
     project.db.execute(
-        "INSERT INTO team_merged (package_id, uid, hash) VALUES (?, ?, ?) "
+        "INSERT INTO team_merged (package_id, uid, hash) VALUES (:package_id, :uid, :digest) "
         "ON CONFLICT (package_id, uid) DO UPDATE SET hash = excluded.hash",
-        [package_id, uid, digest],
+        {"package_id": package_id, "uid": uid, "digest": digest},
     )
 
 
@@ -54,14 +57,16 @@ def known_audit_uids(project: Project) -> set[str]:
 def local_id(project: Project, table: str, uid: str) -> str | None:
     """The row's id in this copy, as audit rows name it."""
     expression = LOCAL_IDS.get(table, "id")
-    row = project.db.execute(f"SELECT {expression} FROM {table} WHERE uid = ?", [uid]).fetchone()
+    row = project.db.execute(f"SELECT {expression} FROM {table} WHERE uid = :uid", {
+        "uid": uid,
+    }).fetchone()
     return None if row is None else str(row[0])
 
 
 def parent_id(project: Project, parent: str, column: str, key: str, value: Any) -> Any:
     """The local ``column`` of the ``parent`` row whose global ``key`` is ``value``."""
     row = project.db.execute(
-        f'SELECT "{column}" FROM "{parent}" WHERE "{key}" = ?', [value]
+        f'SELECT "{column}" FROM "{parent}" WHERE "{key}" = :value', {"value": value}
     ).fetchone()
     return None if row is None else row[0]
 
@@ -71,12 +76,11 @@ def insert_record(
 ) -> None:
     """Insert one record; a rule of the project it breaks raises ``RecordRejected``."""
     columns = ["uid", "origin_copy", *values]
-    marks = ", ".join("?" * len(columns))
     quoted = ", ".join(f'"{column}"' for column in columns)
     _guarded(
         project,
-        f'INSERT INTO "{table}" ({quoted}) VALUES ({marks})',
-        [uid, origin, *values.values()],
+        f'INSERT INTO "{table}" ({quoted}) VALUES ({binds.marks(columns)})',
+        {**values, "uid": uid, "origin_copy": origin},
     )
 
 
@@ -84,11 +88,14 @@ def update_record(project: Project, table: str, uid: str, values: Mapping[str, A
     """Set ``values`` on the record; a rule it breaks raises ``RecordRejected``."""
     if not values:
         return
-    sets = ", ".join(f'"{column}" = ?' for column in values)
-    _guarded(project, f'UPDATE "{table}" SET {sets} WHERE uid = ?', [*values.values(), uid])
+    sets = ", ".join(f'"{column}" = :{column}' for column in values)
+    _guarded(
+        project, f'UPDATE "{table}" SET {sets} WHERE uid = :record_uid',
+        {**values, "record_uid": uid},
+    )
 
 
-def _guarded(project: Project, sql: str, params: Sequence[Any]) -> None:
+def _guarded(project: Project, sql: str, params: Mapping[str, Any]) -> None:
     """Run one statement in a savepoint, so a refused row leaves the transaction usable
     (PostgreSQL aborts the whole transaction otherwise)."""
     with project.db.atomic():  # nested: a savepoint
@@ -99,21 +106,26 @@ def add_transaction_images(
     project: Project, transaction_uid: str, images: Sequence[Sequence[Any]]
 ) -> None:
     """The (position, image id, caption) rows of a transaction just inserted."""
-    row = project.db.execute("SELECT id FROM transactions WHERE uid = ?", [transaction_uid])
+    row = project.db.execute("SELECT id FROM transactions WHERE uid = :transaction_uid", {
+        "transaction_uid": transaction_uid,
+    })
     transaction_id = row.fetchone()[0]
     project.db.conn.executemany(
         "INSERT INTO transaction_images (transaction_id, position, image_id, caption) "
-        "VALUES (?, ?, ?, ?)",
-        [(transaction_id, *image) for image in images],
+        "VALUES (:transaction_id, :position, :image_id, :caption)",
+        [
+            {"transaction_id": transaction_id, **binds.row(("position", "image_id", "caption"), image)}
+            for image in images
+        ],
     )
 
 
 def delete_record(project: Project, table: str, uid: str) -> None:
-    project.db.execute(f'DELETE FROM "{table}" WHERE uid = ?', [uid])
+    project.db.execute(f'DELETE FROM "{table}" WHERE uid = :uid', {"uid": uid})
 
 
 def rename_uid(project: Project, table: str, old: str, new: str) -> None:
-    project.db.execute(f'UPDATE "{table}" SET uid = ? WHERE uid = ?', [new, old])
+    project.db.execute(f'UPDATE "{table}" SET uid = :new WHERE uid = :old', {"new": new, "old": old})
 
 
 def add_conflict(
@@ -128,19 +140,20 @@ def add_conflict(
     """Record a losing version in the audit log once (``uid`` derives from it); True if new."""
     cursor = project.db.execute(
         "INSERT INTO audit_log (uid, origin_copy, at, actor, action, entity, entity_id, "
-        "entity_uid, before, after) VALUES (?, ?, ?, ?, 'team.conflict', ?, ?, ?, ?, ?) "
+        "entity_uid, before, after) VALUES (:uid, :origin_copy, :at, :actor, 'team.conflict', :table, :entity_id, :record_uid, "
+        ":before, :after) "
         "ON CONFLICT (uid) DO NOTHING",
-        [
-            uid,
-            project.get_meta("origin_id"),
-            utc_now(),
-            actor,
-            table,
-            local_id(project, table, record_uid),
-            record_uid,
-            json.dumps(lost, sort_keys=True, default=str),
-            json.dumps(kept, sort_keys=True, default=str),
-        ],
+        {
+            "uid": uid,
+            "origin_copy": project.get_meta("origin_id"),
+            "at": utc_now(),
+            "actor": actor,
+            "table": table,
+            "entity_id": local_id(project, table, record_uid),
+            "record_uid": record_uid,
+            "before": json.dumps(lost, sort_keys=True, default=str),
+            "after": json.dumps(kept, sort_keys=True, default=str),
+        },
     )
     return cursor.rowcount == 1
 
@@ -154,12 +167,12 @@ def add_audit_copy(
     if target is not None and content.get("entity_uid"):
         table, expression = target
         row = project.db.execute(
-            f"SELECT {expression} FROM {table} WHERE uid = ?", [content["entity_uid"]]
+            f"SELECT {expression} FROM {table} WHERE uid = :entity_uid", {"entity_uid": content["entity_uid"]}
         ).fetchone()
         content["entity_id"] = None if row is None else str(row[0])
     columns = ["uid", "origin_copy", *content]
-    marks = ", ".join("?" * len(columns))
     quoted = ", ".join(f'"{column}"' for column in columns)
     project.db.execute(
-        f"INSERT INTO audit_log ({quoted}) VALUES ({marks})", [uid, origin, *content.values()]
+        f"INSERT INTO audit_log ({quoted}) VALUES ({binds.marks(columns)})",
+        {**content, "uid": uid, "origin_copy": origin},
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
@@ -99,7 +99,7 @@ class Kind:
     time: str | None = None  # the field holding the last edit time
     editable: bool = False  # rows change after insert (else insert-only)
     unify: bool = False  # same key, two uids: keep the smaller uid (nothing refers to it)
-    extra: tuple[tuple[str, str], ...] = ()  # (field, SQL over ``t``): read-only extras
+    extra: tuple[str, ...] = ()  # read-only extras by name (``EXTRAS``), keyed by ``t.id``
     order: str = ""  # SQL over ``t``: rows a row of the same table refers to come first
 
     def fields(self, source: Source) -> list[Field]:
@@ -131,15 +131,15 @@ def table_columns(conn: Any, table: str) -> list[tuple[str, int]]:
             "SELECT k.column_name, k.ordinal_position FROM information_schema.table_constraints "
             "c JOIN information_schema.key_column_usage k ON k.constraint_name = "
             "c.constraint_name AND k.table_schema = c.table_schema AND k.table_name = "
-            "c.table_name WHERE c.table_schema = current_schema() AND c.table_name = ? "
+            "c.table_name WHERE c.table_schema = current_schema() AND c.table_name = :table "
             "AND c.constraint_type = 'PRIMARY KEY'",
-            [table],
+            {"table": table},
         ).fetchall()
     )
     rows = conn.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-        "current_schema() AND table_name = ? ORDER BY ordinal_position",
-        [table],
+        "current_schema() AND table_name = :table ORDER BY ordinal_position",
+        {"table": table},
     ).fetchall()
     return [(str(row[0]), int(keys.get(row[0], 0))) for row in rows]
 
@@ -154,23 +154,35 @@ def foreign_keys(conn: Any, table: str) -> dict[str, tuple[str, str]]:
         "JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class p ON p.oid = c.confrelid "
         "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
         "JOIN pg_attribute pa ON pa.attrelid = c.confrelid AND pa.attnum = c.confkey[1] "
-        "WHERE c.contype = 'f' AND t.relname = ? AND t.relnamespace = "
+        "WHERE c.contype = 'f' AND t.relname = :table AND t.relnamespace = "
         "(SELECT oid FROM pg_namespace WHERE nspname = current_schema())",
-        [table],
+        {"table": table},
     ).fetchall()
     return {str(row[0]): (str(row[1]), str(row[2])) for row in rows}
 
 
-_IMAGES = (  # dialect: sqlite (json_group_array); PostgreSQL reads _PG_IMAGES
-    "(SELECT json_group_array(json_array(position, image_id, caption)) FROM "
-    "(SELECT * FROM transaction_images i WHERE i.transaction_id = t.id ORDER BY position))"
-)
-_PG_IMAGES = (  # dialect: postgresql; ``read`` writes it as compactly as SQLite does
-    "(SELECT coalesce(json_agg(json_build_array(i.position, i.image_id, i.caption) "
-    "ORDER BY i.position), '[]'::json)::text FROM transaction_images i "
-    "WHERE i.transaction_id = t.id)"
-)
-_EXTRA_BY_ENGINE = {_IMAGES: _PG_IMAGES}
+def _transaction_images(conn: Any) -> dict[Any, str]:
+    """transaction id -> its images ``[[position, image id, caption], …]`` in position
+    order, as compact JSON text. Built here, not by the database's JSON functions (SQLite's
+    ``json_group_array`` and PostgreSQL's ``json_agg`` share no spelling), so the text is
+    the same on both engines and so are the hashes: exactly what ``json_group_array``
+    wrote for SQLite projects before."""
+    grouped: dict[Any, list[list[Any]]] = {}
+    rows = conn.execute(
+        "SELECT transaction_id, position, image_id, caption FROM transaction_images "
+        "ORDER BY transaction_id, position"
+    )
+    for transaction_id, position, image_id, caption in rows:
+        grouped.setdefault(transaction_id, []).append([position, image_id, caption])
+    return {
+        key: json.dumps(images, ensure_ascii=False, separators=(",", ":"))
+        for key, images in grouped.items()
+    }
+
+
+# Read-only extras of a kind: name -> the values of every row, by the row's local id.
+EXTRAS: dict[str, Callable[[Any], dict[Any, str]]] = {"images": _transaction_images}
+EXTRA_DEFAULT = "[]"  # a row the extra has nothing for
 
 KINDS: tuple[Kind, ...] = (
     Kind("person", "people", key=("name",), unify=True),
@@ -179,7 +191,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind("pair", "pairs", key=("source", "external_key")),
     Kind(
-        "transaction", "transactions", key=("dataset", "external_key"), extra=(("images", _IMAGES),)
+        "transaction", "transactions", key=("dataset", "external_key"), extra=("images",)
     ),
     Kind(
         "transaction_turn",
@@ -265,11 +277,10 @@ def primary_key(source: Source, table: str) -> list[str]:
 def read(source: Source, kind: Kind) -> Iterator[Record]:
     """Every record of ``kind`` in ``source``, in the order the rows were made (their key)."""
     conn = connection(source)
-    sqlite = _is_sqlite(conn)
     fields = kind.fields(conn)
-    names = [f.name for f in fields] + [name for name, _ in kind.extra]
-    extras = [sql if sqlite else _EXTRA_BY_ENGINE.get(sql, sql) for _, sql in kind.extra]
-    columns = ", ".join([f.select() for f in fields] + extras)
+    names = [f.name for f in fields]
+    columns = ", ".join(["t.id" if kind.extra else "NULL"] + [f.select() for f in fields])
+    extras = {name: EXTRAS[name](conn) for name in kind.extra}
     order = kind.order or (
         ", ".join(f't."{column}"' for column in primary_key(conn, kind.table)) or "t.uid"
     )
@@ -277,12 +288,9 @@ def read(source: Source, kind: Kind) -> Iterator[Record]:
         f'SELECT t.uid, t.origin_copy, {columns} FROM "{kind.table}" t ORDER BY {order}'
     )
     for row in cursor:
-        content = dict(zip(names, row[2:], strict=True))
-        if not sqlite:  # the JSON text exactly as SQLite writes it, so hashes agree
-            for name, _ in kind.extra:
-                content[name] = json.dumps(
-                    json.loads(content[name]), ensure_ascii=False, separators=(",", ":")
-                )
+        content = dict(zip(names, row[3:], strict=True))
+        for name, values in extras.items():
+            content[name] = values.get(row[2], EXTRA_DEFAULT)
         yield Record(row[0], row[1], content)
 
 

@@ -11,12 +11,13 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from studio.store import binds
 from studio.store.project import Project
 
 
 def existing_keys(project: Project, dataset: str) -> set[str]:
     rows = project.db.execute(
-        "SELECT external_key FROM transactions WHERE dataset = ?", [dataset]
+        "SELECT external_key FROM transactions WHERE dataset = :dataset", {"dataset": dataset}
     ).fetchall()
     return {row[0] for row in rows}
 
@@ -24,14 +25,16 @@ def existing_keys(project: Project, dataset: str) -> set[str]:
 def find(project: Project, dataset: str, external_key: str) -> int | None:
     """The id of the dataset's transaction with this key, or None."""
     row = project.db.execute(
-        "SELECT id FROM transactions WHERE dataset = ? AND external_key = ?",
-        [dataset, external_key],
+        "SELECT id FROM transactions WHERE dataset = :dataset AND external_key = :external_key",
+        {"dataset": dataset, "external_key": external_key},
     ).fetchone()
     return None if row is None else int(row[0])
 
 
 def image_category(project: Project, image_id: str) -> str:
-    row = project.db.execute("SELECT category FROM images WHERE id = ?", [image_id]).fetchone()
+    row = project.db.execute("SELECT category FROM images WHERE id = :image_id", {
+        "image_id": image_id,
+    }).fetchone()
     return (row[0] or "") if row else ""
 
 
@@ -54,24 +57,40 @@ def insert(
     tid = int(
         db.execute(
             "INSERT INTO transactions (dataset, external_key, category, origin, created_at) "
-            "VALUES (?, ?, ?, ?, ?) RETURNING id",
-            [dataset, external_key, category, origin, now],
+            "VALUES (:dataset, :external_key, :category, :origin, :now) RETURNING id",
+            {
+                "dataset": dataset,
+                "external_key": external_key,
+                "category": category,
+                "origin": origin,
+                "now": now,
+            },
         ).fetchone()[0]
     )
     db.conn.executemany(
         "INSERT INTO transaction_images (transaction_id, position, image_id, caption) "
-        "VALUES (?, ?, ?, ?)",
-        [(tid, position, image_id, caption) for position, (image_id, caption) in enumerate(images)],
+        "VALUES (:tid, :position, :image_id, :caption)",
+        [
+            {"tid": tid, "position": position, "image_id": image_id, "caption": caption}
+            for position, (image_id, caption) in enumerate(images)
+        ],
     )
     db.conn.executemany(
         "INSERT INTO transaction_turns (transaction_id, turn_index, reference_position, text, "
-        "status) VALUES (?, ?, ?, ?, ?)",
-        [(tid, *turn) for turn in turns],
+        "status) VALUES (:tid, :turn_index, :reference_position, :text, :status)",
+        [
+            {"tid": tid, **binds.row(("turn_index", "reference_position", "text", "status"), turn)}
+            for turn in turns
+        ],
     )
     if layout or image_refs:
         db.execute(
-            "INSERT INTO transaction_layouts (transaction_id, keys, image_refs) VALUES (?, ?, ?)",
-            [tid, json.dumps(list(layout)), json.dumps(list(image_refs))],
+            "INSERT INTO transaction_layouts (transaction_id, keys, image_refs) VALUES (:tid, :keys, :image_refs)",
+            {
+                "tid": tid,
+                "keys": json.dumps(list(layout)),
+                "image_refs": json.dumps(list(image_refs)),
+            },
         )
     return tid
 
@@ -85,11 +104,12 @@ def load(
     """Transactions in id order (one, or those of a dataset and origin), each as a dict:
     id, dataset, external_key, category, origin, images [(image id, caption)], turns
     [(index, reference position, text, status)], layout, image_refs."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
     for column, value in (("id", transaction_id), ("dataset", dataset), ("origin", origin)):
         if value is not None:
-            clauses.append(f"{column} = ?")
-            params.append(value)
+            clauses.append(f"{column} = :{column}")
+            params[column] = value
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     db = project.db
     heads = db.execute(
@@ -99,7 +119,9 @@ def load(
     ).fetchall()
     for tid, set_name, key, category, source in heads:
         layout = db.execute(
-            "SELECT keys, image_refs FROM transaction_layouts WHERE transaction_id = ?", [tid]
+            "SELECT keys, image_refs FROM transaction_layouts WHERE transaction_id = :tid", {
+                "tid": tid,
+            }
         ).fetchone()
         yield {
             "id": tid,
@@ -116,17 +138,17 @@ def load(
 
 def _images(project: Project, tid: int) -> list[Any]:
     return project.db.execute(
-        "SELECT image_id, caption FROM transaction_images WHERE transaction_id = ? "
+        "SELECT image_id, caption FROM transaction_images WHERE transaction_id = :tid "
         "ORDER BY position",
-        [tid],
+        {"tid": tid},
     ).fetchall()
 
 
 def _turns(project: Project, tid: int) -> list[Any]:
     return project.db.execute(
         "SELECT turn_index, reference_position, text, status FROM transaction_turns "
-        "WHERE transaction_id = ? ORDER BY turn_index",
-        [tid],
+        "WHERE transaction_id = :tid ORDER BY turn_index",
+        {"tid": tid},
     ).fetchall()
 
 
@@ -139,8 +161,8 @@ def turn(project: Project, transaction_id: int, turn_index: int) -> tuple[str, i
     """(text, reference position, status) of one turn, or None."""
     row = project.db.execute(
         "SELECT text, reference_position, status FROM transaction_turns "
-        "WHERE transaction_id = ? AND turn_index = ?",
-        [transaction_id, turn_index],
+        "WHERE transaction_id = :transaction_id AND turn_index = :turn_index",
+        {"transaction_id": transaction_id, "turn_index": turn_index},
     ).fetchone()
     return None if row is None else (row[0], int(row[1]), row[2])
 
@@ -149,9 +171,14 @@ def set_turn(
     project: Project, transaction_id: int, turn_index: int, text: str, status: str
 ) -> None:
     project.db.execute(
-        "UPDATE transaction_turns SET text = ?, status = ? "
-        "WHERE transaction_id = ? AND turn_index = ?",
-        [text, status, transaction_id, turn_index],
+        "UPDATE transaction_turns SET text = :text, status = :status "
+        "WHERE transaction_id = :transaction_id AND turn_index = :turn_index",
+        {
+            "text": text,
+            "status": status,
+            "transaction_id": transaction_id,
+            "turn_index": turn_index,
+        },
     )
 
 
@@ -189,24 +216,24 @@ def dataset_counts(project: Project) -> list[tuple[str, int, int, int]]:
 
 def image_id_at(project: Project, path: str) -> str | None:
     """The id of the image stored at ``path`` (relative to the image root), or None."""
-    row = project.db.execute("SELECT id FROM images WHERE path = ?", [path]).fetchone()
+    row = project.db.execute("SELECT id FROM images WHERE path = :path", {"path": path}).fetchone()
     return row[0] if row else None
 
 
 def record_file_format(project: Project, dataset: str, style: Any) -> None:
     """Remember how the file a dataset was imported from was written (to export it alike)."""
     project.db.execute(
-        "INSERT INTO source_formats (source, file, format) VALUES ('transactions', ?, ?) "
+        "INSERT INTO source_formats (source, file, format) VALUES ('transactions', :dataset, :format) "
         "ON CONFLICT (source, file) DO UPDATE SET format = excluded.format",
-        [dataset, json.dumps(style)],
+        {"dataset": dataset, "format": json.dumps(style)},
     )
 
 
 def file_format(project: Project, dataset: str) -> Any:
     """The recorded layout of the file ``dataset`` was imported from, or None."""
     row = project.db.execute(
-        "SELECT format FROM source_formats WHERE source = 'transactions' AND file = ?",
-        [dataset],
+        "SELECT format FROM source_formats WHERE source = 'transactions' AND file = :dataset",
+        {"dataset": dataset},
     ).fetchone()
     return json.loads(row[0]) if row else None
 
