@@ -144,7 +144,7 @@ class CaptionWriter(CaptionForm):
         """The pair on screen."""
         return None if self.item is None else self.item.pair_id
 
-    def bind(self, queue: WorkQueue | None, calls: QueueCalls | None = None) -> None:  # type: ignore[override]
+    def bind(self, queue: WorkQueue | None, calls: QueueCalls | None = None) -> None:
         """Write for this queue from now on (None: nothing); its first item is asked for."""
         if self.queue is not None:
             self.flush()

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from studio.captions import queue as caption_queue
 from studio.captions import store as caption_store
+from studio.captions.records import CaptionStatus
 from studio.captions.review_item import describe, to_wire
 from studio.errors import StudioError
 from studio.server import queue
@@ -156,7 +157,7 @@ def undo(project: Project, who: Identity, caption_id: int, uid: str, text: str, 
         except StudioError:
             raise ApiError(404, f"Caption {caption_id} does not exist.") from None
         decided = status != "submitted"
-        before = replace(current, text=" ".join(text.split()), status=status,
+        before = replace(current, text=" ".join(text.split()), status=cast(CaptionStatus, status),
                          reject_reason=reason if status == "rejected" else None,
                          reviewer=who.name if decided else None,
                          reviewed_at=current.reviewed_at if decided else None)
