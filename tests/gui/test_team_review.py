@@ -121,5 +121,5 @@ def test_a_decision_made_offline_waits_and_reaches_the_server_on_reconnect(
     server.start()  # the decision goes out, and the next caption comes
     qtbot.waitUntil(lambda: reviewer.caption_id not in (None, first), timeout=WAIT_MS)
     assert _decisions(postgresql_url)[first] == ("accepted", "is red", "rev", None)
-    qtbot.waitUntil(lambda: reviewer.state.text() == f"Caption {first}: accepted.",
+    qtbot.waitUntil(lambda: window.team_status.text() == "online as rev (reviewer)",
                     timeout=WAIT_MS)
