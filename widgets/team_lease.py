@@ -21,8 +21,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from studio.server.client import Client, Offline
 from studio.captions.review_item import ReviewItem
+from studio.server.client import Client, Offline
 from studio.work_queue import WorkItem
 from widgets.team_connection import TeamConnection
 
