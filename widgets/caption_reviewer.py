@@ -20,9 +20,7 @@ through ``queue.hold()``).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -41,7 +39,7 @@ from studio.work_queue.review_protocol import (
     flag_line,
 )
 from widgets.caption_form import CaptionForm
-from widgets.caption_writer import QueueCalls
+from widgets.queue_calls import CallLine, QueueCalls
 from widgets.team_lease import LeaseKeeper
 
 BUTTONS = (
@@ -56,8 +54,6 @@ HINT = (
     "Ctrl+Enter accept (with your edits) · Ctrl+R reject with a reason · "
     "Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip · Ctrl+Alt+Z undo last decision"
 )
-Call = tuple[Callable[..., Any], tuple[Any, ...], Callable[[Any], Any],
-             Callable[[BaseException], Any]]
 
 
 class CaptionReviewer(CaptionForm):
@@ -90,9 +86,7 @@ class CaptionReviewer(CaptionForm):
         self.calls: QueueCalls | None = None
         self.item: ReviewItem | None = None  # the caption on screen
         self.lease = LeaseKeeper(None, self.refresh, self, hold=self._hold)
-        self._calls: deque[Call] = deque()
-        self._busy = False
-        self._generation = 0  # answers meant for an earlier queue are dropped
+        self._line = CallLine()  # the queue's calls, one at a time on its lane
         self._moving = False  # a decision, skip or step is on its way
         self._unsent: tuple[Decided, str] | None = None  # a decision that waits, its line
         self._checking = False
@@ -108,15 +102,14 @@ class CaptionReviewer(CaptionForm):
 
     def settled(self) -> bool:
         """No call to the queue is running or waiting (what is shown is its last answer)."""
-        return not self._busy and not self._calls
+        return self._line.settled()
 
     def bind(self, queue: ReviewQueue | None, calls: QueueCalls | None = None) -> None:
         """Review this queue from now on (None: nothing); its first caption is asked for."""
         self.lease.stop()
         self.queue, self.calls = queue, calls
-        self._generation += 1
-        self._calls.clear()
-        self._busy = self._moving = self._checking = False
+        self._line.reset(calls)
+        self._moving = self._checking = False
         self._unsent = None
         self._show(None, say="" if queue is None else "Asking for the next caption to review…")
         if queue is not None and self.isVisible():
@@ -125,33 +118,7 @@ class CaptionReviewer(CaptionForm):
     def _call(self, function: Callable[..., Any], *args: Any, done: Callable[[Any], Any],
               failed: Callable[[BaseException], Any] | None = None) -> None:
         """Run ``function(*args)`` on the queue's lane after the calls before it."""
-        self._calls.append((function, args, done, failed or self._failed))
-        self._next_call()
-
-    def _next_call(self) -> None:
-        if self._busy or not self._calls or self.calls is None:
-            return
-        function, args, done, failed = self._calls.popleft()
-        generation = self._generation
-        self._busy = True
-
-        def finished(apply: Callable[[Any], Any], value: Any) -> None:
-            if generation != self._generation:
-                return
-            self._busy = False
-            try:
-                apply(value)
-            finally:
-                self._next_call()
-
-        future: Future | None = self.calls.run(
-            function, *args,
-            done=lambda value: finished(done, value),
-            failed=lambda error: finished(failed, error),
-        )
-        if future is None:  # nothing to run it on (disconnected)
-            self._busy = False
-            self._calls.clear()
+        self._line.add(function, *args, done=done, failed=failed or self._failed)
 
     def _failed(self, error: BaseException) -> None:
         self._moving = False

@@ -56,11 +56,12 @@ from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
-from widgets.caption_writer import CaptionWriter, QueueCalls
+from widgets.caption_writer import CaptionWriter
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
+from widgets.queue_calls import QueueCalls
 from widgets.rank_worker import RankWorker
 from widgets.services import Services
 from widgets.team_connection import ROLES_THAT_WRITE
