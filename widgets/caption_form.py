@@ -2,9 +2,8 @@
 
 A line about the current item, the prompt and a one-line caption editor, a reason line
 that opens on demand (Enter confirms, Esc cancels), a state line, a row of buttons whose
-keys also work while typing, and a hint listing the keys. The reviewer follows a
-``ReviewSession`` (``bind`` subscribes to its ``changed`` signal and ``step``/``skip`` move
-it along); the writer overrides them to follow a work queue (``CaptionWriter.bind``).
+keys also work while typing, and a hint listing the keys. The writer follows a work
+queue (``CaptionWriter.bind``), the reviewer a review queue (``CaptionReviewer.bind``).
 """
 
 from __future__ import annotations
@@ -15,13 +14,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from studio.captions.records import PROMPT
-from studio.captions.writing_and_review import ReviewSession, WritingSession
 from widgets import actions
 from widgets.elided_label import ElidedLabel
 
 
 class CaptionForm(QWidget):
-    """Base of ``CaptionWriter`` and ``CaptionReviewer``; subclasses implement ``_show``."""
+    """Base of ``CaptionWriter`` and ``CaptionReviewer``."""
 
     pair_changed = Signal(object)  # pair id or None
 
@@ -38,7 +36,6 @@ class CaptionForm(QWidget):
         (widgets/actions.py) gives its keys; ``buttons`` are (action name, label) in order,
         each labelled with its key."""
         super().__init__(parent)
-        self.session: WritingSession | ReviewSession | None = None
         self.info = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
         self.prompt = QLabel(f"{PROMPT} …")
         self.prompt.setStyleSheet("font-size: 15px; color: #374151;")
@@ -79,41 +76,7 @@ class CaptionForm(QWidget):
         self.editor.installEventFilter(passthrough)
         self.reason.installEventFilter(passthrough)
 
-    # -- session -----------------------------------------------------------------------
-
-    def bind(self, session: WritingSession | ReviewSession | None) -> None:
-        self.leave()
-        if self.session is not None:
-            self.session.changed.disconnect(self._show)
-        self.session = session
-        if session is not None:
-            session.changed.connect(self._show)
-            session.start()
-
-    def _show(self, item_id: int | None) -> None:
-        """Show the session's current item (None: nothing left)."""
-        raise NotImplementedError
-
-    def leave(self) -> None:
-        """Called before the form moves away from the current item; nothing by default."""
-
-    def step(self, forward: bool) -> None:
-        if self.session is not None:
-            self.leave()
-            self.session.step(forward)
-
-    def skip(self) -> None:
-        if self.session is not None:
-            self.leave()
-            self.session.skip()
-
     # -- the reason line ---------------------------------------------------------------
-
-    def ask_reason(self) -> None:
-        if self.session is not None and self.session.current is not None:
-            self.reason.clear()
-            self.reason.show()
-            self.reason.setFocus()
 
     def _cancel_reason(self) -> None:
         self.reason.hide()

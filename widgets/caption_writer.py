@@ -27,11 +27,9 @@ through ``queue.hold()``).
 from __future__ import annotations
 
 import contextlib
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import CancelledError, Future
+from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -43,6 +41,7 @@ from studio.errors import ProjectBusyError, StudioError
 from studio.wording import plural
 from studio.work_queue import Submitted, WorkItem, WorkQueue
 from widgets.caption_form import CaptionForm
+from widgets.queue_calls import CallLine, QueueCalls
 from widgets.team_lease import LeaseKeeper
 
 AUTOSAVE_MS = 400
@@ -62,28 +61,6 @@ HINT = (
     "Ctrl+Enter save and next · Alt+←/→ or PgUp/PgDn previous/next · Ctrl+K skip · "
     "Ctrl+F flag · Ctrl+Z / Ctrl+Shift+Z undo / redo typing · Ctrl+Alt+Z undo last save"
 )
-
-
-@dataclass(frozen=True)
-class QueueCalls:
-    """Where a queue's calls run. ``run(function, *args, done=..., failed=...)`` on a
-    worker lane, the answer applied on the UI thread (returns its future, None when it
-    cannot run); ``run_now(function, *args)`` waited for here (closing, leaving a mode)."""
-
-    run: Callable[..., Future | None]
-    run_now: Callable[..., Any]
-    # The first item asked for here, at once (a project answers in milliseconds): keys
-    # typed right after a project opens then reach a pair instead of a disabled editor.
-    first_at_once: bool = False
-
-
-@dataclass
-class _Call:
-    function: Callable[..., Any]
-    args: tuple[Any, ...]
-    done: Callable[[Any], Any]
-    failed: Callable[[BaseException], Any]
-    save_of: int | None = None  # a draft save of this pair (a newer one replaces it)
 
 
 class CaptionWriter(CaptionForm):
@@ -124,10 +101,7 @@ class CaptionWriter(CaptionForm):
         self._max_wait = QTimer(self, singleShot=True, interval=MAX_UNSAVED_MS)
         self._max_wait.timeout.connect(self.save_soon)
         self.lease = LeaseKeeper(None, self.refresh, self, hold=self._hold)
-        self._calls: deque[_Call] = deque()
-        self._in_flight: Future | None = None
-        self._busy = False
-        self._generation = 0  # answers meant for an earlier queue are dropped
+        self._line = CallLine()  # the queue's calls, one at a time on its lane
         self._kept: tuple[int, str] | None = None  # the last text saved (or sent) per pair
         self._moving = False  # a submit, skip, flag or step is on its way
         self._unsent: tuple[Submitted, str] | None = None  # a submission that waits, its line
@@ -137,22 +111,21 @@ class CaptionWriter(CaptionForm):
 
     def settled(self) -> bool:
         """No call to the queue is running or waiting (what is shown is its last answer)."""
-        return not self._busy and not self._calls
+        return self._line.settled()
 
     @property
     def pair_id(self) -> int | None:
         """The pair on screen."""
         return None if self.item is None else self.item.pair_id
 
-    def bind(self, queue: WorkQueue | None, calls: QueueCalls | None = None) -> None:  # type: ignore[override]
+    def bind(self, queue: WorkQueue | None, calls: QueueCalls | None = None) -> None:
         """Write for this queue from now on (None: nothing); its first item is asked for."""
         if self.queue is not None:
             self.flush()
         self.lease.stop()
         self.queue, self.calls = queue, calls
-        self._generation += 1
-        self._calls.clear()
-        self._busy, self._in_flight, self._moving, self._unsent = False, None, False, None
+        self._line.reset(calls)
+        self._moving, self._unsent = False, None
         self._checking = False
         self._show(None, say="" if queue is None else "Asking for your next pair…")
         if queue is not None and self.isVisible():
@@ -167,35 +140,8 @@ class CaptionWriter(CaptionForm):
         save_of: int | None = None,
     ) -> None:
         """Run ``function(*args)`` on the queue's lane after the calls before it."""
-        if save_of is not None and self._calls and self._calls[-1].save_of == save_of:
-            self._calls.pop()  # a newer text for the same pair: only it is saved
-        self._calls.append(_Call(function, args, done, failed or self._failed, save_of))
-        self._next_call()
-
-    def _next_call(self) -> None:
-        if self._busy or not self._calls or self.calls is None:
-            return
-        call = self._calls.popleft()
-        generation = self._generation
-        self._busy = True
-
-        def finished(apply: Callable[[Any], Any], value: Any) -> None:
-            if generation != self._generation:
-                return
-            self._busy, self._in_flight = False, None
-            try:
-                apply(value)
-            finally:
-                self._next_call()
-
-        self._in_flight = self.calls.run(
-            call.function, *call.args,
-            done=lambda value: finished(call.done, value),
-            failed=lambda error: finished(call.failed, error),
-        )
-        if self._in_flight is None:  # nothing to run it on (disconnected)
-            self._busy = False
-            self._calls.clear()
+        self._line.add(function, *args, done=done, failed=failed or self._failed,
+                       save_of=save_of)
 
     def _failed(self, error: BaseException) -> None:
         self._moving = False
@@ -219,7 +165,7 @@ class CaptionWriter(CaptionForm):
         if queue is None:
             return
         if (self.item is None and calls is not None and calls.first_at_once
-                and not self._busy and not self._calls):
+                and self._line.settled()):
             try:
                 item = calls.run_now(queue.take_next)
             except StudioError as error:
@@ -342,13 +288,12 @@ class CaptionWriter(CaptionForm):
         self._autosave.stop()
         self._max_wait.stop()
         self.history.checkpoint()
-        future = self._in_flight
+        future = self._line.in_flight
         if future is not None and not future.done():
             # a failed, cancelled (the lane closed) or slow call: the text is saved below
             with contextlib.suppress(FutureTimeout, CancelledError, Exception):
                 future.result(timeout=FLUSH_WAIT_S)
-        while self._calls and self._calls[-1].save_of is not None:
-            self._calls.pop()  # saved here instead, with the newest text
+        if self._line.drop_saves():  # saved here instead, with the newest text
             self._kept = None
         item, queue, calls = self._editable(), self.queue, self.calls
         if item is None or queue is None or calls is None:
@@ -445,8 +390,7 @@ class CaptionWriter(CaptionForm):
             return
         self._autosave.stop()
         self._max_wait.stop()
-        while self._calls and self._calls[-1].save_of == item.pair_id:
-            self._calls.pop()  # the text goes with the submission
+        self._line.drop_saves(item.pair_id)  # the text goes with the submission
         text = self.editor.text()
         self._moving = True
         self.editor.setEnabled(False)

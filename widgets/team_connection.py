@@ -30,7 +30,7 @@ from studio.server.client import Client, Offline, outbox_for
 from studio.wording import count
 
 if TYPE_CHECKING:
-    from widgets.caption_writer import QueueCalls
+    from widgets.queue_calls import QueueCalls
     from widgets.services import Services
 
 FLUSH_MS = 3000  # while edits wait or the server is away, try again this often
@@ -75,7 +75,7 @@ class TeamConnection(QObject):
     def queue_calls(self, queue: Any, owner: QObject) -> QueueCalls:
         """Where a ``RemoteCaptionQueue`` over this connection's client runs its calls:
         this lane, in order; the queue says whether the server answered."""
-        from widgets.caption_writer import QueueCalls
+        from widgets.queue_calls import QueueCalls
 
         def on_client(function: Callable[..., Any]) -> Callable[..., Any]:
             return lambda _client, *args: function(*args)

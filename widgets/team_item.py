@@ -1,7 +1,7 @@
 """What every team view shares: ask the server for the item held (or the next one), ask
 again when the server answers again, and say in one line why nothing came.
 
-The reviewer, the attribute view and the rating view differ in what an item
+The attribute view and the rating view differ in what an item
 is and how it is shown (``_got``); asking, the "offline" and refusal lines and, for the
 leased kinds, holding the lease only while the view is on screen, are the same and
 live here. A mixin, not a base widget: the views derive from different Qt classes.

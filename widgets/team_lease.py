@@ -8,7 +8,7 @@ lease the server no longer knows (it expired, or was released elsewhere) calls `
 and the view asks the server what it holds now. A hidden view pauses its lease: a
 person deciding attributes does not keep a pair from the captions queue.
 
-The caption writer renews through its work queue (``hold``: ``WorkQueue.hold()`` on the
+The caption writer and reviewer renew through their queues (``hold``: ``WorkQueue.hold()`` on the
 queue's lane, which answers the lease's new end, or None when the item is no longer
 held); the other team views renew the lease by its id.
 """
@@ -21,6 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from studio.captions.review_item import ReviewItem
 from studio.server.client import Client, Offline
 from studio.work_queue import WorkItem
 from widgets.team_connection import TeamConnection
@@ -37,18 +38,18 @@ class LeaseKeeper(QObject):
         self.connection = connection
         self.lost = lost
         self.hold = hold
-        self.item: dict[str, Any] | WorkItem | None = None
+        self.item: dict[str, Any] | WorkItem | ReviewItem | None = None
         self._expires_at = 0.0
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._renew)
 
-    def keep(self, item: dict[str, Any] | WorkItem | None) -> None:
+    def keep(self, item: dict[str, Any] | WorkItem | ReviewItem | None) -> None:
         """Renew this item's lease from now on (None, or an item without a lease: nothing
         to renew)."""
-        if isinstance(item, WorkItem) and item.lease_id is None:
+        if isinstance(item, (WorkItem, ReviewItem)) and item.lease_id is None:
             item = None
         self.item = item
-        if isinstance(item, WorkItem):
+        if isinstance(item, (WorkItem, ReviewItem)):
             self._expires_at = float(item.expires_at or 0)
         elif item is not None:
             self._expires_at = float(item.get("expires_at", 0))

@@ -84,6 +84,11 @@ def review_remaining(project: Project, reviewer: str) -> int:
     return queue_repo.review_remaining(project, reviewer)
 
 
+def reviewed_by(project: Project, reviewer: str) -> int:
+    """How many captions this reviewer decided (a decision taken back no longer counts)."""
+    return queue_repo.reviewed_by(project, reviewer)
+
+
 def own_waiting(project: Project, reviewer: str) -> int:
     """How many submitted captions wait for review that ``reviewer`` wrote (others review them)."""
     return queue_repo.own_waiting(project, reviewer)

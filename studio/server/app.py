@@ -457,6 +457,39 @@ def create_app(config: ServerConfig) -> FastAPI:
             project, who, caption_id, body.edit_uid, body.decision, body.reason or "",
             body.text))
 
+    @app.post("/v1/reviews/{caption_id}/hold", response_model=models.ReviewNext,
+              tags=["reviewer, coordinator"], **v1_body)
+    async def hold_review(request: Request, caption_id: Id) -> Any:
+        """Hold this caption for review with a lease (the caption held before is let go,
+        not skipped): one written by someone else, submitted or decided by this reviewer."""
+        return await serve(request, "reviews", lambda project, who: {
+            "item": reviews.hold(project, who, caption_id, config.lease_seconds)})
+
+    @app.post("/v1/reviews/step", response_model=models.ReviewNext,
+              tags=["reviewer, coordinator"], **v1_body)
+    async def step_review(request: Request, body: models.ReviewStep) -> Any:
+        """Previous or next caption from caption_id among those to review or reviewed by
+        this person, held as /hold holds it; item is null when there is none that way."""
+        return await serve(request, "reviews", lambda project, who: {
+            "item": reviews.step(project, who, body.caption_id, body.forward,
+                                 config.lease_seconds)})
+
+    @app.post("/v1/reviews/{caption_id}/undo", response_model=models.ReviewAnswer,
+              tags=["reviewer, coordinator"], **v1_body)
+    async def undo_review(request: Request, caption_id: Id, body: models.ReviewUndo) -> Any:
+        """Take back this reviewer's accept or reject (applied once per edit_uid): the
+        caption returns to the text and status it had; refused when someone else decided
+        it since."""
+        return await serve(request, "reviews", lambda project, who: reviews.undo(
+            project, who, caption_id, body.edit_uid, body.text, body.status, body.reason))
+
+    @app.get("/v1/reviews/progress", response_model=models.OwnProgress,
+             tags=["reviewer, coordinator"], **v1)
+    async def review_progress(request: Request) -> Any:
+        """This reviewer's figures: done (captions decided), remaining (submitted captions
+        by others), total."""
+        return await serve(request, "reviews", reviews.progress)
+
     @app.post("/v1/attributes/next", response_model=models.AttributeNext,
               tags=["annotator, coordinator"], **v1_body)
     async def attributes_next(request: Request) -> Any:

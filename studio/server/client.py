@@ -206,6 +206,34 @@ class Client:
             fields["text"] = text
         return self.send_edit("POST", f"/v1/reviews/{int(caption_id)}/decision", fields, send)
 
+    def hold_review(self, caption_id: int) -> dict[str, Any] | None:
+        """Hold this caption for review (the one held before is let go, not skipped);
+        waiting edits are sent first."""
+        self.flush()
+        item = self._ok("POST", f"/v1/reviews/{int(caption_id)}/hold", {})["item"]
+        return None if item is None else dict(item)
+
+    def step_review(self, caption_id: int, forward: bool) -> dict[str, Any] | None:
+        """The previous or next caption from ``caption_id`` among those to review or
+        reviewed by this person, held; None when there is none that way."""
+        self.flush()
+        body = {"caption_id": int(caption_id), "forward": bool(forward)}
+        item = self._ok("POST", "/v1/reviews/step", body)["item"]
+        return None if item is None else dict(item)
+
+    def undo_decision(self, caption_id: int, text: str, status: str = "submitted",
+                      reason: str | None = None, send: bool = True) -> str:
+        """Take back this reviewer's decision: the caption returns to ``text`` and
+        ``status`` (with its reject ``reason``), through the outbox."""
+        body: dict[str, Any] = {"text": text, "status": status}
+        if reason is not None:
+            body["reason"] = reason
+        return self.send_edit("POST", f"/v1/reviews/{int(caption_id)}/undo", body, send)
+
+    def review_progress(self) -> dict[str, int]:
+        """This reviewer's figures: ``{done, remaining, total}``."""
+        return dict(self._ok("GET", "/v1/reviews/progress"))
+
     # -- attribute decisions (role annotator or coordinator) ---------------------------
 
     def next_attributes(self) -> dict[str, Any] | None:

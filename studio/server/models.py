@@ -117,6 +117,19 @@ class CaptionStep(_Request):
     forward: bool = Field(description="true: next; false: previous")
 
 
+class ReviewStep(_Request):
+    caption_id: StrictInt = Field(ge=0, le=2**63 - 1, description="the caption stepped from")
+    forward: bool = Field(description="true: next; false: previous")
+
+
+class ReviewUndo(_Request):
+    edit_uid: Uid
+    text: CaptionText = Field(description="the caption's text before the decision")
+    status: Literal["submitted", "accepted", "rejected"] = Field(
+        "submitted", description="its status before the decision")
+    reason: ReasonText | None = Field(None, description="its reject reason before (rejected)")
+
+
 class ReviewDecision(_Request):
     edit_uid: Uid
     decision: Literal["accept", "reject"]
@@ -219,6 +232,17 @@ class Released(_Answer):
     image_id: str | None = None
 
 
+class ReviewFlag(_Answer):
+    kind: str
+    reason: str = Field(description="the automatic check's reason, in plain words")
+
+
+class OtherCaption(_Answer):
+    text: str
+    author: str | None
+    status: str
+
+
 class ReviewItem(_Answer):
     lease_id: int
     expires_at: float
@@ -229,6 +253,13 @@ class ReviewItem(_Answer):
     category: str
     text: str
     status: str
+    author: str | None = Field(None, description="who wrote the caption")
+    flags: list[ReviewFlag] = Field(default_factory=list,
+                                    description="automatic checks that direct attention")
+    others: list[OtherCaption] = Field(default_factory=list,
+                                       description="the pair's other captions (no drafts)")
+    reviewer: str | None = Field(None, description="who decided it, when it was decided")
+    reject_reason: str | None = None
 
 
 class ReviewNext(_Answer):

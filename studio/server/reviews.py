@@ -13,15 +13,20 @@ edit's answer, kept like any other.
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
+from studio.captions import queue as caption_queue
 from studio.captions import store as caption_store
+from studio.captions.records import CaptionStatus
+from studio.captions.review_item import describe, to_wire
 from studio.errors import StudioError
 from studio.server import queue
 from studio.server.edits import apply_once
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
+from studio.store.database import utc_now
 from studio.store.locks import lock_row
 from studio.store.repos import server as server_repo
 from studio.store.repos import server_queues as queues_repo
@@ -30,19 +35,10 @@ KIND = server_repo.REVIEW
 
 
 def _item(project: Project, lease: dict[str, Any]) -> dict[str, Any]:
-    caption = caption_store.get_caption(project, int(lease["item_id"]))
-    pair = server_repo.pair_images(project, caption.pair_id)
-    return {
-        "lease_id": int(lease["id"]),
-        "expires_at": float(lease["expires_at"]),
-        "caption_id": caption.id,
-        "pair_id": caption.pair_id,
-        "reference_id": pair["reference_id"] if pair else None,
-        "target_id": pair["target_id"] if pair else None,
-        "category": pair["category"] if pair else "",
-        "text": caption.text,
-        "status": caption.status,
-    }
+    """The caption a lease holds, as the desktop reviewer sees it (its author, automatic
+    flags, the pair's other captions, an earlier decision), with the lease."""
+    item = to_wire(describe(project, int(lease["item_id"])))
+    return {**item, "lease_id": int(lease["id"]), "expires_at": float(lease["expires_at"])}
 
 
 def _still_submitted(project: Project, lease: dict[str, Any]) -> bool:
@@ -104,3 +100,74 @@ def decide(
         return _answer(caption)
 
     return apply_once(project, who, uid, work, what=f"decision {caption_id}")
+
+
+def hold(project: Project, who: Identity, caption_id: int, lease_seconds: float) -> dict[str, Any]:
+    """Hold this caption for review (Previous/Next, a decision taken back): the review
+    lease held on another caption is let go, not skipped. A caption this reviewer may
+    decide: written by someone else, submitted or decided by them, held by no one else."""
+    now = time.time()
+    with project.change(who.name, "lease", "server_lease", kinds=()) as record:
+        server_repo.drop_expired(project, now)
+        try:
+            caption = caption_store.get_caption(project, caption_id)
+        except StudioError:
+            raise ApiError(404, f"Caption {caption_id} does not exist.") from None
+        if caption.author == who.name:
+            raise ApiError(403, "You cannot review your own caption; ask for your next item.")
+        if caption.status == "draft" or (caption.status != "submitted"
+                                         and caption.reviewer != who.name):
+            raise ApiError(409, f"Caption {caption_id} is not yours to review.")
+        if queues_repo.review_held_by_others(project, caption_id, who.name, now):
+            raise ApiError(409, f"Caption {caption_id} is held by another reviewer.")
+        held = server_repo.held_lease(project, KIND, who.name, now)
+        if held is not None and int(held["item_id"]) == caption_id:
+            server_repo.renew_lease(project, int(held["id"]), now + lease_seconds)
+            record["nothing_changed"] = True
+            held["expires_at"] = now + lease_seconds
+            return _item(project, held)
+        if held is not None:
+            server_repo.release_lease(project, int(held["id"]))
+        lease_id = server_repo.add_lease(project, KIND, caption_id, who.name,
+                                         now + lease_seconds, utc_now())
+        record["entity_id"] = lease_id
+        record["after"] = {"caption_id": caption_id}
+        lease = server_repo.lease_row(project, lease_id)
+        assert lease is not None
+        return _item(project, lease)
+
+
+def step(project: Project, who: Identity, here: int, forward: bool,
+         lease_seconds: float) -> dict[str, Any] | None:
+    """Previous or next caption from ``here`` among those to review or reviewed by this
+    person (the desktop's ``step_review``, pair order), held as ``hold`` holds it."""
+    neighbour = caption_queue.step_review(project, who.name, here, forward)
+    return None if neighbour is None else hold(project, who, neighbour, lease_seconds)
+
+
+def undo(project: Project, who: Identity, caption_id: int, uid: str, text: str, status: str,
+         reason: str | None) -> tuple[int, dict[str, Any]]:
+    """Take back this reviewer's decision on the caption (applied once per ``uid``): it
+    returns to ``text`` and ``status`` as the reviewer was handed it. Refused when
+    someone else decided it since (the store's rule)."""
+
+    def work() -> dict[str, Any]:
+        try:
+            current = caption_store.get_caption(project, caption_id)
+        except StudioError:
+            raise ApiError(404, f"Caption {caption_id} does not exist.") from None
+        decided = status != "submitted"
+        before = replace(current, text=" ".join(text.split()), status=cast(CaptionStatus, status),
+                         reject_reason=reason if status == "rejected" else None,
+                         reviewer=who.name if decided else None,
+                         reviewed_at=current.reviewed_at if decided else None)
+        return _answer(caption_store.undo_review(project, caption_id, who.name, before))
+
+    return apply_once(project, who, uid, work, what=f"undo decision {caption_id}")
+
+
+def progress(project: Project, who: Identity) -> dict[str, int]:
+    """This reviewer's figures: captions decided, and captions by others still waiting."""
+    done = caption_queue.reviewed_by(project, who.name)
+    remaining = caption_queue.review_remaining(project, who.name)
+    return {"done": done, "remaining": remaining, "total": done + remaining}

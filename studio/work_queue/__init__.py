@@ -5,6 +5,10 @@ come from the project open here or from a team server.
 serves it from a project (``LocalCaptionQueue``), ``remote`` from the team server's client
 and its outbox (``RemoteCaptionQueue``). A writer view binds to the interface and never
 asks which one it has; what one cannot do at the moment it says (``can``).
+
+``review_protocol`` declares the caption-review queue (``ReviewQueue``) the same way:
+``local_review`` serves it from a project (``LocalReviewQueue``), ``remote_review`` from
+the team server (``RemoteReviewQueue``); one reviewer view binds to either.
 """
 
 from studio.work_queue.protocol import (

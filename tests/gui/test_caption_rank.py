@@ -103,7 +103,7 @@ def test_submitted_caption_keeps_its_rank_after_reopening(window, ranked_demo, q
     # A reviewer sees it beside the caption after reopening the project.
     pane = open_as(window, ranked_demo, "ben")
     pane.set_mode(1)
-    assert pane.reviewer.session.current is not None
+    assert pane.reviewer.caption_id is not None
     assert pane.rank_line.line.text() == rank.describe()
     assert "stale" not in pane.rank_line.note.text()
 
@@ -177,9 +177,9 @@ def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo
     pane = open_as(window, ranked_demo, "ben")
     pane.set_mode(1)
     reviewer, line = pane.reviewer, pane.rank_line
-    assert reviewer.session.current == min(ranks)  # pair order first
+    assert reviewer.caption_id == min(ranks)  # pair order first
     line.order.setCurrentIndex(line.order.findData("rank_worst"))
-    assert reviewer.session.current == worst
+    qtbot.waitUntil(lambda: reviewer.caption_id == worst)
     size = next(r["gallery_size"] for r in report["captions"] if r["caption_id"] == worst)
     assert line.line.text() == f"Target rank with this caption: {ranks[worst]:,} of {size:,}"
     assert "Does not find the target" not in reviewer.flags.text()  # threshold 50
@@ -188,15 +188,17 @@ def test_reviewer_orders_the_queue_by_rank_and_sees_the_flag(window, ranked_demo
     line.threshold.editingFinished.emit()
     with Project.open(ranked_demo) as project:
         assert rank_settings(project).threshold == 1
-    assert f"Does not find the target: it ranks {ranks[worst]:,} of" in reviewer.flags.text()
+    qtbot.waitUntil(
+        lambda: f"Does not find the target: it ranks {ranks[worst]:,} of" in reviewer.flags.text())
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
-    following = reviewer.session.current
+    qtbot.waitUntil(lambda: reviewer.caption_id != worst)
+    following = reviewer.caption_id
     assert ranks[following] <= ranks[worst]
     # Editing the caption makes its stored rank stale; Recompute ranks it again.
     with Project.open(ranked_demo) as project:
         store.edit_caption(project, following, "lead", "is a completely different thing")
-    pane.review.go_to(following)
-    assert "the caption was edited since" in line.note.text()
+    pane.reviewer.reread()
+    qtbot.waitUntil(lambda: "the caption was edited since" in line.note.text())
     line.recompute.click()
     qtbot.waitUntil(lambda: "stale" not in line.note.text(), timeout=30000)
     assert line.line.text().startswith("Target rank with this caption:")
@@ -250,7 +252,7 @@ def test_an_edit_in_review_marks_the_stored_rank_stale(window, ranked_demo, qtbo
     pane = open_as(window, ranked_demo, "ben")
     pane.set_mode(1)
     line = pane.rank_line
-    assert pane.reviewer.session.current == caption_id
+    assert pane.reviewer.caption_id == caption_id
     assert "stale" not in line.note.text()
     type_caption(qtbot, pane.reviewer.editor, "is blue and sleeveless")
     assert "stale: the caption was edited since" in line.note.text()

@@ -100,20 +100,21 @@ def test_review_undoes_accept_and_reject_with_ctrl_alt_z(window, ranked_demo, qt
     pane = open_as(window, ranked_demo, "rev")
     pane.set_mode(1)
     reviewer = pane.reviewer
-    assert reviewer.session.current == first
+    qtbot.waitUntil(lambda: reviewer.caption_id == first)
     type_caption(qtbot, reviewer.editor, "is red with stripes")
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Return, CTRL)  # accept, with the edit
-    assert reviewer.session.current == second
+    qtbot.waitUntil(lambda: reviewer.caption_id == second)
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_R, CTRL)
     qtbot.keyClicks(reviewer.reason, "wrong colour")
     qtbot.keyClick(reviewer.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "rejected" in reviewer.state.text())
     # Undo the reject: the caption is submitted again, on screen.
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Z, CTRL | ALT)
-    assert reviewer.session.current == second
-    assert "submitted again" in reviewer.state.text()
+    qtbot.waitUntil(lambda: "submitted again" in reviewer.state.text())
+    assert reviewer.caption_id == second
     # And the accept: text and status as the author left them.
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Z, CTRL | ALT)
-    assert reviewer.session.current == first
+    qtbot.waitUntil(lambda: reviewer.caption_id == first)
     with Project.open(ranked_demo) as project:
         one, two = store.get_caption(project, first), store.get_caption(project, second)
         assert (one.status, one.text, one.reviewer) == ("submitted", "is red wiht stripes", None)

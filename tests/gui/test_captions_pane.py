@@ -202,16 +202,16 @@ def test_review_accepts_edits_and_rejects_by_keyboard(window, pairs_demo, qtbot)
     qtbot.keyClick(pane.writer.editor, Qt.Key.Key_R, CTRL | SHIFT)
     reviewer = pane.reviewer
     assert pane.panels.currentWidget() is reviewer
-    assert reviewer.session.current == first.id
+    qtbot.waitUntil(lambda: reviewer.caption_id == first.id)
     assert "Colour contradicts" in reviewer.flags.text()
     assert "is blue" in reviewer.others.text()
     type_caption(qtbot, reviewer.editor, "is red with stripes")
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Return, CTRL)
-    assert reviewer.session.current == second.id
+    qtbot.waitUntil(lambda: reviewer.caption_id == second.id)
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_R, CTRL)
     qtbot.keyClicks(reviewer.reason, "contradicts the images")
     qtbot.keyClick(reviewer.reason, Qt.Key.Key_Return)
-    assert reviewer.session.current == third.id
+    qtbot.waitUntil(lambda: reviewer.caption_id == third.id)
     assert "Very short" in reviewer.flags.text()
     with Project.open(pairs_demo) as project:
         accepted = store.get_caption(project, first.id)
@@ -221,7 +221,7 @@ def test_review_accepts_edits_and_rejects_by_keyboard(window, pairs_demo, qtbot)
         history = project.audit_trail("caption", first.id)
         assert '"is red wiht stripes"' in history[-1]["before"]
     qtbot.keyClick(reviewer.editor, Qt.Key.Key_Left, ALT)
-    assert reviewer.session.current == second.id
+    qtbot.waitUntil(lambda: reviewer.caption_id == second.id)
     assert "Rejected by rev: contradicts the images" in reviewer.state.text()
     pane.refresh_progress()
     qtbot.waitUntil(lambda: "1 caption waiting for review" in pane.progress.summary.text())

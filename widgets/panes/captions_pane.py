@@ -5,8 +5,9 @@ annotator's progress. One writer (``CaptionWriter``) serves both faces: it takes
 queue (``studio.work_queue``), the project's (``LocalCaptionQueue``, for the person in
 Settings, ``workspace.user_name``; its calls on the IO lane) or, connected to a team
 server as an annotator, the server's (``RemoteCaptionQueue``; its calls on the team
-connection's net lane). The reviewer binds to a Qt-free ``ReviewSession``; in team mode
-the team reviewer reviews the server's captions.
+connection's net lane). One reviewer (``CaptionReviewer``) likewise takes a review queue:
+the project's (``LocalReviewQueue``) or, connected as a reviewer, the server's
+(``RemoteReviewQueue``).
 """
 
 from __future__ import annotations
@@ -47,22 +48,24 @@ from studio.store import Project
 from studio.wording import count
 from studio.work_queue import WorkItem
 from studio.work_queue.local import LocalCaptionQueue
+from studio.work_queue.local_review import LocalReviewQueue
 from studio.work_queue.remote import RemoteCaptionQueue
+from studio.work_queue.remote_review import RemoteReviewQueue
 from widgets import actions
 from widgets.annotator_progress import AnnotatorProgress
 from widgets.caption_rank_line import CaptionRankLine
 from widgets.caption_rank_view import CaptionRankView
 from widgets.caption_reviewer import CaptionReviewer
-from widgets.caption_writer import CaptionWriter, QueueCalls
+from widgets.caption_writer import CaptionWriter
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.pair_view import PairView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow, follow_closing
+from widgets.queue_calls import QueueCalls
 from widgets.rank_worker import RankWorker
 from widgets.services import Services
 from widgets.team_connection import ROLES_THAT_WRITE
 from widgets.team_pictures import TeamPictures
-from widgets.team_reviewer import TeamReviewer
 
 TEAM_ROLES = ("annotator", "reviewer")
 NO_TEAM_RANK = ("No rank: the project open here does not hold this pair (open a copy of the "
@@ -83,6 +86,7 @@ class CaptionsPane(Pane):
         self.user = ""
         self.writing: WritingSession | None = None
         self.review: ReviewSession | None = None
+        self.review_queue: LocalReviewQueue | None = None
         self._progress_timer = QTimer(self, singleShot=True, interval=PROGRESS_DELAY_MS)
         self._progress_timer.timeout.connect(self.refresh_progress)
         self._stack = QStackedLayout(self)
@@ -179,10 +183,15 @@ class CaptionsPane(Pane):
         team.changed.connect(self.team_writer.check_waiting)
         team.leaving.connect(self.team_writer.flush)
         self.services.flushing.connect(self.team_writer.flush)  # closing: outbox first
-        self.team_reviewer = TeamReviewer(team)
+        self.team_reviewer = CaptionReviewer()  # the same reviewer, on the server's queue
+        self.team_reviewer.setObjectName("team_reviewer")
+        team.back_online.connect(self.team_reviewer.idle_refresh)
+        team.changed.connect(self.team_reviewer.check_waiting)
         self.team_writer.item_changed.connect(self._team_item)
         self.team_writer.editor.textChanged.connect(self._team_rank_text)
-        self.team_reviewer.item_changed.connect(self.team_pictures.show_item)
+        self.team_reviewer.item_changed.connect(
+            lambda item: self.team_pictures.show_item(None if item is None else {
+                "reference_id": item.reference_id, "target_id": item.target_id}))
         self.team_panels = QStackedWidget()
         self.team_panels.addWidget(self.team_writer)
         self.team_panels.addWidget(self.team_reviewer)
@@ -201,7 +210,7 @@ class CaptionsPane(Pane):
         as before."""
         team = self.services.team
         self.team_writer.bind(None)
-        self.team_reviewer.stop()
+        self.team_reviewer.bind(None)
         if self.team_mode():
             writes = team.role in ROLES_THAT_WRITE
             verb = "Writing" if writes else "Reviewing"
@@ -215,8 +224,9 @@ class CaptionsPane(Pane):
                 self.team_writer.details.addWidget(self.rank_view)  # the live rank goes along
                 queue = RemoteCaptionQueue(team.client, team.name)
                 self.team_writer.bind(queue, team.queue_calls(queue, self.team_writer))
-            elif not writes:
-                self.team_reviewer.restart()
+            elif not writes and team.client is not None:
+                review = RemoteReviewQueue(team.client, team.name)
+                self.team_reviewer.bind(review, team.queue_calls(review, self.team_reviewer))
             return
         if self.rank_view.parent() is not self.writer:
             self.writer.details.addWidget(self.rank_view)
@@ -340,13 +350,11 @@ class CaptionsPane(Pane):
             save_rank_settings(
                 self.project, replace(current, threshold=threshold), self.user or "unknown"
             )
-            if self.review is not None:
-                self.review.go_to(self.review.current)  # redraw the flags
+            self.reviewer.reread()  # redraw the flags
 
     def _review_order(self, order: str) -> None:
-        if self.review is not None:
-            self.review.order = order
-            self.review.start()
+        if self.review_queue is not None:
+            self.reviewer.run(self.review_queue.reorder, order)
 
     # -- project -----------------------------------------------------------------------
 
@@ -355,7 +363,7 @@ class CaptionsPane(Pane):
         self.writer.flush()
         self.writer.bind(None)
         self.reviewer.bind(None)
-        self.writing = self.review = None
+        self.writing = self.review = self.review_queue = None
         self._team_pair = None
 
     def _on_settings(self) -> None:
@@ -376,8 +384,8 @@ class CaptionsPane(Pane):
         """New pairs, or captions written elsewhere: an idle session finds its next item."""
         if self.writing is not None and self.writer.item is None:
             self.writer.refresh()
-        if self.review is not None and self.review.current is None:
-            self.review.start()
+        if self.review is not None:
+            self.reviewer.idle_refresh()
         self.refresh_progress()
 
     def show_project(self, project: Project | None) -> None:
@@ -386,7 +394,7 @@ class CaptionsPane(Pane):
         if project is None:
             self.writer.bind(None)
             self.reviewer.bind(None)
-            self.writing = self.review = None
+            self.writing = self.review = self.review_queue = None
             self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
         self._stack.setCurrentIndex(2 if self.team_mode() else 1)
@@ -427,10 +435,11 @@ class CaptionsPane(Pane):
         self._show_policy(policy)
         queue = LocalCaptionQueue(project, self.user, policy)
         self.writing = queue.session
-        self.review = ReviewSession(project, self.user)
-        self.review.order = self.rank_line.order.currentData()
+        self.review_queue = LocalReviewQueue(project, self.user,
+                                             self.rank_line.order.currentData())
+        self.review = self.review_queue.session
         self.writer.bind(queue, self.local_calls)
-        self.reviewer.bind(self.review)
+        self.reviewer.bind(self.review_queue, self.local_calls)
         self.set_mode(self.modes.checkedId())
 
     def _show_policy(self, policy: CaptionPolicy) -> None:
@@ -448,14 +457,14 @@ class CaptionsPane(Pane):
         self.panels.setCurrentIndex(mode)
         if mode == 0:
             self.writer.show_again()  # redraw the pair of this mode
-        elif self.review is not None:
-            self.review.go_to(self.review.current)
+        else:
+            self.reviewer.show_again()
         self.refresh_progress()
 
     def focus_widget(self) -> QWidget | None:
         if self.team_mode():
             panel = self.team_panels.currentWidget()
-            return panel.editor if isinstance(panel, (CaptionWriter, TeamReviewer)) else None
+            return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
         panel = self.panels.currentWidget()
         return panel.editor if isinstance(panel, (CaptionWriter, CaptionReviewer)) else None
 

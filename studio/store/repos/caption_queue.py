@@ -226,6 +226,16 @@ def review_remaining(project: Project, reviewer: str) -> int:
     return int(row[0])
 
 
+def reviewed_by(project: Project, reviewer: str) -> int:
+    """How many captions ``reviewer`` decided (accepted or rejected) and still holds so."""
+    row = project.db.execute(
+        "SELECT count(*) FROM captions c JOIN people r ON r.id = c.reviewer_id "
+        "WHERE c.status IN ('accepted', 'rejected') AND r.name = ?",
+        [reviewer],
+    ).fetchone()
+    return int(row[0])
+
+
 def own_waiting(project: Project, reviewer: str) -> int:
     """How many submitted captions wait for review that ``reviewer`` wrote (others review them)."""
     row = project.db.execute(
