@@ -230,8 +230,8 @@ def reviewed_by(project: Project, reviewer: str) -> int:
     """How many captions ``reviewer`` decided (accepted or rejected) and still holds so."""
     row = project.db.execute(
         "SELECT count(*) FROM captions c JOIN people r ON r.id = c.reviewer_id "
-        "WHERE c.status IN ('accepted', 'rejected') AND r.name = ?",
-        [reviewer],
+        "WHERE c.status IN ('accepted', 'rejected') AND r.name = :reviewer",
+        {"reviewer": reviewer},
     ).fetchone()
     return int(row[0])
 
