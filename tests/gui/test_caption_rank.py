@@ -240,7 +240,7 @@ def test_a_rank_is_shown_while_no_colour_was_measured(window, ranked_demo, qtbot
     pane = open_as(window, ranked_demo, "ana")
     pane.rank_worker.wait_idle()  # the model and index load when the project opens
     type_caption(qtbot, pane.writer.editor, "is darker and red")
-    qtbot.waitUntil(lambda: rank_shown_for(pane.rank_view, "is darker and red"), timeout=2000)
+    qtbot.waitUntil(lambda: rank_shown_for(pane.rank_view, "is darker and red"), timeout=10_000)
     assert not folder.exists()  # nothing was measured inside the rank
 
 

@@ -24,7 +24,7 @@ def own_text(path, pair_id: int, user: str = "ana") -> str | None:
 
 
 def wait_saved(qtbot, writer, path, pair_id: int, text: str) -> None:
-    qtbot.waitUntil(lambda: own_text(path, pair_id) == text, timeout=3000)
+    qtbot.waitUntil(lambda: own_text(path, pair_id) == text, timeout=10_000)
 
 
 def test_undo_and_redo_typing_step_by_step_across_autosaves(window, pairs_demo, qtbot) -> None:

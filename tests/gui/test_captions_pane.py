@@ -258,7 +258,7 @@ def test_pictures_stay_on_screen_after_autosave_save_and_switching(
     first_title = pane.view.reference.title.text()
     assert first_title
     type_caption(qtbot, writer.editor, "is plaid")
-    qtbot.waitUntil(lambda: "saved" in writer.state.text().lower(), timeout=3000)
+    qtbot.waitUntil(lambda: "saved" in writer.state.text().lower(), timeout=10_000)
     qtbot.wait(100)
     assert pane.view.reference.title.text() == first_title
     wait_for_pictures(qtbot, pane)
@@ -270,7 +270,7 @@ def test_pictures_stay_on_screen_after_autosave_save_and_switching(
         assert pane.view.reference.title.text()
         wait_for_pictures(qtbot, pane)
         type_caption(qtbot, writer.editor, text)
-        qtbot.waitUntil(lambda: "saved" in writer.state.text().lower(), timeout=3000)
+        qtbot.waitUntil(lambda: "saved" in writer.state.text().lower(), timeout=10_000)
         wait_for_pictures(qtbot, pane)
     # Another project and back: the pair is drawn again.
     other = tmp_path / "other"

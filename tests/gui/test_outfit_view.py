@@ -114,7 +114,7 @@ def test_annotating_an_outfit_and_its_export_reimporting_identically(
     view.concise.setFocus()
     qtbot.keyClicks(view.concise, "Striped blue shirt, pants")
     qtbot.waitUntil(lambda: load_outfit(project, "look").picture.concise
-                    == "Striped blue shirt, pants", timeout=3000)
+                    == "Striped blue shirt, pants", timeout=10_000)
     # Undo takes back the last label only.
     type_into(qtbot, view.region_chips.entry, "red")
     assert len(view.region_chips.chips) == 3
