@@ -189,29 +189,28 @@ def run_tests(args: list[str]) -> int:
         started = time.monotonic()  # the manual first: seconds, and it fails fast
         manual = build_manual(home / "manual", env)
         timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
-        # All three phases start together and share the two cores: the GUI suite (one
-        # process, 9.3 of its 12.5 minutes CPU at load 3, much of the rest waiting on Qt's
-        # event loop), the PostgreSQL set (one process, waiting on its server) and the core
-        # suites (two processes, CPU-bound: 12.9 core-minutes). Started one after another
-        # they took 22.5 minutes on 2 cores; nothing is run twice for this.
+        # The core suites first, alone: they are CPU-bound (12.9 core-minutes in two
+        # processes) and slowed by anything beside them (with the GUI suite beside them
+        # they took 13.4 min instead of 8.4; with the GUI suite and the PostgreSQL set
+        # 20.5). Then the GUI suite (one process, much of it waiting on Qt's event loop)
+        # and the PostgreSQL set (one process, waiting on its server) side by side.
+        core = Phase("core suites on SQLite",
+                     [*PARALLEL, *selection, "tests/unit", "tests/reliability",
+                      "tests/packaging"], env, home)
+        timings.append(core.wait())
         # PostgreSQL: the store's contract and the chosen end-to-end set (the tests marked
         # ``engines``, listed with their reasons in tests/conftest.py), each project on a
         # throwaway server (pgserver wheel, started by tests/conftest.py).
-        gui = Phase("GUI suite", ["-q", *selection, "tests/gui"], env, home,
-                    log=home / "gui.log")
         postgresql = Phase("contract and end-to-end set on PostgreSQL",
                            ["-q", "-m", " and ".join(["engines", *selection[1:]]),
                             "tests/unit", "tests/reliability"],
                            {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}, home,
                            log=home / "postgresql.log")
-        core = Phase("core suites on SQLite",
-                     [*PARALLEL, *selection, "tests/unit", "tests/reliability",
-                      "tests/packaging"], env, home)
-        timings.append(core.wait())
+        gui = Phase("GUI suite", ["-q", *selection, "tests/gui"], env, home)
         timings += [gui.wait(), postgresql.wait()]
         mypy.wait()
         print(f"\nmypy:\n{mypy_log.read_text(encoding='utf-8')}", end="")
-        print("\nPhases (the last three side by side, from the start):")
+        print("\nPhases (the last two side by side):")
         for name, seconds, code in timings:
             print(f"  {name:<42} {seconds / 60:5.1f} min  {'passed' if code == 0 else 'FAILED'}")
         print(f"  {'in all, from the start of dev.py':<42} "
