@@ -157,6 +157,9 @@ BOTH_ENGINES = {
     "tests/unit/test_work_queue.py::test_offline_the_team_queue_keeps_every_edit_and_says_why_no_pair_comes",
 }
 
+# The fixtures of a test that chooses PostgreSQL itself (see below).
+OWN_SERVER = {"postgresql_server", "postgresql_url"}
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     files = {name.split("::")[0] for name in BOTH_ENGINES}
@@ -185,9 +188,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         has_cuda = False
     if cir_pg_engine.engine_is_postgresql():
         sqlite_only = pytest.mark.skip(reason="tests SQLite's own file or pragmas")
+        # A test that asks for a PostgreSQL server itself already runs on both engines in
+        # the core suites (SQLite projects against that server); the same test again here
+        # would only repeat it (the 32 writers, killed copies and creates: 100 s of 430).
+        names_its_engines = pytest.mark.skip(
+            reason="takes its own PostgreSQL server: runs with the core suites"
+        )
         for item in items:
             if "sqlite_only" in item.keywords:
                 item.add_marker(sqlite_only)
+            elif OWN_SERVER & set(getattr(item, "fixturenames", ())):
+                item.add_marker(names_its_engines)
     if has_cuda:
         return
     skip = pytest.mark.skip(reason="needs a CUDA device")

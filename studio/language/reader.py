@@ -233,9 +233,21 @@ def _closest(token: str, choices: tuple[str, ...]) -> str | None:
     # rare real words ("peplum", "cami") as vocabulary words ("plum", "camo").
     # A four-letter word is only a typo of a word one letter longer or shorter ("blak").
     reach = 1 if len(token) <= 4 else 2
-    same_start = tuple(c for c in choices if c[0] == token[0] and abs(len(c) - len(token)) <= reach)
+    by_start = _by_start_and_length(choices).get(token[0], {})
+    same_start = tuple(c for size in range(len(token) - reach, len(token) + reach + 1)
+                       for c in by_start.get(size, ()))
     close = difflib.get_close_matches(token, same_start, n=1, cutoff=cutoff)
     return close[0] if close else None
+
+
+@lru_cache(maxsize=8)
+def _by_start_and_length(choices: tuple[str, ...]) -> dict[str, dict[int, tuple[str, ...]]]:
+    """The choices by first letter, then length: a token's candidates without a scan."""
+    grouped: dict[str, dict[int, list[str]]] = {}
+    for choice in choices:  # in the given order, so ties are broken as before
+        grouped.setdefault(choice[0], {}).setdefault(len(choice), []).append(choice)
+    return {start: {size: tuple(words) for size, words in sizes.items()}
+            for start, sizes in grouped.items()}
 
 
 def _tokens(text: str) -> list[str]:
