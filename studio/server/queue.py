@@ -93,7 +93,7 @@ def hold(project: Project, who: Identity, pair_id: int, lease_seconds: float) ->
                 and live + others >= per_pair):
             raise ApiError(409, f"Pair {pair_id} has its captions or is held by others.")
         lease = take_lease(project, who, KIND, pair_id, "", held, now + lease_seconds, record)
-        return _item(project, lease, who.name)
+    return _item(project, lease, who.name)
 
 
 def step(project: Project, who: Identity, here: int, forward: bool,
@@ -127,7 +127,8 @@ def take(
 ) -> dict[str, Any] | None:
     """The item of ``kind`` this person holds (renewed), or ``pick``'s next one with a new
     lease, in one write transaction; None: nothing left. A held lease whose item no longer
-    needs work (``still_open`` says so: reviewed meanwhile by the desktop) is let go."""
+    needs work (``still_open`` says so: reviewed meanwhile by the desktop) is let go. The
+    item is described (``describe``) once the lease is committed, outside the transaction."""
     now = time.time()
     with project.change(who.name, "lease", "server_lease", kinds=()) as record:
         server_repo.drop_expired(project, now)
@@ -143,8 +144,9 @@ def take(
                 record["nothing_changed"] = True
                 return None
             item_id, item_key = found
-        return describe(take_lease(project, who, kind, item_id, item_key, held,
-                                   now + lease_seconds, record))
+        lease = take_lease(project, who, kind, item_id, item_key, held, now + lease_seconds,
+                           record)
+    return describe(lease)  # read after the commit: the transaction holds only the lease
 
 
 def take_lease(

@@ -113,7 +113,7 @@ def hold(project: Project, who: Identity, caption_id: int, lease_seconds: float)
         held = server_repo.held_lease(project, KIND, who.name, now)
         lease = queue.take_lease(project, who, KIND, caption_id, "", held,
                                  now + lease_seconds, record)
-        return _item(project, lease)
+    return _item(project, lease)  # its flags are read after the commit
 
 
 def step(project: Project, who: Identity, here: int, forward: bool,
