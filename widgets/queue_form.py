@@ -13,11 +13,10 @@ edits are.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QWidget
 
 from studio.errors import StudioError
 from widgets.caption_form import CaptionForm
@@ -33,16 +32,10 @@ class QueueForm(CaptionForm):
     ASKING = ""  # said while the first item is asked for
     ALL_DONE = ""  # said when the queue has nothing and says no reason
 
-    def __init__(
-        self,
-        context: str,
-        buttons: Sequence[tuple[str, str]],
-        slots: dict[str, Callable[[], object]],
-        hint: str,
-        reason_prompt: str,
-        parent: QWidget | None = None,
-    ) -> None:
-        super().__init__(context, buttons, slots, hint, reason_prompt, parent)
+    def __init__(self, *form: Any) -> None:
+        """``form``: the ``CaptionForm``'s arguments (its key context, buttons, slots, hint,
+        reason prompt and parent)."""
+        super().__init__(*form)
         self.queue: Any = None
         self.calls: QueueCalls | None = None
         self.item: Any = None  # the item on screen
