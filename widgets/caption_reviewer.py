@@ -14,8 +14,8 @@ team connection's net lane for a server), one at a time and in the order made; t
 is applied here, on the UI thread. What the queue cannot do now it says (``can``): with a
 team server that does not answer, accepts and rejects wait in the outbox, and a new
 caption, Previous/Next, Skip and taking a decision back are refused in one line until it
-answers again. A team caption's lease is renewed while it is on screen (``LeaseKeeper``,
-through ``queue.hold()``).
+answers again. Binding the queue, its calls, the lease and moving are the queue form's
+(``QueueForm``), shared with the writer.
 """
 
 from __future__ import annotations
@@ -33,14 +33,11 @@ from studio.work_queue.review_protocol import (
     NO_DECISION,
     NO_REASON,
     Decided,
-    ReviewAction,
     ReviewItem,
     ReviewQueue,
     flag_line,
 )
-from widgets.caption_form import CaptionForm
-from widgets.queue_calls import CallLine, QueueCalls
-from widgets.team_lease import LeaseKeeper
+from widgets.queue_form import QueueForm
 
 BUTTONS = (
     ("previous", "◀ Previous"),
@@ -56,9 +53,10 @@ HINT = (
 )
 
 
-class CaptionReviewer(CaptionForm):
+class CaptionReviewer(QueueForm):
     reviewed = Signal()  # a decision was made or taken back
-    item_changed = Signal(object)  # the ReviewItem on screen, or None
+    ASKING = "Asking for the next caption to review…"
+    ALL_DONE = ALL_REVIEWED
 
     def __init__(self, parent: QWidget | None = None) -> None:
         actions = {
@@ -83,13 +81,7 @@ class CaptionReviewer(CaptionForm):
         self.details.addWidget(self.others)
         self.reason.returnPressed.connect(self._confirm_reject)
         self.queue: ReviewQueue | None = None
-        self.calls: QueueCalls | None = None
         self.item: ReviewItem | None = None  # the caption on screen
-        self.lease = LeaseKeeper(None, self.refresh, self, hold=self._hold)
-        self._line = CallLine()  # the queue's calls, one at a time on its lane
-        self._moving = False  # a decision, skip or step is on its way
-        self._unsent: tuple[Decided, str] | None = None  # a decision that waits, its line
-        self._checking = False
         self.editor.setEnabled(False)
         self._set_decisions_enabled(False)
 
@@ -99,26 +91,6 @@ class CaptionReviewer(CaptionForm):
     def caption_id(self) -> int | None:
         """The caption on screen."""
         return None if self.item is None else self.item.caption_id
-
-    def settled(self) -> bool:
-        """No call to the queue is running or waiting (what is shown is its last answer)."""
-        return self._line.settled()
-
-    def bind(self, queue: ReviewQueue | None, calls: QueueCalls | None = None) -> None:
-        """Review this queue from now on (None: nothing); its first caption is asked for."""
-        self.lease.stop()
-        self.queue, self.calls = queue, calls
-        self._line.reset(calls)
-        self._moving = self._checking = False
-        self._unsent = None
-        self._show(None, say="" if queue is None else "Asking for the next caption to review…")
-        if queue is not None and self.isVisible():
-            self.refresh()  # else when it shows: a hidden reviewer holds no lease
-
-    def _call(self, function: Callable[..., Any], *args: Any, done: Callable[[Any], Any],
-              failed: Callable[[BaseException], Any] | None = None) -> None:
-        """Run ``function(*args)`` on the queue's lane after the calls before it."""
-        self._line.add(function, *args, done=done, failed=failed or self._failed)
 
     def _failed(self, error: BaseException) -> None:
         self._moving = False
@@ -130,22 +102,6 @@ class CaptionReviewer(CaptionForm):
         self.state.setText(f"The review queue failed ({error}).")
         raise error  # unexpected: Qt hands it to the error reporter's hook
 
-    def refresh(self) -> None:
-        """Ask the queue for the caption held, or the next."""
-        queue, calls = self.queue, self.calls
-        if queue is None:
-            return
-        if (self.item is None and calls is not None and calls.first_at_once
-                and self.settled()):
-            try:
-                item = calls.run_now(queue.take_next)
-            except StudioError as error:
-                self._failed(error)
-                return
-            self._took(item)
-            return
-        self._call(queue.take_next, done=self._took)
-
     def run(self, function: Callable[..., Any], *args: Any) -> None:
         """Call the queue (another order, a re-read) and show the caption it answers."""
         self._call(function, *args, done=lambda item: self._show(item))
@@ -155,52 +111,17 @@ class CaptionReviewer(CaptionForm):
         if self.queue is not None:
             self.run(self.queue.hold)
 
-    def _took(self, item: ReviewItem | None) -> None:
-        if item is not None and self.item is not None and item.caption_id == self.item.caption_id:
-            self.item = item  # asked again: the lease, not the text being edited, is news
-            self.lease.keep(item)
-            return
-        self._show(item, keep_line=self.item is None)
-
-    def _hold(self, renewed: Callable[[float | None], Any],
-              failed: Callable[[BaseException], Any]) -> None:
-        """The lease keeper's renewal: ``queue.hold()`` on the queue's lane."""
-        queue = self.queue
-        if queue is None:
-            return
-
-        def held(item: ReviewItem | None) -> None:
-            if item is not None and self.item is not None and item.caption_id == self.item.caption_id:
-                self.item = item
-                renewed(item.expires_at)
-            else:  # the lease ended and the server holds another caption (or none)
-                self._show(item)
-
-        self._call(queue.hold, done=held, failed=failed)
-
     # -- showing -----------------------------------------------------------------------
 
-    def _show(self, item: ReviewItem | None, keep_line: bool = False,
-              say: str | None = None) -> None:
-        self.item = item
-        self.reason.hide()
-        self.lease.keep(item)
-        self._moving = False
-        if item is None:
-            queue = self.queue
-            why = queue.can("next") if queue is not None else None
-            self.info.setText(say if say is not None else why or ALL_REVIEWED)
-            for label in (self.flags, self.others):
-                label.setText("")
-            if not keep_line:
-                self.state.setText("")
-            self.editor.clear()
-            self.editor.setEnabled(False)
-            self._set_decisions_enabled(False)
-            self.pair_changed.emit(None)
-            self.item_changed.emit(None)
-            return
-        self.editor.setEnabled(True)
+    def _key(self, item: ReviewItem) -> int:
+        return item.caption_id
+
+    def _clear(self) -> None:
+        for label in (self.flags, self.others):
+            label.setText("")
+        self._set_decisions_enabled(False)
+
+    def _fill(self, item: ReviewItem) -> None:
         self._set_decisions_enabled(True)
         self.editor.setText(item.text)
         self.info.setText(f"Pair {item.pair_id} · caption by {item.author or 'unknown'} · "
@@ -212,16 +133,12 @@ class CaptionReviewer(CaptionForm):
             if item.others
             else ""
         )
-        note = _state_text(item)
-        if note or not keep_line:
-            self.state.setText(note)
-        self.editor.setFocus()
-        self.pair_changed.emit(item.pair_id)
-        self.item_changed.emit(item)
 
-    def show_again(self) -> None:
-        """Redraw the caption's pair (the pane's shared pictures)."""
-        self.pair_changed.emit(None if self.item is None else self.item.pair_id)
+    def _note(self, item: ReviewItem) -> str:
+        return _state_text(item)
+
+    def _outcome(self, record: Decided) -> str:
+        return _outcome(record)
 
     def _set_decisions_enabled(self, enabled: bool) -> None:
         for name in ("accept", "reject"):
@@ -229,32 +146,11 @@ class CaptionReviewer(CaptionForm):
 
     # -- deciding and moving -----------------------------------------------------------
 
-    def _refused(self, action: ReviewAction) -> bool:
-        """Say in one line why the queue cannot do ``action`` now."""
-        why = self.queue.can(action) if self.queue is not None else None
-        if why is not None:
-            self.state.setText(why)
-        return why is not None
-
     def _ready(self) -> ReviewQueue | None:
         """The queue, when a caption is on screen and nothing is on its way."""
         if self.queue is None or self.item is None or self._moving:
             return None
         return self.queue
-
-    def _go(self, function: Callable[..., Any], *args: Any, done: Callable[[Any], Any],
-            failed: Callable[[BaseException], Any] | None = None) -> None:
-        self._moving = True
-        self.editor.setEnabled(False)
-        self._call(function, *args, done=done, failed=failed or self._not_done)
-
-    def _not_done(self, error: BaseException) -> None:
-        """Refused at once (no reason, someone decided it first): the caption stays."""
-        self._moving = False
-        if self.item is not None:
-            self.editor.setEnabled(True)
-            self.editor.setFocus()
-        self._failed(error)
 
     def accept(self) -> None:
         queue = self._ready()
@@ -281,32 +177,7 @@ class CaptionReviewer(CaptionForm):
         self._go(queue.reject, reason, done=self._decided)
 
     def _decided(self, decided: Decided) -> None:
-        line = _outcome(decided)
-        if decided.waiting:
-            self._unsent = (decided, line)
-        self.reviewed.emit()
-        self._moved(self.queue.current if self.queue is not None else None, line)
-
-    def _moved(self, item: ReviewItem | None, line: str) -> None:
-        self._show(item)
-        note = self.state.text()
-        self.state.setText(line + (f" · {note}" if note else ""))
-
-    def step(self, forward: bool) -> None:
-        queue = self.queue
-        if queue is None or self._moving or self._refused("previous"):
-            return
-        before = self.caption_id
-
-        def stepped(item: ReviewItem | None) -> None:
-            if item is None or item.caption_id != before:
-                self._show(item)
-                return
-            self._moving = False
-            self.editor.setEnabled(True)
-            self._refused("previous")  # it could not ask: say why
-
-        self._go(queue.step, forward, done=stepped)
+        self._finished(decided, self.reviewed)
 
     def skip(self) -> None:
         queue, item = self._ready(), self.item
@@ -330,48 +201,6 @@ class CaptionReviewer(CaptionForm):
             self.reviewed.emit()
 
         self._go(queue.undo_last_decision, done=undone)
-
-    # -- the server answers again ------------------------------------------------------
-
-    def check_waiting(self) -> None:
-        """The server answered again: a decision that waited says the server's answer
-        instead, unless something newer was said meanwhile."""
-        unsent, queue = self._unsent, self.queue
-        if unsent is None or queue is None or self._checking or queue.can("previous"):
-            return
-        self._checking = True
-
-        def learnt(decided: Decided) -> None:
-            self._checking = False
-            if self._unsent is not unsent or decided.waiting:
-                return
-            self._unsent = None
-            if self.state.text().startswith(unsent[1]):
-                self.state.setText(_outcome(decided))
-
-        def not_learnt(_error: BaseException) -> None:
-            self._checking = False
-
-        self._call(queue.outcome, unsent[0], done=learnt, failed=not_learnt)
-
-    def idle_refresh(self) -> None:
-        """New captions, or the server answers again: with none on screen, ask for one."""
-        if self.item is None and self.isVisible() and not self._moving:
-            self.refresh()
-
-    # -- on screen or not --------------------------------------------------------------
-
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (a team server renews that lease, or hands the
-        next caption if it ended meanwhile)."""
-        super().showEvent(event)
-        if self.queue is not None and not self._moving:
-            self.refresh()
-
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Out of sight: the lease is no longer renewed."""
-        self.lease.pause()
-        super().hideEvent(event)
 
 
 def _outcome(decided: Decided) -> str:

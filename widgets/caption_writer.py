@@ -20,18 +20,16 @@ What the queue cannot do now it says (``can``): with a team server that does not
 drafts, submissions, skips and flags wait in the outbox, and a new pair, Previous/Next and
 taking a save back are refused in one line until it answers again. A submission that waits
 says so ("Pair 5: your caption waits on this computer …") until the server's answer
-replaces that line. A team item's lease is renewed while it is on screen (``LeaseKeeper``,
-through ``queue.hold()``).
+replaces that line. Binding the queue, its calls, the lease and moving are the queue
+form's (``QueueForm``), shared with the reviewer.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
@@ -40,9 +38,8 @@ from studio.captions.typing_history import TypingHistory
 from studio.errors import ProjectBusyError, StudioError
 from studio.wording import plural
 from studio.work_queue import Submitted, WorkItem, WorkQueue
-from widgets.caption_form import CaptionForm
-from widgets.queue_calls import CallLine, QueueCalls
-from widgets.team_lease import LeaseKeeper
+from widgets.queue_calls import QueueCalls
+from widgets.queue_form import QueueForm
 
 AUTOSAVE_MS = 400
 MAX_UNSAVED_MS = 1000  # typing without a pause is saved at least this often
@@ -63,9 +60,10 @@ HINT = (
 )
 
 
-class CaptionWriter(CaptionForm):
+class CaptionWriter(QueueForm):
     saved = Signal()  # a caption was submitted, or a save taken back
-    item_changed = Signal(object)  # the WorkItem on screen, or None
+    ASKING = "Asking for your next pair…"
+    ALL_DONE = ALL_DONE
 
     def __init__(self, parent: QWidget | None = None) -> None:
         actions = {
@@ -87,7 +85,6 @@ class CaptionWriter(CaptionForm):
             parent,
         )
         self.queue: WorkQueue | None = None
-        self.calls: QueueCalls | None = None
         self.item: WorkItem | None = None  # the item on screen
         self.history = TypingHistory()
         self.editor.setPlaceholderText("is red with longer sleeves")
@@ -100,18 +97,9 @@ class CaptionWriter(CaptionForm):
         self._autosave.timeout.connect(self.save_soon)
         self._max_wait = QTimer(self, singleShot=True, interval=MAX_UNSAVED_MS)
         self._max_wait.timeout.connect(self.save_soon)
-        self.lease = LeaseKeeper(None, self.refresh, self, hold=self._hold)
-        self._line = CallLine()  # the queue's calls, one at a time on its lane
         self._kept: tuple[int, str] | None = None  # the last text saved (or sent) per pair
-        self._moving = False  # a submit, skip, flag or step is on its way
-        self._unsent: tuple[Submitted, str] | None = None  # a submission that waits, its line
-        self._checking = False  # its outcome is being asked
 
     # -- the queue ---------------------------------------------------------------------
-
-    def settled(self) -> bool:
-        """No call to the queue is running or waiting (what is shown is its last answer)."""
-        return self._line.settled()
 
     @property
     def pair_id(self) -> int | None:
@@ -119,29 +107,11 @@ class CaptionWriter(CaptionForm):
         return None if self.item is None else self.item.pair_id
 
     def bind(self, queue: WorkQueue | None, calls: QueueCalls | None = None) -> None:
-        """Write for this queue from now on (None: nothing); its first item is asked for."""
+        """Write for this queue from now on (None: nothing); what is typed for the last
+        queue is saved first."""
         if self.queue is not None:
             self.flush()
-        self.lease.stop()
-        self.queue, self.calls = queue, calls
-        self._line.reset(calls)
-        self._moving, self._unsent = False, None
-        self._checking = False
-        self._show(None, say="" if queue is None else "Asking for your next pair…")
-        if queue is not None and self.isVisible():
-            self.refresh()  # else when it shows: a hidden writer holds no lease
-
-    def _call(
-        self,
-        function: Callable[..., Any],
-        *args: Any,
-        done: Callable[[Any], Any],
-        failed: Callable[[BaseException], Any] | None = None,
-        save_of: int | None = None,
-    ) -> None:
-        """Run ``function(*args)`` on the queue's lane after the calls before it."""
-        self._line.add(function, *args, done=done, failed=failed or self._failed,
-                       save_of=save_of)
+        super().bind(queue, calls)
 
     def _failed(self, error: BaseException) -> None:
         self._moving = False
@@ -158,86 +128,31 @@ class CaptionWriter(CaptionForm):
             self.state.setText(f"Saving failed ({error}); your text stays here.")
             raise error  # unexpected: Qt hands it to the error reporter's hook
 
-    def refresh(self) -> None:
-        """Ask the queue for the item held, or the next (when none is on screen: after the
-        server answers again, or new pairs came)."""
-        queue, calls = self.queue, self.calls
-        if queue is None:
-            return
-        if (self.item is None and calls is not None and calls.first_at_once
-                and self._line.settled()):
-            try:
-                item = calls.run_now(queue.take_next)
-            except StudioError as error:
-                self._failed(error)
-                return
-            self._took(item)
-            return
-        self._call(queue.take_next, done=self._took)
-
-    def _took(self, item: WorkItem | None) -> None:
-        if item is not None and self.item is not None and item.pair_id == self.item.pair_id:
-            self.item = item  # asked again: the lease, not the text, is news
-            self.lease.keep(item)
-            return
-        self._show(item, keep_line=self.item is None)
-
-    def _hold(self, renewed: Callable[[float | None], Any],
-              failed: Callable[[BaseException], Any]) -> None:
-        """The lease keeper's renewal: ``queue.hold()`` on the queue's lane."""
-        queue = self.queue
-        if queue is None:
-            return
-
-        def held(item: WorkItem | None) -> None:
-            if item is not None and self.item is not None and item.pair_id == self.item.pair_id:
-                self.item = item
-                renewed(item.expires_at)
-            else:  # the lease ended and the server holds another pair (or none) for us
-                self._show(item)
-
-        self._call(queue.hold, done=held, failed=failed)
-
     # -- showing -----------------------------------------------------------------------
 
-    def _show(self, item: WorkItem | None, keep_line: bool = False, say: str | None = None) -> None:
-        self.item = item
-        self.reason.hide()
-        self.lease.keep(item)
-        self._moving = False
-        if item is None:
-            queue = self.queue
-            why = queue.can("next") if queue is not None else None
-            self.info.setText(say if say is not None else why or ALL_DONE)
-            self.editor.clear()
-            self.history.reset("")
-            self.editor.setEnabled(False)
-            self._kept = None
-            if not keep_line:
-                self.state.setText("")
-            self.pair_changed.emit(None)
-            self.item_changed.emit(None)
-            return
+    def _key(self, item: WorkItem) -> int:
+        return item.pair_id
+
+    def _clear(self) -> None:
+        self.history.reset("")
+        self._kept = None
+
+    def _fill(self, item: WorkItem) -> None:
         info = f"Pair {item.pair_id}" + (f" · {item.category}" if item.category else "")
         if item.needed is not None and item.written is not None:
             info += (f" · {item.written} of {item.needed} "
                      f"{plural('caption', item.needed)} written")
         self.info.setText(info)
-        self.editor.setEnabled(True)
         self.editor.setText(item.text)
         self._kept = (item.pair_id, item.text)
         self.history.reset(item.text)
         self.editor.setReadOnly(item.status == "accepted")
-        note = _state_text(item)
-        if note or not keep_line:
-            self.state.setText(note)
-        self.editor.setFocus()
-        self.pair_changed.emit(item.pair_id)
-        self.item_changed.emit(item)
 
-    def show_again(self) -> None:
-        """Redraw the pair on screen (the pane's shared pictures)."""
-        self.pair_changed.emit(self.pair_id)
+    def _note(self, item: WorkItem) -> str:
+        return _state_text(item)
+
+    def _outcome(self, record: Submitted) -> str:
+        return _outcome(record)
 
     # -- typing and saving -------------------------------------------------------------
 
@@ -326,42 +241,15 @@ class CaptionWriter(CaptionForm):
 
     # -- moving --------------------------------------------------------------------------
 
-    def _refused(self, action: Any) -> bool:
-        """Say in one line why the queue cannot do ``action`` now."""
-        why = self.queue.can(action) if self.queue is not None else None
-        if why is not None:
-            self.state.setText(why)
-        return why is not None
-
-    def _leave_then(self, function: Callable[..., Any], *args: Any,
-                    done: Callable[[Any], Any]) -> None:
-        """Save what is typed (an emptied draft goes), then move."""
+    def _before_move(self) -> None:
+        """Save what is typed (an emptied draft goes) before leaving the pair."""
         self.save_soon(leaving=True)
-        self._moving = True
-        self.editor.setEnabled(False)
-        self._call(function, *args, done=done)
-
-    def step(self, forward: bool) -> None:
-        queue = self.queue
-        if queue is None or self._moving or self._refused("previous"):
-            return
-        before = self.pair_id
-
-        def stepped(item: WorkItem | None) -> None:
-            if item is None or item.pair_id != before:
-                self._show(item)
-                return
-            self._moving = False
-            self.editor.setEnabled(True)
-            self._refused("previous")  # it could not ask: say why
-
-        self._leave_then(queue.step, forward, done=stepped)
 
     def skip(self) -> None:
         queue, item = self.queue, self.item
         if queue is None or item is None or self._moving or self._refused("skip"):
             return
-        self._leave_then(queue.skip, done=lambda after: self._moved(
+        self._go(queue.skip, done=lambda after: self._moved(
             after, f"Pair {item.pair_id} skipped."))
 
     def ask_reason(self) -> None:
@@ -376,13 +264,8 @@ class CaptionWriter(CaptionForm):
         if queue is None or item is None or self._moving or self._refused("flag"):
             return
         reason = self.reason.text().strip()
-        self._leave_then(queue.flag, reason, done=lambda after: self._moved(
+        self._go(queue.flag, reason, done=lambda after: self._moved(
             after, f"Pair {item.pair_id} flagged for a coordinator."))
-
-    def _moved(self, item: WorkItem | None, line: str) -> None:
-        self._show(item)
-        note = self.state.text()
-        self.state.setText(line + (f" · {note}" if note else ""))
 
     def save_and_next(self) -> None:
         queue, item = self.queue, self.item
@@ -409,41 +292,7 @@ class CaptionWriter(CaptionForm):
         self._failed(error)
 
     def _submitted(self, sent: Submitted) -> None:
-        queue = self.queue
-        line = _outcome(sent)
-        if sent.waiting:
-            self._unsent = (sent, line)
-        self.saved.emit()
-        self._moved(queue.current if queue is not None else None, line)
-
-    def check_waiting(self) -> None:
-        """The server answered again: a submission that waited says the server's answer
-        instead, unless something newer was said meanwhile."""
-        unsent, queue = self._unsent, self.queue
-        if unsent is None or queue is None or self._checking or self._refused_quietly():
-            return
-        self._checking = True  # one question at a time, however often the connection says
-
-        def learnt(sent: Submitted) -> None:
-            self._checking = False
-            if self._unsent is not unsent or sent.waiting:
-                return
-            self._unsent = None
-            if self.state.text().startswith(unsent[1]):
-                self.state.setText(_outcome(sent))
-
-        def not_learnt(_error: BaseException) -> None:
-            self._checking = False  # asked again the next time the connection hears
-
-        self._call(queue.outcome, unsent[0], done=learnt, failed=not_learnt)
-
-    def _refused_quietly(self) -> bool:
-        return self.queue is None or self.queue.can("previous") is not None
-
-    def idle_refresh(self) -> None:
-        """The server answers again: with no pair on screen, ask for one."""
-        if self.item is None and self.isVisible() and not self._moving:
-            self.refresh()
+        self._finished(sent, self.saved)
 
     def undo_last_save(self) -> None:
         queue = self.queue
@@ -464,17 +313,9 @@ class CaptionWriter(CaptionForm):
 
     # -- on screen or not --------------------------------------------------------------
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (a team server renews that lease, or hands the
-        next item if it ended meanwhile)."""
-        super().showEvent(event)
-        if self.queue is not None and not self._moving:
-            self.refresh()
-
     def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
         """Out of sight: what is typed is kept, and the lease no longer renewed."""
         self.save_soon()
-        self.lease.pause()
         super().hideEvent(event)
 
 

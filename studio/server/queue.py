@@ -87,24 +87,13 @@ def hold(project: Project, who: Identity, pair_id: int, lease_seconds: float) ->
         if room is None:
             raise ApiError(404, f"Pair {pair_id} does not exist or cannot be captioned.")
         held = server_repo.held_lease(project, KIND, who.name, now)
-        if held is not None and int(held["item_id"]) == pair_id:
-            server_repo.renew_lease(project, int(held["id"]), now + lease_seconds)
-            record["nothing_changed"] = True
-            held["expires_at"] = now + lease_seconds
-            return _item(project, held, who.name)
         live, others = room
-        if (caption_store.own_caption(project, pair_id, who.name) is None
+        if ((held is None or int(held["item_id"]) != pair_id)
+                and caption_store.own_caption(project, pair_id, who.name) is None
                 and live + others >= per_pair):
             raise ApiError(409, f"Pair {pair_id} has its captions or is held by others.")
-        if held is not None:
-            server_repo.release_lease(project, int(held["id"]))
-        lease_id = server_repo.add_lease(project, KIND, pair_id, who.name,
-                                         now + lease_seconds, utc_now())
-        record["entity_id"] = lease_id
-        record["after"] = {"pair_id": pair_id}
-        lease = server_repo.lease_row(project, lease_id)
-        assert lease is not None
-        return _item(project, lease, who.name)
+        lease = take_lease(project, who, KIND, pair_id, "", held, now + lease_seconds, record)
+    return _item(project, lease, who.name)
 
 
 def step(project: Project, who: Identity, here: int, forward: bool,
@@ -138,7 +127,8 @@ def take(
 ) -> dict[str, Any] | None:
     """The item of ``kind`` this person holds (renewed), or ``pick``'s next one with a new
     lease, in one write transaction; None: nothing left. A held lease whose item no longer
-    needs work (``still_open`` says so: reviewed meanwhile by the desktop) is let go."""
+    needs work (``still_open`` says so: reviewed meanwhile by the desktop) is let go. The
+    item is described (``describe``) once the lease is committed, outside the transaction."""
     now = time.time()
     with project.change(who.name, "lease", "server_lease", kinds=()) as record:
         server_repo.drop_expired(project, now)
@@ -147,22 +137,45 @@ def take(
             server_repo.release_lease(project, int(held["id"]))
             held = None
         if held is not None:
-            server_repo.renew_lease(project, int(held["id"]), now + lease_seconds)
-            record["nothing_changed"] = True
-            held["expires_at"] = now + lease_seconds
-            return describe(held)
-        found = pick(now)
-        if found is None:
-            record["nothing_changed"] = True
-            return None
-        item_id, item_key = found
-        lease_id = server_repo.add_lease(project, kind, item_id, who.name, now + lease_seconds,
-                                         utc_now(), item_key)
-        record["entity_id"] = lease_id
-        record["after"] = {ITEM_NAMES[kind]: item_key or item_id}
-        lease = server_repo.lease_row(project, lease_id)
-        assert lease is not None
-        return describe(lease)
+            item_id, item_key = int(held["item_id"]), str(held.get("item_key") or "")
+        else:
+            found = pick(now)
+            if found is None:
+                record["nothing_changed"] = True
+                return None
+            item_id, item_key = found
+        lease = take_lease(project, who, kind, item_id, item_key, held, now + lease_seconds,
+                           record)
+    return describe(lease)  # read after the commit: the transaction holds only the lease
+
+
+def take_lease(
+    project: Project,
+    who: Identity,
+    kind: str,
+    item_id: int,
+    item_key: str,
+    held: dict[str, Any] | None,
+    expires_at: float,
+    record: dict[str, Any],
+) -> dict[str, Any]:
+    """Lease the item to this person until ``expires_at``, inside the write transaction
+    whose audit ``record`` is given: the lease they hold of this kind (``held``) is renewed
+    when it is this item's, else let go (not skipped: it comes back in the queue) and a new
+    one made. The lease row."""
+    if held is not None and int(held["item_id"]) == item_id:
+        server_repo.renew_lease(project, int(held["id"]), expires_at)
+        record["nothing_changed"] = True
+        return {**held, "expires_at": expires_at}
+    if held is not None:
+        server_repo.release_lease(project, int(held["id"]))
+    lease_id = server_repo.add_lease(project, kind, item_id, who.name, expires_at, utc_now(),
+                                     item_key)
+    record["entity_id"] = lease_id
+    record["after"] = {ITEM_NAMES[kind]: item_key or item_id}
+    lease = server_repo.lease_row(project, lease_id)
+    assert lease is not None
+    return lease
 
 
 def _own_lease(project: Project, who: Identity, lease_id: int, now: float) -> dict[str, Any]:
@@ -186,9 +199,10 @@ def renew(project: Project, who: Identity, lease_id: int, lease_seconds: float) 
 
 
 def release(project: Project, who: Identity, lease_id: int) -> dict[str, Any]:
-    """Skip: the lease ends and the item leaves this person's queue (as Skip on the
-    desktop): a pair is marked skipped, a caption to review or an image to decide gets a
-    skip row of its own in the audit log."""
+    """Skip: the lease ends and the item is left to others (as Skip on the desktop): a
+    pair is marked skipped and leaves this person's queue; a caption to review gets a skip
+    row of its own in the audit log and comes back to this reviewer after the others; an
+    image to decide gets a skip row and leaves this person's queue."""
     now = time.time()
     with project.writing("captions", "labels"):
         lease = _own_lease(project, who, lease_id, now)

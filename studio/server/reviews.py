@@ -26,7 +26,6 @@ from studio.server.edits import apply_once
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
-from studio.store.database import utc_now
 from studio.store.locks import lock_row
 from studio.store.repos import server as server_repo
 from studio.store.repos import server_queues as queues_repo
@@ -66,8 +65,9 @@ def _answer(caption: Any) -> dict[str, Any]:
 
 
 def _check_may_decide(project: Project, who: Identity, caption_id: int) -> None:
-    """The server's rules (raised as ``ApiError``: nothing is written or kept). The caption
-    is locked first, so two reviewers deciding at once take turns and the second reads the
+    """The server's rules for deciding or holding a caption (raised as ``ApiError``:
+    nothing is written or kept): written by someone else, submitted or decided by this
+    reviewer, held by no one else. The caption is locked first, so two reviewers deciding at once take turns and the second reads the
     first's decision (PostgreSQL; SQLite has one writer already)."""
     lock_row(project, "captions", caption_id)
     try:
@@ -109,32 +109,11 @@ def hold(project: Project, who: Identity, caption_id: int, lease_seconds: float)
     now = time.time()
     with project.change(who.name, "lease", "server_lease", kinds=()) as record:
         server_repo.drop_expired(project, now)
-        try:
-            caption = caption_store.get_caption(project, caption_id)
-        except StudioError:
-            raise ApiError(404, f"Caption {caption_id} does not exist.") from None
-        if caption.author == who.name:
-            raise ApiError(403, "You cannot review your own caption; ask for your next item.")
-        if caption.status == "draft" or (caption.status != "submitted"
-                                         and caption.reviewer != who.name):
-            raise ApiError(409, f"Caption {caption_id} is not yours to review.")
-        if queues_repo.review_held_by_others(project, caption_id, who.name, now):
-            raise ApiError(409, f"Caption {caption_id} is held by another reviewer.")
+        _check_may_decide(project, who, caption_id)
         held = server_repo.held_lease(project, KIND, who.name, now)
-        if held is not None and int(held["item_id"]) == caption_id:
-            server_repo.renew_lease(project, int(held["id"]), now + lease_seconds)
-            record["nothing_changed"] = True
-            held["expires_at"] = now + lease_seconds
-            return _item(project, held)
-        if held is not None:
-            server_repo.release_lease(project, int(held["id"]))
-        lease_id = server_repo.add_lease(project, KIND, caption_id, who.name,
-                                         now + lease_seconds, utc_now())
-        record["entity_id"] = lease_id
-        record["after"] = {"caption_id": caption_id}
-        lease = server_repo.lease_row(project, lease_id)
-        assert lease is not None
-        return _item(project, lease)
+        lease = queue.take_lease(project, who, KIND, caption_id, "", held,
+                                 now + lease_seconds, record)
+    return _item(project, lease)  # its flags are read after the commit
 
 
 def step(project: Project, who: Identity, here: int, forward: bool,

@@ -9,6 +9,10 @@ asks which one it has; what one cannot do at the moment it says (``can``).
 ``review_protocol`` declares the caption-review queue (``ReviewQueue``) the same way:
 ``local_review`` serves it from a project (``LocalReviewQueue``), ``remote_review`` from
 the team server (``RemoteReviewQueue``); one reviewer view binds to either.
+
+Both team faces are subclasses of ``remote_base.RemoteQueue``, which holds what every
+team-server queue does alike (the client and its outbox, take-next, Previous/Next, the
+lease, progress); each names the client's calls for its items and its own edits.
 """
 
 from studio.work_queue.protocol import (

@@ -19,12 +19,11 @@ from studio.server.client import Client, Offline
 from studio.work_queue.protocol import (
     NO_PAIR,
     NOTHING_TO_UNDO,
-    Action,
-    Progress,
     Rejection,
     Submitted,
     WorkItem,
 )
+from studio.work_queue.remote_base import RemoteQueue, refusal
 
 OFFLINE = {
     "next": "The team server does not answer: your next pair comes as soon as it answers; "
@@ -58,118 +57,39 @@ def _item(item: dict[str, Any] | None) -> WorkItem | None:
     )
 
 
-def _refusal(answer: tuple[int, Any]) -> str | None:
-    if answer[0] < 300:
-        return None
-    body = answer[1]
-    return str(body.get("error") if isinstance(body, dict) else body)
+class RemoteCaptionQueue(RemoteQueue[WorkItem]):
+    OFFLINE = OFFLINE
+    NO_ITEM = NO_PAIR
+    NEEDS_ITEM = ("draft", "submit", "skip", "flag")
+    UNDO = "undo_save"
+    NOTHING_TO_UNDO = NOTHING_TO_UNDO
 
-
-class RemoteCaptionQueue:
     def __init__(self, client: Client, author: str) -> None:
-        self.client = client
+        super().__init__(client)
         self.author = author
-        self.online = True  # what the last call to the server learnt
-        self._current: WorkItem | None = None
-        self._last: int | None = None  # the pair before, to step back from "all done"
         # Submissions of this session that can be taken back: (pair, text, status before).
         self._saves: list[tuple[int, str, str]] = []
-        self._progress = Progress(0, 0)
 
-    @property
-    def current(self) -> WorkItem | None:
-        return self._current
+    def _item(self, answer: dict[str, Any] | None) -> WorkItem | None:
+        return _item(answer)
 
-    def can(self, action: Action) -> str | None:
-        if action == "undo_save" and not self._saves:
-            return NOTHING_TO_UNDO
-        if not self.online and action in OFFLINE:
-            return OFFLINE[action]
-        if action in ("draft", "submit", "skip", "flag") and self._current is None:
-            return NO_PAIR
-        return None
+    def _key(self, item: WorkItem) -> int:
+        return item.pair_id
 
-    # -- the server's answers ----------------------------------------------------------
+    def _next(self) -> dict[str, Any] | None:
+        return self.client.next_item()
 
-    def _ask(self, call: Any, *args: Any) -> Any:
-        """One call that needs the server; ``Offline`` is remembered and raised."""
-        try:
-            answer = call(*args)
-        except Offline:
-            self.online = False
-            raise
-        self.online = True
-        return answer
+    def _step_from(self, here: int, forward: bool) -> dict[str, Any] | None:
+        return self.client.step(here, forward)
 
-    def _sent(self, uid: str) -> tuple[int, Any] | None:
-        """The answer to an edit just kept (None: it waits in the outbox)."""
-        answer = self.client.answer(uid)
-        self.online = answer is not None
-        return answer
+    def _back_to(self, last: int) -> dict[str, Any] | None:
+        return self.client.step(last + 1, False)
 
-    def _go(self, item: WorkItem | None) -> WorkItem | None:
-        if self._current is not None:
-            self._last = self._current.pair_id
-        self._current = item
-        return item
+    def _figures(self) -> dict[str, int]:
+        return self.client.own_progress()
 
-    def _move_on(self) -> WorkItem | None:
-        """After a submit, skip or flag: the next pair, when the server can hand it."""
-        self._go(None)
-        try:
-            return self._go(_item(self._ask(Client.next_item, self.client)))
-        except Offline:
-            return None
-
-    # -- reading and moving ------------------------------------------------------------
-
-    def progress(self) -> Progress:
-        try:
-            figures = self._ask(Client.own_progress, self.client)
-        except Offline:
-            return self._progress
-        self._progress = Progress(int(figures["done"]), int(figures["remaining"]))
-        return self._progress
-
-    def take_next(self) -> WorkItem | None:
-        try:
-            item = _item(self._ask(Client.next_item, self.client))
-        except Offline:
-            return self._current
-        if self._current is None or item is None or item.pair_id != self._current.pair_id:
-            return self._go(item)
-        self._current = item
-        return item
-
-    def step(self, forward: bool) -> WorkItem | None:
-        if self._current is not None:
-            here = self._current.pair_id
-        elif forward or self._last is None:
-            return self.take_next()
-        else:
-            here = self._last + 1
-        try:
-            item = _item(self._ask(Client.step, self.client, here, forward))
-        except Offline:
-            return self._current
-        return self._go(item) if item is not None else self._current
-
-    def hold(self) -> WorkItem | None:
-        item = self._current
-        if item is None or item.lease_id is None:
-            return item
-        try:
-            lease = self._ask(Client.renew, self.client, item.lease_id)
-        except Offline:
-            return item
-        except StudioError:  # the lease expired meanwhile: the server says what is held
-            return self.take_next()
-        self._current = WorkItem(**{**item.__dict__, "expires_at": lease["expires_at"]})
-        return self._current
-
-    def release(self) -> None:
-        """Stop holding the current pair: its lease is no longer renewed and expires."""
-        self._go(None)
+    def _undoable(self) -> int:
+        return len(self._saves)
 
     # -- edits (through the outbox) ----------------------------------------------------
 
@@ -190,7 +110,7 @@ class RemoteCaptionQueue:
         if answer is not None and answer[0] < 300:
             text, kept = answer[1]["text"], answer[1]["status"]
         elif answer is not None:
-            raise StudioError(_refusal(answer) or "The server did not keep the draft.")
+            raise StudioError(refusal(answer) or "The server did not keep the draft.")
         if item is None or item.pair_id != pair_id:
             return WorkItem(pair_id, text, kept)
         self._current = WorkItem(**{**item.__dict__, "text": text, "status": kept})
@@ -204,7 +124,7 @@ class RemoteCaptionQueue:
             raise StudioError("Write the caption first; Skip leaves the pair to others.")
         uid = self.client.submit(item.pair_id, text)
         answer = self._sent(uid)
-        refused = None if answer is None else _refusal(answer)
+        refused = None if answer is None else refusal(answer)
         if refused is None and item.status != "accepted":
             # as the project keeps it: a submitted caption goes back to its text, anything
             # else to a draft of the text submitted (the draft is kept before submitting)
@@ -216,12 +136,7 @@ class RemoteCaptionQueue:
         return Submitted(item.pair_id, waiting=answer is None, refused=refused, receipt=uid)
 
     def outcome(self, submitted: Submitted) -> Submitted:
-        if not submitted.waiting or submitted.receipt is None:
-            return submitted
-        answer = self.client.answer(submitted.receipt)
-        if answer is None:
-            return submitted
-        return Submitted(submitted.pair_id, refused=_refusal(answer), receipt=submitted.receipt)
+        return self._outcome(submitted)
 
     def skip(self) -> WorkItem | None:
         if self._current is None:
@@ -246,10 +161,10 @@ class RemoteCaptionQueue:
             self._saves.pop()
             raise StudioError(OFFLINE["undo_save"])
         self._saves.pop()
-        refused = _refusal(answer)
+        refused = refusal(answer)
         if refused is not None:
             raise StudioError(refused)
         try:
-            return self._go(_item(self._ask(Client.hold, self.client, pair_id)))
+            return self._go(_item(self._ask(self.client.hold, pair_id)))
         except Offline:
             return self._current

@@ -92,6 +92,10 @@ def test_both_review_queues_answer_the_same_calls_alike(served: Served) -> None:
     assert queue.reject(" too short ") == Decided(ids[1], "reject")
     assert _seen(served, queue.current)[:3] == (2, TEXTS[2], "submitted")
     assert _seen(served, queue.skip())[:3] == (3, TEXTS[3], "submitted")
+    # A skipped caption comes back after the others: skipping the last one left brings
+    # back the one skipped before, and skipping that one brings the other back again.
+    assert _seen(served, queue.skip())[:3] == (2, TEXTS[2], "submitted")
+    assert _seen(served, queue.skip())[:3] == (3, TEXTS[3], "submitted")
     assert queue.progress() == Progress(2, 2)
 
     # Previous and Next run over the captions to review and those this reviewer decided.

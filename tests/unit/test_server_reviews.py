@@ -98,12 +98,14 @@ def test_reviews_come_with_a_lease_and_are_decided_once(team: dict) -> None:
     rev.decide(nxt["caption_id"], "reject", reason="says nothing about the target")
     rob.decide(theirs["caption_id"], "accept")
 
-    # Skipping lets the caption go to someone else, not back to the one who skipped.
+    # Skipping lets the caption go and puts it behind the others for the one who skipped:
+    # the last caption this reviewer may take (the other one waiting is held by earlier-0)
+    # comes back to them.
     skipped = rev.next_review()
     assert skipped is not None
     rev.skip(skipped["lease_id"])
     again = rev.next_review()
-    assert again is None or again["caption_id"] != skipped["caption_id"]
+    assert again is not None and again["caption_id"] == skipped["caption_id"]
     after = _captions(team["url"])
     assert after[mine["caption_id"]][1:] == ("accepted", "rev")
     assert after[nxt["caption_id"]][1:] == ("rejected", "rev")
@@ -280,3 +282,39 @@ def test_reviewers_at_once_each_caption_decided_once_never_by_its_author(team: d
     assert all(status == "accepted" for _, status, _ in captions.values())
     assert all(captions[cid][2] == name for name, ids in decided.items() for cid in ids)
     assert all(author != reviewer for author, _, reviewer in captions.values())
+
+
+def test_the_server_describes_a_review_item_after_its_lease_is_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caption's flags and other captions are read after the lease's write transaction
+    ends: taking, holding or stepping to a caption keeps other writers waiting only for the
+    lease itself."""
+    from server_support import make_project
+
+    from studio.captions.store import submit_caption
+    from studio.server import reviews
+    from studio.server.tokens import Identity
+
+    make_project(str(tmp_path / "copy.sqlite"), tmp_path, n_pairs=4)
+    with Project.open(tmp_path / "lite") as project:
+        pairs = sorted(int(row[0]) for row in project.db.execute("SELECT id FROM pairs"))
+        for pair_id in pairs[:3]:
+            submit_caption(project, pair_id, "ann", "is red with long sleeves")
+        in_transaction: list[bool] = []
+        real = reviews.describe
+
+        def described(project: Project, caption_id: int):  # type: ignore[no-untyped-def]
+            in_transaction.append(project.db.conn.in_transaction)
+            return real(project, caption_id)
+
+        monkeypatch.setattr(reviews, "describe", described)
+        rev = Identity(0, "rev", "reviewer")
+        first = reviews.take_next(project, rev, 60)
+        assert first is not None
+        again = reviews.take_next(project, rev, 60)  # the held caption, renewed
+        assert again is not None and again["caption_id"] == first["caption_id"]
+        second = reviews.step(project, rev, first["caption_id"], True, 60)
+        assert second is not None and second["caption_id"] != first["caption_id"]
+        assert reviews.hold(project, rev, first["caption_id"], 60)["flags"] is not None
+    assert in_transaction == [False, False, False, False]

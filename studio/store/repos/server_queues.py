@@ -5,8 +5,9 @@ write transaction that then takes the lease; the item comes back locked
 (``studio.store.locks``) and checked again once locked, so two reviewers never hold one
 caption and two annotators never hold one image, while people asking at once are handed
 different items. A person's skips are the audit rows of their
-releases (``skip_review`` on a caption, ``attributes.skip`` on an image): a skipped item
-leaves that person's queue, as a skipped pair does on the desktop.
+releases (``skip_review`` on a caption, ``attributes.skip`` on an image): a skipped caption
+comes back to that reviewer after the others, as in the desktop's review; a skipped image
+leaves that person's queue.
 """
 
 from __future__ import annotations
@@ -29,14 +30,21 @@ _OTHERS_IMAGE = (
 )
 
 
+# When this reviewer last skipped the caption (its skip row's id; 0: never).
+_LAST_SKIP = (
+    "COALESCE((SELECT max(s.id) FROM audit_log s WHERE s.entity = 'caption' "
+    "AND s.entity_id = CAST(c.id AS TEXT) AND s.action = :skip AND s.actor = :me), 0)"
+)
+
+
 def next_caption_to_review(project: Project, reviewer: str, now: float) -> int | None:
-    """The first submitted caption written by someone else that nobody else holds and this
-    reviewer did not skip, in pair order (the desktop's default review order)."""
+    """The first submitted caption written by someone else that nobody else holds, in pair
+    order (the desktop's default review order), the captions this reviewer skipped after
+    the others, the one skipped longest ago first (as on the desktop, a skipped caption
+    comes back once the others are reviewed or skipped)."""
     wanted = (
         "c.status = 'submitted' AND (a.name IS NULL OR a.name != :me) "
-        f"AND NOT {_OTHERS_REVIEW} "
-        "AND NOT EXISTS (SELECT 1 FROM audit_log s WHERE s.entity = 'caption' "
-        "AND s.entity_id = CAST(c.id AS TEXT) AND s.action = :skip AND s.actor = :me)"
+        f"AND NOT {_OTHERS_REVIEW}"
     )
     params = {"me": reviewer, "now": now, "skip": REVIEW_SKIP}
     found = "SELECT c.id FROM captions c LEFT JOIN people a ON a.id = c.author_id WHERE "
@@ -44,7 +52,8 @@ def next_caption_to_review(project: Project, reviewer: str, now: float) -> int |
     def find(clause: str, passed: Sequence[int]) -> int | None:
         left_out = f"AND c.id NOT IN ({', '.join(map(str, passed))}) " if passed else ""
         row = project.db.execute(
-            f"{found}{wanted} {left_out}ORDER BY c.pair_id, c.position, c.id LIMIT 1{clause}",
+            f"{found}{wanted} {left_out}ORDER BY {_LAST_SKIP}, c.pair_id, c.position, c.id "
+            f"LIMIT 1{clause}",
             params,
         ).fetchone()
         return None if row is None else int(row[0])
