@@ -57,7 +57,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
     with Project.open(url) as project:
         captions = _write(project)
     server = Server(url).start()
-    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=5)
+    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=30)
     try:
         yield Served(RemoteReviewQueue(client, "rev"), captions)
     finally:
@@ -130,7 +130,7 @@ def test_offline_the_team_review_queue_keeps_a_decision_and_says_what_needs_the_
     with Project.open(postgresql_url) as project:
         ids = _write(project)
     server = Server(postgresql_url).start()
-    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=5)
+    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=30)
     queue = RemoteReviewQueue(client, "rev")
     try:
         first = queue.take_next()

@@ -30,7 +30,7 @@ def test_edits_made_while_the_server_is_down_arrive_once(
     make_project(postgresql_url, tmp_path, n_pairs=3)
     key = tokens(postgresql_url, {"ann": "annotator"})["ann"]
     server = Server(postgresql_url).start()
-    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=5)
+    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=30)
     try:
         item = client.next_item()
         assert item is not None
@@ -149,15 +149,15 @@ def test_two_tokens_on_one_machine_keep_separate_default_outboxes(
     make_project(postgresql_url, tmp_path, n_pairs=3)
     keys = tokens(postgresql_url, {"ann": "annotator", "bo": "annotator"})
     server = Server(postgresql_url)
-    ann = Client(server.base, keys["ann"], timeout=5)
-    bo = Client(server.base + "/", keys["bo"], timeout=5)
+    ann = Client(server.base, keys["ann"], timeout=30)
+    bo = Client(server.base + "/", keys["bo"], timeout=30)
     try:
         assert ann.outbox_path != bo.outbox_path
         assert ann.outbox_path.is_relative_to(studio_home)
         for client in (ann, bo):
             assert keys["ann"] not in str(client.outbox_path)
             assert keys["bo"] not in str(client.outbox_path)
-        again = Client(server.base + "/", keys["ann"], timeout=5)
+        again = Client(server.base + "/", keys["ann"], timeout=30)
         assert again.outbox_path == ann.outbox_path  # the same person finds their edits
         again.close()
         server.start()
