@@ -4,13 +4,12 @@ queue per sample, every score one audited change, ``done`` needing all five).
 
 Items are described as the team server describes them (``studio.server.ratings.blind``:
 image ids and texts, the rater's own scores), so one view serves either face; the files
-of the pictures on screen are this project's (``image_file``).
+and captions of the pictures on screen are this project's (``image``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from studio.errors import StudioError
 from studio.quality import ratings
@@ -47,7 +46,7 @@ class LocalRatingQueue:
         self.rater = rater
         self._sample = sample
         self._current: RatingCard | None = None
-        self._files: dict[str, Path] = {}
+        self._images: dict[str, ratings.ImageView] = {}
         self._why: str | None = None  # why nothing is offered
 
     # -- reading -----------------------------------------------------------------------
@@ -73,9 +72,9 @@ class LocalRatingQueue:
     def progress(self) -> Progress:
         return ratings.rater_progress(self.project, self._sample, self.rater)
 
-    def image_file(self, image_id: str) -> Path | None:
-        """The file of a picture of the item on screen (None: not one of its pictures)."""
-        return self._files.get(image_id)
+    def image(self, image_id: str) -> ratings.ImageView | None:
+        """A picture of the item on screen, its file and caption (None: not one of its)."""
+        return self._images.get(image_id)
 
     # -- moving ------------------------------------------------------------------------
 
@@ -95,8 +94,8 @@ class LocalRatingQueue:
     def _show(self, item: ratings.RatingItem | None) -> None:
         self._why = None
         self._current = None if item is None else card(item)
-        self._files = {} if item is None else {
-            view.image_id: view.path
+        self._images = {} if item is None else {
+            view.image_id: view
             for turn in (*item.history, item.turn) for view in (turn.reference, turn.target)}
 
     # -- scoring -----------------------------------------------------------------------

@@ -35,8 +35,10 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
     view = pane.team_rating
     qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
     assert pane.team_mode() and view.form.hasFocus()
-    first = view.item["assignment_id"]
-    shown = " ".join(w.text() for w in (view.text, view.message, view.progress,
+    first = view.item.assignment_id
+    assert not view.rater.isVisible()  # the rater is whoever connected
+    shown = " ".join(w.text() for w in (view.current_strip.heading, view.message,
+                                        view.progress,
                                         *(t.heading for t in view.earlier_turns)))
     assert "SecretSet" not in shown  # no dataset name, no origin
     qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
@@ -44,9 +46,9 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
     for key in (Qt.Key.Key_4, Qt.Key.Key_3, Qt.Key.Key_5, Qt.Key.Key_4, Qt.Key.Key_2):
         qtbot.keyClick(view.form, key)
     qtbot.keyClick(view.form, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: view.item is not None and view.item["assignment_id"] != first,
+    qtbot.waitUntil(lambda: view.item is not None and view.item.assignment_id != first,
                     timeout=WAIT_MS)
-    second = view.item["assignment_id"]
+    second = view.item.assignment_id
     qtbot.keyClick(view.form, Qt.Key.Key_S)
 
     def status_of(assignment: int) -> str:
@@ -94,10 +96,10 @@ def test_the_rater_opens_on_the_sample_with_work_and_sees_every_turn_numbered_wi
     # the turns are (1, 2, then the turn rated, 3).
     for _ in range(waiting):
         qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
-        if view.item["turn"]["index"] == 3:
+        if view.item.turn.index == 3:
             break
         qtbot.keyClick(view.form, Qt.Key.Key_S)
-    assert view.text.text().startswith("Turn 3: ")
+    assert view.current_strip.heading.text().startswith("Turn 3: ")
     earlier = view.earlier_turns
     assert [turn.heading.text().split(":")[0] for turn in earlier] == ["Turn 1", "Turn 2"]
     qtbot.waitUntil(lambda: all(
