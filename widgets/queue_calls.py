@@ -1,8 +1,9 @@
 """Where a work queue's calls run, and the line that runs them one at a time.
 
-The caption writer and reviewer call their queue (``studio.work_queue``) through a
-``QueueCalls`` the pane gives: the services' IO lane for a project, the team connection's
-net lane for a server. ``CallLine`` runs those calls one at a time, in the order made,
+The caption writer, reviewer and rating view call their queue (``studio.work_queue``)
+through a ``QueueCalls`` the pane gives: the services' IO lane for a project (``at_once``
+for the rating queue, whose calls are a row each), the team connection's net lane for a
+server. ``CallLine`` runs those calls one at a time, in the order made,
 and applies each answer on the UI thread (where the lane's ``done`` runs); answers meant
 for a queue bound before are dropped. It makes no thread of its own.
 """

@@ -97,8 +97,11 @@ class RemoteRatingQueue(RemoteQueue[RatingCard]):
         return why
 
     def samples(self) -> dict[str, Progress]:
-        with contextlib.suppress(Offline):  # then the last figures the server gave
-            self._samples = self._ask(self._listed)
+        """Asked only while the server answers (the next item asks it again first); else
+        the last figures it gave."""
+        if self.online:
+            with contextlib.suppress(Offline):
+                self._samples = self._ask(self._listed)
         return dict(self._samples)
 
     def progress(self) -> Progress:  # type: ignore[override]  # a rater's figures are richer

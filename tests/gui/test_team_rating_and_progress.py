@@ -49,11 +49,25 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
     qtbot.waitUntil(lambda: view.item is not None and view.item.assignment_id != first,
                     timeout=WAIT_MS)
     second = view.item.assignment_id
-    qtbot.keyClick(view.form, Qt.Key.Key_S)
 
     def status_of(assignment: int) -> str:
         with Project.open(postgresql_url) as project:
             return load_item(project, assignment, "rae").status
+
+    def note_of(assignment: int) -> tuple[str, str]:
+        with Project.open(postgresql_url) as project:
+            item = load_item(project, assignment, "rae")
+            return item.note, item.status
+
+    # The figures are the local Rate tab's, and a note is kept as it is typed.
+    assert view.progress.text().startswith("Item 2 of ")
+    assert " · 1 done · 0 skipped · 0 flagged · " in view.progress.text()
+    view.note.setText("the target is blurred")
+    view.note.editingFinished.emit()
+    qtbot.waitUntil(lambda: note_of(second) == ("the target is blurred", "pending"),
+                    timeout=WAIT_MS)
+    view.form.setFocus()
+    qtbot.keyClick(view.form, Qt.Key.Key_S)
 
     # The view lets go of the turn at once; the skip reaches the server just after.
     qtbot.waitUntil(lambda: status_of(second) == "skipped", timeout=WAIT_MS)
