@@ -1,8 +1,9 @@
 """Where a work queue's calls run, and the line that runs them one at a time.
 
-The caption writer and reviewer call their queue (``studio.work_queue``) through a
-``QueueCalls`` the pane gives: the services' IO lane for a project, the team connection's
-net lane for a server. ``CallLine`` runs those calls one at a time, in the order made,
+The caption writer, reviewer and rating view call their queue (``studio.work_queue``)
+through a ``QueueCalls`` the pane gives: the services' IO lane for a project (``at_once``
+for the rating queue, whose calls are a row each), the team connection's net lane for a
+server. ``CallLine`` runs those calls one at a time, in the order made,
 and applies each answer on the UI thread (where the lane's ``done`` runs); answers meant
 for a queue bound before are dropped. It makes no thread of its own.
 """
@@ -102,3 +103,23 @@ class CallLine:
         if self.in_flight is None:  # nothing to run it on (disconnected)
             self.busy = False
             self.waiting.clear()
+
+
+def at_once() -> QueueCalls:
+    """Calls run here, now, on the UI thread: for a queue whose every call is a few
+    milliseconds of the project open here (the rating queue: one row read or written)."""
+
+    def run(function: Callable[..., Any], *args: Any, done: Callable[[Any], Any],
+            failed: Callable[[BaseException], Any]) -> Future:
+        future: Future = Future()
+        try:
+            value = function(*args)
+        except Exception as error:  # noqa: BLE001 (``failed`` says it or raises it on)
+            future.set_exception(error)
+            failed(error)
+            return future
+        future.set_result(value)
+        done(value)
+        return future
+
+    return QueueCalls(run, lambda function, *args: function(*args), first_at_once=True)

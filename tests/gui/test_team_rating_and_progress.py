@@ -35,8 +35,10 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
     view = pane.team_rating
     qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
     assert pane.team_mode() and view.form.hasFocus()
-    first = view.item["assignment_id"]
-    shown = " ".join(w.text() for w in (view.text, view.message, view.progress,
+    first = view.item.assignment_id
+    assert not view.rater.isVisible()  # the rater is whoever connected
+    shown = " ".join(w.text() for w in (view.current_strip.heading, view.message,
+                                        view.progress,
                                         *(t.heading for t in view.earlier_turns)))
     assert "SecretSet" not in shown  # no dataset name, no origin
     qtbot.keyClick(view.form, Qt.Key.Key_Return)  # nothing scored yet: says what to do
@@ -44,14 +46,28 @@ def test_a_rater_rates_blind_and_a_coordinator_watches_live(
     for key in (Qt.Key.Key_4, Qt.Key.Key_3, Qt.Key.Key_5, Qt.Key.Key_4, Qt.Key.Key_2):
         qtbot.keyClick(view.form, key)
     qtbot.keyClick(view.form, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: view.item is not None and view.item["assignment_id"] != first,
+    qtbot.waitUntil(lambda: view.item is not None and view.item.assignment_id != first,
                     timeout=WAIT_MS)
-    second = view.item["assignment_id"]
-    qtbot.keyClick(view.form, Qt.Key.Key_S)
+    second = view.item.assignment_id
 
     def status_of(assignment: int) -> str:
         with Project.open(postgresql_url) as project:
             return load_item(project, assignment, "rae").status
+
+    def note_of(assignment: int) -> tuple[str, str]:
+        with Project.open(postgresql_url) as project:
+            item = load_item(project, assignment, "rae")
+            return item.note, item.status
+
+    # The figures are the local Rate tab's, and a note is kept as it is typed.
+    assert view.progress.text().startswith("Item 2 of ")
+    assert " · 1 done · 0 skipped · 0 flagged · " in view.progress.text()
+    view.note.setText("the target is blurred")
+    view.note.editingFinished.emit()
+    qtbot.waitUntil(lambda: note_of(second) == ("the target is blurred", "pending"),
+                    timeout=WAIT_MS)
+    view.form.setFocus()
+    qtbot.keyClick(view.form, Qt.Key.Key_S)
 
     # The view lets go of the turn at once; the skip reaches the server just after.
     qtbot.waitUntil(lambda: status_of(second) == "skipped", timeout=WAIT_MS)
@@ -94,10 +110,10 @@ def test_the_rater_opens_on_the_sample_with_work_and_sees_every_turn_numbered_wi
     # the turns are (1, 2, then the turn rated, 3).
     for _ in range(waiting):
         qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
-        if view.item["turn"]["index"] == 3:
+        if view.item.turn.index == 3:
             break
         qtbot.keyClick(view.form, Qt.Key.Key_S)
-    assert view.text.text().startswith("Turn 3: ")
+    assert view.current_strip.heading.text().startswith("Turn 3: ")
     earlier = view.earlier_turns
     assert [turn.heading.text().split(":")[0] for turn in earlier] == ["Turn 1", "Turn 2"]
     qtbot.waitUntil(lambda: all(

@@ -9,12 +9,15 @@ from __future__ import annotations
 from PySide6.QtWidgets import QStackedLayout, QTabWidget, QWidget
 
 from studio.store import Project
+from studio.work_queue.local_rating import LocalRatingQueue
+from studio.work_queue.rating_protocol import RatingQueue
+from studio.work_queue.remote_rating import RemoteRatingQueue
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
 from widgets.quality_report_view import QualityReportView
+from widgets.rating_pictures import LocalPictures, PictureSource, TeamTurnPictures
 from widgets.rating_view import RatingView
 from widgets.services import Services
-from widgets.team_rating_view import TeamRatingView
 from widgets.transactions_view import TransactionsView
 
 
@@ -30,7 +33,7 @@ class QualityPane(Pane):
         self._stack.addWidget(empty_state(
             "No project open", "Open a project, then import or draft transactions to rate."))
         self.tabs = QTabWidget()
-        self.rating = RatingView(workspace)
+        self.rating = RatingView(workspace, self._local_queue)
         self.report = QualityReportView(workspace, runner)
         self.transactions = TransactionsView(workspace)
         self.tabs.addTab(self.rating, "Rate")
@@ -39,9 +42,15 @@ class QualityPane(Pane):
         self.tabs.currentChanged.connect(self._tab_changed)
         self._stack.addWidget(self.tabs)
         # A rater connected to a team server rates the server's turns (no project needed).
-        self.team_rating = TeamRatingView(services.team)
+        # One rating view for both: the Rate tab binds the project's queue of the rater
+        # picked, this one the server's queue of whoever connected.
+        self.team_rating = RatingView()
+        self.team_rating.setObjectName("team_rating")
         self._stack.addWidget(self.team_rating)
-        services.team.identity_changed.connect(self._team_changed)
+        team = services.team
+        team.identity_changed.connect(self._team_changed)
+        team.back_online.connect(self.team_rating.idle_refresh)
+        team.changed.connect(self.team_rating.check_waiting)
         self._report_stale = True
         follow(self, workspace, ("ratings", "transactions", "people", "settings"),
                self.rating.refresh)
@@ -52,12 +61,22 @@ class QualityPane(Pane):
         team = self.services.team
         return team.connected and team.role == "rater"
 
+    def _local_queue(self, rater: str, sample: str) -> tuple[RatingQueue, PictureSource]:
+        """The Rate tab's queue: the project's, of the rater and sample picked."""
+        project = self.workspace.project
+        assert project is not None  # the Rate tab shows only with a project open
+        queue = LocalRatingQueue(project, rater, sample)
+        return queue, LocalPictures(queue)
+
     def _team_changed(self) -> None:
-        if self.team_mode():
+        team = self.services.team
+        if self.team_mode() and team.client is not None:
             self._stack.setCurrentIndex(2)
-            self.team_rating.restart()
+            queue = RemoteRatingQueue(team.client, team.name)
+            self.team_rating.bind(queue, team.queue_calls(queue, self.team_rating),
+                                  TeamTurnPictures(team))
             return
-        self.team_rating.stop()
+        self.team_rating.bind(None)
         self._stack.setCurrentIndex(0 if self.workspace.project is None else 1)
 
     def focus_widget(self) -> QWidget | None:
@@ -69,7 +88,7 @@ class QualityPane(Pane):
         return self.tabs.currentWidget()
 
     def show_project(self, project: Project | None) -> None:
-        self.rating.item = None
+        self.rating.bind(None)
         if project is None:
             self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
