@@ -111,11 +111,12 @@ def scores(project: Project, assignment_id: int) -> tuple[dict[str, int | None],
 def save_scores(
     project: Project, assignment_id: int, scores: Mapping[str, int | None], note: str, now: str
 ) -> None:
-    """Write the whole rating (every column of ``SCORE_COLUMNS``) and its note."""
+    """Write the whole rating (every column of ``SCORE_COLUMNS``) and its note (its answer
+    is not read: on PostgreSQL it travels with the transaction's next statement)."""
     columns = ", ".join(SCORE_COLUMNS)
     marks = ", ".join(f":{k}" for k in SCORE_COLUMNS)
     updates = ", ".join(f"{k} = excluded.{k}" for k in SCORE_COLUMNS)
-    project.db.execute(
+    project.db.defer(
         f"INSERT INTO ratings (assignment_id, {columns}, note, updated_at) "
         f"VALUES (:assignment_id, {marks}, :note, :now) ON CONFLICT (assignment_id) DO UPDATE "
         f"SET {updates}, note = excluded.note, updated_at = excluded.updated_at",
