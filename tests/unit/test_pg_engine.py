@@ -406,3 +406,32 @@ def test_nested_blocks_that_fail_or_write_nothing_leave_the_rest(
             raise ValueError("nothing sent")
         assert not project.db.conn.in_transaction
         assert [p.name for p in project.people()] == ["a", "c"]
+
+
+def test_a_deferred_write_that_breaks_a_rule_undoes_its_block_and_says_which(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """A write sent with the next statement (``defer``) that breaks a rule is refused as
+    any write is: inside a nested block the block is undone and the rest kept; in a
+    change, the whole change and its audit row are undone, even when it waited for the
+    COMMIT."""
+    from studio.store.errors import RecordRejected
+
+    insert = "INSERT INTO people (name, role, created_at) VALUES (:name, 'admin', 't')"
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        project.ensure_person("ann")
+        with project.writing("people"):
+            with pytest.raises(RecordRejected, match="people"), project.db.atomic():
+                project.db.defer(insert, {"name": "bob"})
+                project.db.defer(insert, {"name": "ann"})  # a second "ann"
+                project.db.execute("SELECT 1")
+            project.db.execute(insert, {"name": "cy"})
+        with pytest.raises(RecordRejected, match="people"), project.change(
+            "ann", "add", "person"
+        ) as record:
+            project.db.defer(insert, {"name": "dee"})
+            project.db.defer(insert, {"name": "cy"})  # raised by the COMMIT
+            record["after"] = "two people"
+        assert not project.db.conn.in_transaction
+        assert [p.name for p in project.people()] == ["ann", "cy"]
+        assert project.db.execute("SELECT count(*) FROM audit_log").fetchone()[0] == 0
