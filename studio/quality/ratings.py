@@ -60,7 +60,12 @@ class Progress:
 
 def _assignment(project: Project, assignment_id: int, rater: str) -> tuple[int, int, int, str]:
     """(transaction id, turn index, order key, status), refusing another rater's item."""
-    row = ratings_repo.assignment(project, assignment_id)
+    return _checked(ratings_repo.assignment(project, assignment_id), assignment_id, rater)
+
+
+def _checked(
+    row: dict | None, assignment_id: int, rater: str
+) -> tuple[int, int, int, str]:
     if row is None:
         raise StudioError(f"There is no rating assignment {assignment_id}.")
     if row["rater"] != rater:
@@ -120,8 +125,12 @@ def save_scores(project: Project, assignment_id: int, rater: str,
                               f"{', '.join(CRITERION_KEYS)}.")
         if value is not None and value not in SCALE:
             raise StudioError(f"A score is 1 to 5, got {value!r}.")
-    _assignment(project, assignment_id, rater)
-    before, old_note = _own_scores(project, assignment_id)
+    # the item and its saved scores in one statement (one round trip fewer per autosave)
+    found = ratings_repo.assignment_with_scores(project, assignment_id)
+    _checked(None if found is None else found[0], assignment_id, rater)
+    assert found is not None
+    saved, old_note = found[1], found[2]
+    before = {key: None if saved is None else saved[key] for key in CRITERION_KEYS}
     merged = {**before, **scores}
     note = old_note if note is None else note
     if merged == before and note == old_note:

@@ -142,6 +142,11 @@ class StudioDatabase(sqlite_utils.Database):
         except sqlite3.Error as error:
             raise self._mapped(error) from error
 
+    def defer(self, sql: str, parameters: Any = None) -> None:
+        """A statement whose answer nobody reads (PostgreSQL sends it with the next one,
+        ``PgDatabase.defer``); SQLite, in the same process, runs it at once."""
+        self.execute(sql, parameters)
+
     def _mapped(self, error: sqlite3.Error) -> StoreError:
         return translate_error(error, self.path, self.read_only_reason, self.conn)
 

@@ -44,30 +44,28 @@ def _postgresql(project: Project) -> bool:
     return project.url is not None
 
 
-def lock_row(project: Project, table: str, key: object) -> bool:
-    """Lock the row of ``table`` whose id is ``key`` until the transaction ends; whether
-    the row exists (always True on SQLite, where nothing is locked)."""
+def lock_row(project: Project, table: str, key: object) -> None:
+    """Lock the row of ``table`` whose id is ``key`` until the transaction ends (nothing
+    on SQLite). The lock travels with the transaction's next statement, which runs once
+    it is held (``PgDatabase.defer``: no round trip of its own)."""
     if table not in _LOCKABLE:
         raise ValueError(f"No rule locks rows of {table!r}.")
     if not _postgresql(project):
-        return True
+        return
     held = project.pg_db.row_locks
     if (table, key) in held:
-        return True  # this transaction holds it already: no second round trip
-    row = project.db.execute(
-        f"SELECT 1 FROM {table} WHERE id = :key FOR NO KEY UPDATE", {"key": key}
-    ).fetchone()
-    if row is not None:
-        held.add((table, key))
-    return row is not None
+        return  # this transaction holds it already: not asked twice
+    project.pg_db.defer(f"SELECT 1 FROM {table} WHERE id = :key FOR NO KEY UPDATE", {"key": key})
+    held.add((table, key))
 
 
 def lock_key(project: Project, *name: object) -> None:
-    """Lock the thing called ``name`` (no row of its own) until the transaction ends."""
+    """Lock the thing called ``name`` (no row of its own) until the transaction ends; the
+    lock travels with the transaction's next statement, as ``lock_row``'s."""
     if not _postgresql(project):
         return
     text = "\x1f".join(str(part) for part in name)
-    project.db.execute(f"SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, hashtext(:text))", {
+    project.pg_db.defer(f"SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, hashtext(:text))", {
         "text": text,
     })
 

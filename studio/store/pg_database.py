@@ -27,7 +27,14 @@ A failed statement aborts PostgreSQL's whole transaction (SQLite undoes only the
 statement): a repository that catches an error and goes on runs that statement in a
 nested ``atomic()`` (a savepoint), as ``repos/team_merge._guarded`` does. (A savepoint
 around every statement would keep SQLite's behaviour everywhere but double the round
-trips of every write.) psycopg's errors become the store's (``studio.store.errors``):
+trips of every write.)
+
+Round trips: each one is a wait for the server (about 0.1 ms on an idle machine, several
+times that on a loaded one), so a write sends what nobody reads with what comes next:
+the BEGIN and the shared lock with the first statement, SAVEPOINT and RELEASE with the
+next one, ``defer``'s statements (a rule's row lock, a write whose answer is unread, a
+nested change's audit row) with the next statement or the COMMIT, and the outermost
+change's audit row and the notification with the COMMIT. psycopg's errors become the store's (``studio.store.errors``):
 a deadlock, a serialization failure or a lock timeout is ``ProjectBusyError`` (the write
 was undone whole; the person or client tries again), a broken constraint
 ``RecordRejected`` naming it, a lost server ``StoreUnreachable``.
@@ -201,10 +208,10 @@ class PgConnection:
         return self._db.executemany(sql, rows)
 
     def commit(self) -> None:
-        if self._db.pending_begin:
+        if self._db.pending_begin and self._db.nothing_to_send:
             self._db.rollback()  # nothing was sent
         elif self.in_transaction:
-            self._db.raw.execute("COMMIT")
+            self._db.send_with("COMMIT")
 
     def rollback(self) -> None:
         self._db.rollback()
@@ -267,11 +274,12 @@ class PgDatabase:
         # and the notifications it sends with its COMMIT (one round trip for both).
         self.row_locks: set[tuple[str, object]] = set()
         self._notifications: list[tuple[str, str]] = []
-        self._at_commit: list[str] = []  # statements sent with the COMMIT (``execute_at_commit``)
-        self._client_cursor: Any = None
+        # statements sent with the COMMIT (``execute_at_commit``)
+        self._at_commit: list[Statement] = []
         # Statements that answer nothing, sent with the next one (``_with_pending``): the
-        # BEGIN of a write and its shared lock, SAVEPOINT and RELEASE of nested blocks.
-        self._pending: list[str] = []
+        # BEGIN of a write and its shared lock, SAVEPOINT and RELEASE of nested blocks,
+        # ``defer``'s statements.
+        self._pending: list[Statement] = []
 
     # -- statements ------------------------------------------------------------------
 
@@ -279,10 +287,9 @@ class PgDatabase:
         statement, returns_id = compiled(sql)
         values = _named(parameters, sql)  # a dict, even empty: psycopg then reads %% as %
         try:
-            if self._pending and _literal_values(values):
-                cursor = self._with_pending(self._literal(statement, values))
+            if self._pending:
+                cursor = self._with_pending((statement, values))
             else:
-                self._send_pending()
                 cursor = self.raw.execute(statement, values)
         except Exception as error:
             raise self._mapped(error, sql) from error
@@ -339,7 +346,7 @@ class PgDatabase:
         if self.conn.in_transaction:
             self._savepoints += 1
             name = f"cir_nested_{self._savepoints}"
-            opened = f"SAVEPOINT {name}"
+            opened: Statement = (f"SAVEPOINT {name}", None)
             self._pending.append(opened)  # sent with the block's first statement
             try:
                 yield self
@@ -356,7 +363,7 @@ class PgDatabase:
             if self._pending and self._pending[-1] == opened:
                 self._pending.pop()  # an empty block: no savepoint at all
             else:
-                self._pending.append(f"RELEASE SAVEPOINT {name}")
+                self._pending.append((f"RELEASE SAVEPOINT {name}", None))
             return
         if self.read_only_reason is not None:
             raise ProjectReadOnlyError(
@@ -384,42 +391,79 @@ class PgDatabase:
 
     def _begin_lazily(self) -> None:
         """BEGIN and the project's shared lock, sent in the round trip of the transaction's
-        first statement (client-side bound; psycopg quotes its values). The lock waits, as
-        ``begin_write``'s first try does, up to the connection's ``lock_timeout``."""
+        first statement. The lock waits, as ``begin_write``'s first try does, up to the
+        connection's ``lock_timeout``."""
         self.row_locks.clear()
         self._notifications.clear()
         self._at_commit.clear()
-        self._pending = ["BEGIN", _SHARED_LOCK]
+        self._pending = [_BEGIN, _SHARED]
 
-    def _with_pending(self, statement: str) -> Any:
-        """Send the statements waiting to go (BEGIN, savepoints) and ``statement`` in one
-        round trip; the cursor answers ``statement``."""
-        sent, self._pending = [*self._pending, statement], []
-        cursor = self.raw.execute("; ".join(sent))
-        for text in sent[:-1]:  # the cursor is at each one's answer in turn
-            if text == _SHARED_LOCK:
-                row = cursor.fetchone()
-                if not (row and row[0]):
-                    self.busy_waits += 1  # a whole-project operation held it: waited
-            cursor.nextset()
+    def _with_pending(self, last: Statement | None = None) -> Any:
+        """Send the statements waiting to go (BEGIN, savepoints, deferred ones) and
+        ``last`` in one round trip: psycopg's pipeline mode, so each is an extended query
+        that psycopg prepares once it repeats, as a statement sent alone (a text of several
+        statements would be parsed and planned anew every time). A failure stops the ones
+        after it and is raised here. The cursor answers ``last``."""
+        sent = [*self._pending, last] if last is not None else self._pending
+        self._pending = []
+        lock = cursor = None
+        with self.raw.pipeline():
+            for statement in sent:
+                cursor = self.raw.execute(*statement)
+                if statement is _SHARED:
+                    lock = cursor
+        if lock is not None:
+            row = lock.fetchone()
+            if not (row and row[0]):
+                self.busy_waits += 1  # a whole-project operation held it: waited
         return cursor
 
     def _send_pending(self) -> None:
         if self._pending:
-            self._with_pending("SELECT 1")
+            self._with_pending()
+
+    def defer(self, sql: str, parameters: Any = None) -> None:
+        """Run ``sql`` in this write transaction, in the round trip of its next statement
+        (or of its COMMIT): a row lock or a write whose answer nobody reads. It runs
+        before that statement, in order, so everything after it sees what it did; a
+        failure of it is raised by that statement (the transaction is undone either way;
+        inside a nested block that fails, it is undone with the block). Outside a
+        transaction it runs at once."""
+        if not self.conn.in_transaction:
+            self.execute(sql, parameters)
+            return
+        self._pending.append((compiled(sql)[0], _named(parameters, sql)))
+
+    @property
+    def nothing_to_send(self) -> bool:
+        """Only the BEGIN of a write and its lock wait to go (no statement, no COMMIT's
+        company): the transaction did nothing yet."""
+        return (
+            all(statement in (_BEGIN, _SHARED) for statement in self._pending)
+            and not self._notifications
+            and not self._at_commit
+        )
+
+    def send_with(self, statement: str) -> None:
+        """``statement`` (answering nothing anybody reads) and whatever waits to go before
+        it, in one round trip."""
+        self._with_pending((statement, None))
 
     def _commit(self) -> None:
-        if self._pending[:1] == ["BEGIN"] and not self._notifications and not self._at_commit:
+        if self.pending_begin and self.nothing_to_send:
             self._pending.clear()  # nothing was sent: nothing to commit
             return
-        statement = self._commit_statement()
-        sent, self._pending = [*self._pending, statement], []
-        self.raw.execute("; ".join(sent))
+        self._pending += self._at_commit
+        self._pending += [
+            (_NOTIFY, {"channel": channel, "payload": payload})
+            for channel, payload in self._notifications
+        ]
+        self.send_with("COMMIT")
 
     @property
     def pending_begin(self) -> bool:
         """A write transaction was opened whose BEGIN has not reached the server yet."""
-        return self._pending[:1] == ["BEGIN"]
+        return self._pending[:1] == [_BEGIN]
 
     def notify_at_commit(self, channel: str, payload: str) -> None:
         """``pg_notify(channel, payload)`` sent in the round trip of this transaction's
@@ -429,22 +473,9 @@ class PgDatabase:
     def execute_at_commit(self, sql: str, parameters: Mapping[str, Any]) -> None:
         """Run ``sql`` in the round trip of this transaction's COMMIT, before it: a write
         whose answer nobody reads and after which nothing in the transaction reads what it
-        wrote (the audit row of a change, the transaction's last statement). Its values are
-        quoted here by psycopg (client-side binding); a failure undoes the transaction."""
-        self._at_commit.append(self._literal(compiled(sql)[0], _named(parameters, sql)))
-
-    def _literal(self, statement: str, parameters: Any) -> str:
-        if self._client_cursor is None:
-            import psycopg
-
-            self._client_cursor = psycopg.ClientCursor(self.raw)
-        return str(self._client_cursor.mogrify(statement, parameters))
-
-    def _commit_statement(self) -> str:
-        if not self._notifications and not self._at_commit:
-            return "COMMIT"
-        calls = [_notify_call(channel, payload) for channel, payload in self._notifications]
-        return "; ".join([*self._at_commit, *calls, "COMMIT"])
+        wrote (the audit row of a change, the transaction's last statement); a failure
+        undoes the transaction."""
+        self._at_commit.append((compiled(sql)[0], _named(parameters, sql)))
 
     def begin_write(self, whole: bool = False) -> None:
         """BEGIN and the project's lock: shared for a write (writers never wait for each
@@ -513,26 +544,21 @@ class PgDatabase:
         return translate_error(error, self.url, sql)
 
 
+# A statement as psycopg runs it: its text and its values (None: a text without any).
+Statement = tuple[str, "dict[str, Any] | None"]
+_BEGIN: Statement = ("BEGIN", None)
 # The project's lock in shared mode for a write: taken at once if free (True), else waited
 # for up to ``lock_timeout`` (False: a whole-project operation held it; counted as a wait).
-_SHARED_LOCK = (
+_SHARED: Statement = (
     f"SELECT CASE WHEN pg_try_advisory_xact_lock_shared({WRITE_LOCK_KEY}) THEN true "
-    f"ELSE (SELECT false FROM pg_advisory_xact_lock_shared({WRITE_LOCK_KEY})) END"
+    f"ELSE (SELECT false FROM pg_advisory_xact_lock_shared({WRITE_LOCK_KEY})) END",
+    None,
 )
+_NOTIFY = "SELECT pg_notify(%(channel)s, %(payload)s)"
 
 
 _IDLE = 0  # psycopg.pq.TransactionStatus.IDLE
 _TUPLES_OK = 2  # psycopg.pq.ExecStatus.TUPLES_OK
-
-
-@functools.lru_cache(maxsize=256)
-def _notify_call(channel: str, payload: str) -> str:
-    """``SELECT pg_notify(E'channel', E'payload')``: escape-string literals (a backslash and
-    a quote doubled), read the same whatever ``standard_conforming_strings`` says."""
-    quoted = [
-        "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'" for text in (channel, payload)
-    ]
-    return f"SELECT pg_notify({quoted[0]}, {quoted[1]})"
 
 
 # String literals, quoted identifiers and comments: where a ``?`` is text, not a parameter.
@@ -577,12 +603,6 @@ def _named(parameters: Any, sql: str) -> dict[str, Any]:
         "values given by position: the store's statements name their parameters "
         f"(':name' with a dict of values); in: {sql.strip()[:200]}"
     )
-
-
-def _literal_values(parameters: Any) -> bool:
-    """Whether psycopg can quote every value into the text (client-side binding)."""
-    values = parameters.values() if isinstance(parameters, Mapping) else parameters
-    return all(value is None or isinstance(value, str | int | float) for value in values)
 
 
 def connect(url: str, read_only_reason: str | None = None) -> PgDatabase:

@@ -377,10 +377,20 @@ class Project:
         except BaseException:
             if outermost:
                 pending.clear()
+                self._people_read_in_transaction().clear()
             raise
         pending.update(kinds)
         if outermost:
+            read = self._people_read_in_transaction()
+            self._local.__dict__.setdefault("people", {}).update(read)  # committed now
+            read.clear()
             self._announce()
+
+    def _people_read_in_transaction(self) -> dict[str, Person]:
+        """People ``ensure_person`` read inside this thread's open transaction: kept for
+        good once it commits, forgotten if it rolls back."""
+        found: dict[str, Person] = self._local.__dict__.setdefault("people_in_transaction", {})
+        return found
 
     def _notify(self, kinds: set[str]) -> None:
         """PostgreSQL: tell every other studio on this database what changed (NOTIFY)."""
@@ -504,8 +514,13 @@ class Project:
             "before": _to_json(before),
             "after": _to_json(record["after"]),
         }
-        if self.url is not None and last:
-            self.pg_db.execute_at_commit(sql, values)
+        if self.url is not None:
+            # Nobody reads its id on PostgreSQL: the outermost change's row goes with the
+            # COMMIT, a nested change's with the transaction's next statement (in order).
+            if last:
+                self.pg_db.execute_at_commit(sql, values)
+            else:
+                self.pg_db.defer(sql, values)
             return None
         cursor = self.db.execute(sql, values)
         if self.url is not None or self._watcher is None:
@@ -532,7 +547,7 @@ class Project:
         # People are never deleted or changed: a row read outside a transaction is
         # committed for good, and this thread keeps it (one statement fewer per caption
         # write). Inside one it may be that transaction's own insert, which a rollback
-        # undoes: read, never kept.
+        # undoes: kept once the outermost transaction commits (``writing``).
         known_people: dict[str, Person] = self._local.__dict__.setdefault("people", {})
         if name in known_people:
             return known_people[name]
@@ -544,6 +559,8 @@ class Project:
             person = Person.from_row(known[0])  # nothing to write (works read-only too)
             if committed:
                 known_people[name] = person
+            else:
+                self._people_read_in_transaction()[name] = person
             return person
         with self.writing():
             cursor = self.db.execute(

@@ -322,20 +322,20 @@ def decide(project: Project, image_id: str, attribute_id: int, status: str, now:
     Deciding a fact no source suggested records it as a person's label; un-deciding
     ('suggested') removes a person's own label.
     """
-    db = project.db
+    db = project.db  # nothing here is read back: sent with the COMMIT on PostgreSQL
     if status == "suggested":
-        db.execute(
+        db.defer(
             "DELETE FROM image_attributes WHERE image_id = :image_id AND attribute_id = :attribute_id "
             "AND source = 'person'",
             {"image_id": image_id, "attribute_id": attribute_id},
         )
-    db.execute(
+    db.defer(
         "UPDATE image_attributes SET status = :status, updated_at = :now "
         "WHERE image_id = :image_id AND attribute_id = :attribute_id",
         {"status": status, "now": now, "image_id": image_id, "attribute_id": attribute_id},
     )
     if status != "suggested":
-        db.execute(
+        db.defer(
             "INSERT INTO image_attributes (image_id, attribute_id, source, model, confidence, "
             "status, updated_at) SELECT :image_id, :attribute_id, 'person', '', 1.0, :status, :now WHERE NOT EXISTS "
             "(SELECT 1 FROM image_attributes WHERE image_id = :image_id AND attribute_id = :attribute_id)",

@@ -32,6 +32,29 @@ def assignment(project: Project, assignment_id: int) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
+def assignment_with_scores(
+    project: Project, assignment_id: int
+) -> tuple[dict[str, Any], dict[str, Any] | None, str] | None:
+    """``assignment``'s row, the rating's scores (None when none is saved yet) and its
+    note, in one statement (a rating's autosave reads both before it writes)."""
+    columns = ", ".join(f"r.{k}" for k in SCORE_COLUMNS)
+    rows = list(
+        project.db.query(
+            "SELECT a.transaction_id, a.turn_index, a.order_key, a.status, a.sample, "
+            f"a.rater_id, p.name AS rater, r.assignment_id AS rated, {columns}, r.note "
+            "FROM rating_assignments a JOIN people p ON p.id = a.rater_id "
+            "LEFT JOIN ratings r ON r.assignment_id = a.id WHERE a.id = :assignment_id",
+            {"assignment_id": assignment_id},
+        )
+    )
+    if not rows:
+        return None
+    row = rows[0]
+    scores = None if row["rated"] is None else {k: row[k] for k in SCORE_COLUMNS}
+    keys = ("transaction_id", "turn_index", "order_key", "status", "sample", "rater_id", "rater")
+    return {k: row[k] for k in keys}, scores, row["note"] or ""
+
+
 def status_counts(project: Project, sample: str, rater: str) -> dict[str, int]:
     rows = project.db.execute(
         "SELECT a.status, count(*) FROM rating_assignments a JOIN people p ON p.id = a.rater_id "
@@ -111,11 +134,12 @@ def scores(project: Project, assignment_id: int) -> tuple[dict[str, int | None],
 def save_scores(
     project: Project, assignment_id: int, scores: Mapping[str, int | None], note: str, now: str
 ) -> None:
-    """Write the whole rating (every column of ``SCORE_COLUMNS``) and its note."""
+    """Write the whole rating (every column of ``SCORE_COLUMNS``) and its note (its answer
+    is not read: on PostgreSQL it travels with the transaction's next statement)."""
     columns = ", ".join(SCORE_COLUMNS)
     marks = ", ".join(f":{k}" for k in SCORE_COLUMNS)
     updates = ", ".join(f"{k} = excluded.{k}" for k in SCORE_COLUMNS)
-    project.db.execute(
+    project.db.defer(
         f"INSERT INTO ratings (assignment_id, {columns}, note, updated_at) "
         f"VALUES (:assignment_id, {marks}, :note, :now) ON CONFLICT (assignment_id) DO UPDATE "
         f"SET {updates}, note = excluded.note, updated_at = excluded.updated_at",
