@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add = token_actions.add_parser(
         "add",
         help="make a token for a person and print it once",
-        description="The token is printed once and stored only as a salted scrypt digest: "
+        description="The token is printed once and stored only as a salted SHA-256 digest: "
         "keep it, or revoke it and make a new one.",
     )
     add.add_argument("name", metavar="NAME", help="the person (as their edits will be signed)")

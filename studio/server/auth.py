@@ -1,7 +1,8 @@
 """Who is asking, and may they: bearer tokens, roles per endpoint, slowed failed logins.
 
-Verifying a token costs one scrypt (tens of milliseconds, on purpose). A worker keeps the
-tokens it verified in memory, keyed by their SHA-256, and still asks the database on
+Verifying a token costs one database read and a SHA-256 (scrypt, tens of milliseconds,
+for tokens made before 2026-11-28: studio/server/tokens.py). A worker keeps the tokens it
+verified in memory, keyed by their SHA-256, and still asks the database on
 every request whether the token was revoked since: revoking takes effect at once on every
 worker. The failed-login delay is per worker and per client address, grows with each
 failure (0.1 s, 0.2 s, 0.4 s … at most ``MAX_DELAY``) and is forgotten after a success

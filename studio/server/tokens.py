@@ -1,8 +1,15 @@
-"""Server tokens: printed once, stored as a salted scrypt digest, revocable by name.
+"""Server tokens: printed once, stored as a salted SHA-256 digest, revocable by name.
 
 A token reads ``cir_<id>_<secret>``: the id finds the row, the secret is checked against
-its digest (``hashlib.scrypt``, per-token salt, compared in constant time). The token
-itself is never stored or logged; the audit row of ``token add`` names person and role.
+its digest (per-token salt, compared in constant time). The token itself is never stored
+or logged; the audit row of ``token add`` names person and role.
+
+The secret is 32 random bytes (256 bits) drawn by ``secrets``, not a password a person
+chose: nobody can search that space, so a slow key-derivation function adds no safety
+and only costs the server (scrypt was 52 ms of CPU per check; with 100 people and a few
+workers, seconds of bursts that made the team bench's slowest answers). Digests of tokens
+made before 2026-11-28 are scrypt's (no ``sha256:`` prefix) and are still checked that
+way, so no token needs to be made again.
 """
 
 from __future__ import annotations
@@ -36,7 +43,18 @@ class Identity:
     role: str
 
 
+_SHA256 = "sha256:"
+
+
 def digest(secret: str, salt: bytes) -> str:
+    """The stored digest of a new token's secret."""
+    return _SHA256 + hashlib.sha256(salt + secret.encode()).hexdigest()
+
+
+def _digest_as_stored(stored: str, secret: str, salt: bytes) -> str:
+    """``secret``'s digest in the scheme ``stored`` was made with (scrypt before sha256)."""
+    if stored.startswith(_SHA256):
+        return digest(secret, salt)
     return hashlib.scrypt(secret.encode(), salt=salt, **_SCRYPT).hex()
 
 
@@ -81,7 +99,7 @@ def verify(project: Project, token: str) -> Identity | None:
     row = server_repo.token_row(project, int(match.group(1)))
     if row is None or row["revoked_at"] is not None:
         return None
-    expected = digest(match.group(2), bytes.fromhex(row["salt"]))
+    expected = _digest_as_stored(row["digest"], match.group(2), bytes.fromhex(row["salt"]))
     if not hmac.compare_digest(expected, row["digest"]):
         return None
     return Identity(int(row["id"]), row["name"], row["role"])

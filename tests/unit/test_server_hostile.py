@@ -270,6 +270,34 @@ def test_tokens_are_stored_hashed_and_revocable(postgresql_url: str, tmp_path: P
         assert token not in repr(audit)
 
 
+def test_a_token_made_before_the_sha256_digests_still_verifies(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """New tokens are stored as a salted SHA-256 of their 256-bit secret (a check costs
+    microseconds, not scrypt's 52 ms); one stored as scrypt by an older studio still opens,
+    and a wrong secret fails under either scheme."""
+    import hashlib
+
+    from studio.server.tokens import verify
+
+    with Project.create(postgresql_url, local_path=tmp_path / "p.pg") as project:
+        keys = tokens(postgresql_url, {"ann": "annotator", "old": "annotator"})
+        rows = dict(project.db.execute("SELECT name, digest FROM server_tokens").fetchall())
+        assert all(value.startswith("sha256:") for value in rows.values())
+        old_id, secret = keys["old"].split("_", 2)[1:]
+        salt = bytes.fromhex(project.db.execute(
+            "SELECT salt FROM server_tokens WHERE id = :id", {"id": int(old_id)}).fetchone()[0])
+        scrypt = hashlib.scrypt(secret.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32).hex()
+        with project.writing():
+            project.db.execute("UPDATE server_tokens SET digest = :d WHERE id = :id",
+                               {"d": scrypt, "id": int(old_id)})
+        assert verify(project, keys["old"]).name == "old"
+        assert verify(project, keys["ann"]).name == "ann"
+        for name in ("old", "ann"):
+            forged = keys[name][:-1] + ("A" if keys[name][-1] != "A" else "B")
+            assert verify(project, forged) is None
+
+
 # -- reviews, attribute decisions and pictures ----------------------------------------
 
 TEAM = {"rev": "reviewer", "rob": "reviewer", "earlier-0": "reviewer", "ann": "annotator",
