@@ -153,6 +153,7 @@ BOTH_ENGINES = {
     "tests/unit/test_team.py::test_vocabulary_edits_new_transactions_and_edited_turns_come_back",
     "tests/unit/test_review_queues.py::test_both_review_queues_answer_the_same_calls_alike[local]",
     "tests/unit/test_rating_queues.py::test_both_rating_queues_answer_the_same_calls_alike[local]",
+    "tests/unit/test_attribute_review_queues.py::test_both_attribute_queues_answer_the_same_calls_alike[local]",
     "tests/unit/test_review_queues.py::test_the_team_server_keeps_its_rules_for_the_review_routes",
     "tests/unit/test_work_queue.py::test_both_queues_answer_the_same_calls_alike[local]",
     "tests/unit/test_work_queue.py::test_offline_the_team_queue_keeps_every_edit_and_says_why_no_pair_comes",

@@ -133,8 +133,8 @@ def _declare() -> None:
             "attributes")
     context("attributes.bulk", "Attributes — one attribute, many images", "Attributes",
             "attributes")
-    context("attributes.team", "Attributes — team server's suggestions", "Attributes",
-            "attributes")
+    context("attributes.team", "Attributes — undecided, image by image (local and team)",
+            "Attributes", "attributes")
     context("attributes.outfit", "Attributes — outfits", "Attributes", "attributes")
     context("attributes.outfit.canvas", "Attributes — outfits, the picture", "Attributes",
             "attributes.outfit")
@@ -214,8 +214,9 @@ def _declare() -> None:
              ab, "widget")
     register("attributes.bulk.select_all", ["Ctrl+A"], "Select every image", ab, "qt")
     register("attributes.team.send", ["Return", "Enter"],
-             "Send the image's decisions and bring the next image", at, "widget")
-    register("attributes.team.skip", ["Ctrl+K"], "Skip the image", at)
+             "Keep the image's decisions and bring the next image", at, "widget")
+    register("attributes.team.skip", ["Ctrl+K"], "Skip the image (it comes back after the others)",
+             at)
 
     ao, ac = "attributes.outfit", "attributes.outfit.canvas"
     register("attributes.outfit.undo", ["Ctrl+Z"], "Undo the last change to the outfit", ao)

@@ -21,9 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from studio.captions.review_item import ReviewItem
 from studio.server.client import Client, Offline
-from studio.work_queue import WorkItem
 from widgets.team_connection import TeamConnection
 
 RENEW_MIN_S, RENEW_MAX_S = 5.0, 60.0
@@ -38,21 +36,22 @@ class LeaseKeeper(QObject):
         self.connection = connection
         self.lost = lost
         self.hold = hold
-        self.item: dict[str, Any] | WorkItem | ReviewItem | None = None
+        self.item: Any = None  # a dict, or a queue's item record
         self._expires_at = 0.0
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._renew)
 
-    def keep(self, item: dict[str, Any] | WorkItem | ReviewItem | None) -> None:
+    def keep(self, item: Any) -> None:
         """Renew this item's lease from now on (None, or an item without a lease: nothing
-        to renew)."""
-        if isinstance(item, (WorkItem, ReviewItem)) and item.lease_id is None:
+        to renew). An item is the server's answer (a dict) or a queue's record (with
+        ``lease_id`` and ``expires_at``)."""
+        if item is not None and not isinstance(item, dict) and item.lease_id is None:
             item = None
         self.item = item
-        if isinstance(item, (WorkItem, ReviewItem)):
-            self._expires_at = float(item.expires_at or 0)
-        elif item is not None:
+        if isinstance(item, dict):
             self._expires_at = float(item.get("expires_at", 0))
+        elif item is not None:
+            self._expires_at = float(item.expires_at or 0)
         self._schedule()
 
     def stop(self) -> None:

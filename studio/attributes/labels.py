@@ -16,6 +16,7 @@ from studio.attributes.vocabulary import VocabularyError, get_entry
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import attributes as attributes_repo
+from studio.store.repos import server_queues as server_queues_repo
 
 ENTITY = "image_attributes"
 Fact = tuple[str, int]  # (image id, attribute id)
@@ -123,6 +124,14 @@ def review(
         for attribute_id in ids:
             _apply(project, image_id, attribute_id, status, now)
         record["after"] = {e.name: status for e in entries}
+
+
+def skip(project: Project, actor: str, image_id: str) -> None:
+    """Leave the image's suggestions undecided for now: a row in the audit log, by which the
+    image comes back to ``actor`` after the others (``server_queues.next_image_to_decide``,
+    the order of both attribute queues)."""
+    with project.change(actor, server_queues_repo.ATTRIBUTE_SKIP, ENTITY, image_id):
+        pass
 
 
 def review_many(

@@ -498,6 +498,13 @@ def create_app(config: ServerConfig) -> FastAPI:
         return await serve(request, "attributes", lambda project, who: {
             "item": attribute_queue.take_next(project, who, config.lease_seconds)})
 
+    @app.get("/v1/attributes/progress", response_model=models.OwnProgress,
+             tags=["annotator, coordinator"], **v1)
+    async def attributes_progress(request: Request) -> Any:
+        """This person's figures: done (images they decided attributes of), remaining
+        (images with undecided suggestions they may be handed), total."""
+        return await serve(request, "attributes", attribute_queue.progress)
+
     @app.post("/v1/attributes/{image_id}/decisions", response_model=models.AttributeAnswer,
               tags=["annotator, coordinator"], **v1_body)
     async def attribute_decisions(request: Request, image_id: str,

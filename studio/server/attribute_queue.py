@@ -1,5 +1,6 @@
 """Attribute decisions over the server: the next image with undecided suggestions, with a
-lease, and a person's accept/reject decisions on it applied once per ``edit_uid``.
+lease, and a person's accept/reject decisions on it applied once per ``edit_uid``. A skipped
+image comes back to that person after the others, as on the desktop.
 
 Decisions go through ``studio.attributes.labels.review``, the Attributes pane's own
 write (a decision is about the fact: every source's row of it changes; an attribute no
@@ -61,6 +62,11 @@ def take_next(project: Project, who: Identity, lease_seconds: float) -> dict[str
     return queue.take(project, who, KIND, lease_seconds, pick,
                       lambda lease: _item(project, lease),
                       lambda lease: _undecided(project, lease))
+
+
+def progress(project: Project, who: Identity) -> dict[str, int]:
+    """This person's figures: images decided, and images with suggestions still to decide."""
+    return queues_repo.attribute_figures(project, who.name, time.time())
 
 
 def decide(

@@ -244,6 +244,12 @@ class Client:
         item = self._ok("POST", "/v1/attributes/next", {})["item"]
         return None if item is None else dict(item)
 
+    def attribute_progress(self) -> dict[str, int]:
+        """This person's attribute figures: ``{done, remaining, total}``; waiting edits
+        are sent first."""
+        self.flush()
+        return dict(self._ok("GET", "/v1/attributes/progress"))
+
     def decide_attributes(self, image_id: str, decisions: list[dict[str, Any]] | dict[str, str],
                           send: bool = True) -> str:
         """Accept or reject attributes of one image: ``[{"attribute": "floral", "status":

@@ -201,8 +201,8 @@ def renew(project: Project, who: Identity, lease_id: int, lease_seconds: float) 
 def release(project: Project, who: Identity, lease_id: int) -> dict[str, Any]:
     """Skip: the lease ends and the item is left to others (as Skip on the desktop): a
     pair is marked skipped and leaves this person's queue; a caption to review gets a skip
-    row of its own in the audit log and comes back to this reviewer after the others; an
-    image to decide gets a skip row and leaves this person's queue."""
+    row of its own in the audit log and comes back to this reviewer after the others; so does
+    an image to decide."""
     now = time.time()
     with project.writing("captions", "labels"):
         lease = _own_lease(project, who, lease_id, now)

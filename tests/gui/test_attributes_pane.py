@@ -251,6 +251,36 @@ def test_attributes_u_undoes_the_last_decision_after_the_cursor_moved(
     assert states(project, image)[first] == "suggested"
 
 
+def test_the_undecided_images_come_one_after_another_by_keyboard(pane, qtbot) -> None:
+    """The project's attribute queue in the view a team annotator uses: A, Shift+R, Enter
+    keeps the image's decisions and brings the next undecided image; Ctrl+K skips one."""
+    project = pane.workspace.project
+    view = pane.queue_view
+    pane.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.item is not None)
+    assert pane.focus_widget() is view
+    image = view.item.image_id
+    names = view.chips.names()
+    assert names and all(status == "suggested" for status in states(project, image).values())
+    assert view.info.text().startswith(f"Image {image} · 1 of ")
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_A)
+    qtbot.keyClick(view, Qt.Key.Key_R, Qt.KeyboardModifier.ShiftModifier)
+    assert states(project, image)[names[0]] == "suggested"  # kept with Enter, as one edit
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.item is not None and view.item.image_id != image)
+    assert states(project, image) == {names[0]: "accepted",
+                                      **{name: "rejected" for name in names[1:]}}
+    assert view.state.text() == f"Image {image}: decisions saved."
+    assert view.info.text().startswith(f"Image {view.item.image_id} · 2 of ")
+    second = view.item.image_id
+    qtbot.keyClick(view, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: view.item is not None and view.item.image_id != second)
+    assert view.state.text().startswith(f"Image {second} skipped")
+    assert [(row["actor"], row["entity_id"]) for row in audit(project)
+            if row["action"] == "attributes.skip"] == [("Ana", second)]
+
+
 def test_an_image_without_labels_says_so(window, demo_project_dir) -> None:
     assert window.open_project(demo_project_dir)  # nothing extracted yet
     pane = show_pane_titled(window, "Attributes")

@@ -52,7 +52,7 @@ def test_pane_shows_everything_at_1024x700(window, showcase_dir, title) -> None:
     assert cut_widgets(pane) == []
 
 
-@pytest.mark.parametrize("tab", [0, 1])
+@pytest.mark.parametrize("tab", [0, 1, 3])
 def test_attributes_tabs_show_everything_at_1024x700(window, showcase_dir, tab) -> None:
     pane = open_small(window, showcase_dir, "Attributes")
     pane.tabs.setCurrentIndex(tab)

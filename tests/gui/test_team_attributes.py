@@ -1,6 +1,6 @@
 """Deciding attribute suggestions for a team server from the desktop studio: A accepts,
 Shift+R rejects the rest, Enter sends the image's decisions (one edit) and brings the
-next image."""
+next image (the Attributes pane's own image-by-image view, on the server's queue)."""
 
 from __future__ import annotations
 
@@ -29,18 +29,19 @@ def test_an_annotator_decides_the_servers_suggestions(
     view = window.panes[2].team_attributes
     qtbot.waitUntil(lambda: view.item is not None, timeout=WAIT_MS)
     assert view.hasFocus()
-    image = view.item["image_id"]
+    image = view.item.image_id
     with Project.open(postgresql_url) as project:  # the hidden Captions pane holds none
         held = project.db.execute(
             "SELECT kind FROM server_leases WHERE holder = 'ann'").fetchall()
     assert held == [("attribute",)]
-    names = [state["attribute"] for state in view.item["attributes"]]
-    assert names
+    names = view.chips.names()  # in the order shown: the first is current
+    assert names and sorted(names) == sorted(s.attribute for s in view.item.suggestions)
     qtbot.keyClick(view, Qt.Key.Key_A)
     qtbot.keyClick(view, Qt.Key.Key_R, Qt.KeyboardModifier.ShiftModifier)
-    assert view.list.item(0).text().startswith("✓")
+    assert view.chips.chips[0].text().startswith("✓")
+    assert all(chip.text().startswith("✗") for chip in view.chips.chips[1:])
     qtbot.keyClick(view, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: view.item is not None and view.item["image_id"] != image,
+    qtbot.waitUntil(lambda: view.item is not None and view.item.image_id != image,
                     timeout=WAIT_MS)
     assert view.state.text() == f"Image {image}: decisions saved."
     with Project.open(postgresql_url) as project:

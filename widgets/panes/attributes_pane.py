@@ -2,8 +2,11 @@
 
 A third tab, Outfits, annotates a picture head to toe (``widgets.outfit_view``).
 
-Two ways to review: one image at a time (its chips, A/R by keyboard) and one attribute
-across many images (a grid sorted by confidence, select many, A/R). Extraction and model
+Three ways to review: one image at a time (its chips, A/R by keyboard), one attribute
+across many images (a grid sorted by confidence, select many, A/R), and the undecided
+images one after another (``AttributeReviewView`` on the project's attribute queue: the
+same view, keys and rules an annotator connected to a team server decides the server's
+images with). Extraction and model
 suggestions run as background jobs in the status bar; the vocabulary has its own editor.
 """
 
@@ -29,6 +32,13 @@ from studio.attributes.query import label_counts
 from studio.errors import StudioError
 from studio.jobs import JobCancelled
 from studio.store import Project
+from studio.work_queue.local_attributes import LocalAttributeQueue
+from studio.work_queue.remote_attributes import RemoteAttributeQueue
+from widgets.attribute_review_view import (
+    AttributeReviewView,
+    LocalImagePicture,
+    TeamImagePicture,
+)
 from widgets.bulk_review import BulkReview
 from widgets.elided_label import ElidedLabel
 from widgets.file_dialogs import open_file, save_file
@@ -36,8 +46,8 @@ from widgets.image_review import SingleImageReview
 from widgets.outfit_view import OutfitView
 from widgets.panes.pane import Pane, empty_state
 from widgets.project_signals import follow
+from widgets.queue_calls import at_once
 from widgets.services import Services
-from widgets.team_attributes_view import TeamAttributesView
 from widgets.vocabulary_dialog import VocabularyDialog
 
 ALL_CATEGORIES = "All categories"
@@ -88,13 +98,21 @@ class AttributesPane(Pane):
         self.tabs.addTab(self.outfits, "Outfits")
         self.outfits.import_requested.connect(self.ask_outfit_import)
         self.outfits.export_requested.connect(self.ask_outfit_export)
+        # The undecided images one after another: the project's attribute queue.
+        self.queue_view = AttributeReviewView()
+        self.queue_view.labels_changed.connect(lambda _: self._update_summary())
+        self._local_pictures = LocalImagePicture(workspace, self.thumbnails)
+        self.tabs.addTab(self.queue_view, "Undecided, image by image")
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self._stack.addWidget(content)
         # An annotator connected to a team server decides the server's suggestions.
-        self.team_attributes = TeamAttributesView(services.team)
+        self.team_attributes = AttributeReviewView()
+        self._team_pictures = TeamImagePicture(services.team)
         self._stack.addWidget(self.team_attributes)
         services.team.identity_changed.connect(self._team_changed)
+        services.team.back_online.connect(self.team_attributes.idle_refresh)
+        services.team.changed.connect(self.team_attributes.check_waiting)
         # Label writes come from this pane (its own keys and jobs, which redraw the view
         # themselves); the counts follow every one. New images or words redraw all.
         follow(self, workspace, ("labels",), self._update_summary)
@@ -108,16 +126,20 @@ class AttributesPane(Pane):
         return team.connected and team.role == "annotator"
 
     def _team_changed(self) -> None:
-        self.team_attributes.stop()
-        if self.team_mode():
+        team = self.services.team
+        if self.team_mode() and team.client is not None:
             self._stack.setCurrentIndex(2)
-            self.team_attributes.restart()
+            queue = RemoteAttributeQueue(team.client, team.name)
+            self.team_attributes.bind(queue, team.queue_calls(queue, self.team_attributes),
+                                      self._team_pictures)
             return
+        self.team_attributes.bind(None)
         self._stack.setCurrentIndex(0 if self.workspace.project is None else 1)
 
     def show_project(self, project: Project | None) -> None:
         self.single.message.clear()  # messages belong to the project they were said in
         self.bulk.message.clear()
+        self._bind_local()
         if project is None:
             self._stack.setCurrentIndex(2 if self.team_mode() else 0)
             return
@@ -129,6 +151,21 @@ class AttributesPane(Pane):
         self._load_images()
         self.outfits.show_project(project)
         self._stack.setCurrentIndex(2 if self.team_mode() else 1)
+
+    def _bind_local(self) -> None:
+        """The image-by-image tab decides the project's queue as the person in Settings
+        (asked again when the tab is shown: the name may have changed meanwhile)."""
+        project, person = self.workspace.project, self.workspace.user_name
+        queue = self.queue_view.queue
+        if project is None:
+            if queue is not None:
+                self.queue_view.bind(None)
+            return
+        if (isinstance(queue, LocalAttributeQueue) and queue.project is project
+                and queue.person == person):
+            return
+        self.queue_view.bind(LocalAttributeQueue(project, person), at_once(),
+                             self._local_pictures)
 
     def _load_images(self) -> None:
         project = self.workspace.project
@@ -163,11 +200,17 @@ class AttributesPane(Pane):
     def focus_widget(self) -> QWidget | None:
         if self.team_mode():
             return self.team_attributes
+        if self.tabs.currentWidget() is self.queue_view:
+            return self.queue_view
         return self.bulk.grid if self.tabs.currentWidget() is self.bulk else self.single
 
     def _on_tab(self, index: int) -> None:
         if self.tabs.widget(index) is self.outfits:
             self.outfits.canvas.setFocus()
+        elif self.tabs.widget(index) is self.queue_view:
+            self._bind_local()
+            self.queue_view.idle_refresh()
+            self.queue_view.setFocus()
         elif self.tabs.widget(index) is self.bulk:
             self.bulk.load()
             self.bulk.grid.setFocus()

@@ -6,8 +6,8 @@ write transaction that then takes the lease; the item comes back locked
 caption and two annotators never hold one image, while people asking at once are handed
 different items. A person's skips are the audit rows of their
 releases (``skip_review`` on a caption, ``attributes.skip`` on an image): a skipped caption
-comes back to that reviewer after the others, as in the desktop's review; a skipped image
-leaves that person's queue.
+comes back to that reviewer after the others, as in the desktop's review, and so does a
+skipped image (on both faces of the attribute queue: ``studio.work_queue``).
 """
 
 from __future__ import annotations
@@ -84,38 +84,64 @@ _ASSIGNED_TO = (
 )
 
 
-def next_image_to_decide(project: Project, person: str, now: float) -> str | None:
-    """The first image with undecided suggestions that nobody else holds, that no team
-    batch gave to someone else, and that this person did not skip; images of their own
-    attribute batches (``team assign attributes``) come first."""
-    wanted = (
-        "i.missing = 0 "
-        "AND EXISTS (SELECT 1 FROM image_attributes s WHERE s.image_id = i.id "
-        "AND s.status = 'suggested') "
-        f"AND NOT {_OTHERS_IMAGE} AND NOT {_ASSIGNED_TO.format(op='!=')} "
-        "AND NOT EXISTS (SELECT 1 FROM audit_log k WHERE k.entity = 'image_attributes' "
-        "AND k.entity_id = i.id AND k.action = :skip AND k.actor = :me)"
-    )
+# When this person last skipped the image (its skip row's id; 0: never).
+_LAST_IMAGE_SKIP = (
+    "COALESCE((SELECT max(k.id) FROM audit_log k WHERE k.entity = 'image_attributes' "
+    "AND k.entity_id = i.id AND k.action = :skip AND k.actor = :me), 0)"
+)
+# An image with undecided suggestions that nobody else holds and no team batch gave to
+# someone else.
+_TO_DECIDE = (
+    "i.missing = 0 "
+    "AND EXISTS (SELECT 1 FROM image_attributes s WHERE s.image_id = i.id "
+    "AND s.status = 'suggested') "
+    f"AND NOT {_OTHERS_IMAGE} AND NOT {_ASSIGNED_TO.format(op='!=')}"
+)
+
+
+def next_image_to_decide(project: Project, person: str, now: float,
+                         lock: bool = True) -> str | None:
+    """The first image with undecided suggestions that nobody else holds and that no team
+    batch gave to someone else; images of their own attribute batches (``team assign
+    attributes``) come first, and images this person skipped come after the others, the
+    one skipped longest ago first. ``lock``: claim it (inside the write transaction that
+    leases it); without, only read which it is."""
     params: dict[str, object] = {"me": person, "now": now, "skip": ATTRIBUTE_SKIP}
 
     def find(clause: str, passed: Sequence[str]) -> str | None:
         holes = {f"s{n}": image for n, image in enumerate(passed)}
         left_out = f"AND i.id NOT IN ({', '.join(':' + h for h in holes)}) " if holes else ""
         row = project.db.execute(
-            f"SELECT i.id FROM images i WHERE {wanted} {left_out}"
-            f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, i.id "
-            f"LIMIT 1{clause}",
+            f"SELECT i.id FROM images i WHERE {_TO_DECIDE} {left_out}"
+            f"ORDER BY CASE WHEN {_ASSIGNED_TO.format(op='=')} THEN 0 ELSE 1 END, "
+            f"{_LAST_IMAGE_SKIP}, i.id LIMIT 1{clause}",
             {**params, **holes},
         ).fetchone()
         return None if row is None else str(row[0])
 
     def holds(image_id: str) -> bool:
         return project.db.execute(
-            f"SELECT 1 FROM images i WHERE i.id = :image AND {wanted}",
+            f"SELECT 1 FROM images i WHERE i.id = :image AND {_TO_DECIDE}",
             {**params, "image": image_id},
         ).fetchone() is not None
 
-    return claim_first(project, "i", find, holds)
+    return claim_first(project, "i", find, holds) if lock else find("", ())
+
+
+def attribute_figures(project: Project, person: str, now: float) -> dict[str, int]:
+    """A person's attribute figures: ``done`` (images they accepted or rejected an
+    attribute of), ``remaining`` (images with undecided suggestions they may be handed,
+    the one held included) and ``total``."""
+    done = project.db.execute(
+        "SELECT COUNT(DISTINCT entity_id) FROM audit_log WHERE entity = 'image_attributes' "
+        "AND actor = :me AND action IN ('attributes.accept', 'attributes.reject')",
+        {"me": person},
+    ).fetchone()[0]
+    remaining = project.db.execute(
+        f"SELECT COUNT(*) FROM images i WHERE {_TO_DECIDE}", {"me": person, "now": now},
+    ).fetchone()[0]
+    return {"done": int(done), "remaining": int(remaining),
+            "total": int(done) + int(remaining)}
 
 
 def image_held_by_others(project: Project, image_id: str, holder: str, now: float) -> bool:
