@@ -9,7 +9,11 @@ shows it, grouped by pane, and ``shortcuts_markdown()`` writes it for the manual
 What happens when an annotator presses Ctrl+Enter in the Captions pane: the table says
 ``captions.writing.save`` (Ctrl+Return / Ctrl+Enter, "Save the caption and go to the
 next pair"); ``widgets/caption_form.py`` binds it for the writer
-(``widgets/caption_writer.py``, which saves through ``studio/captions``).
+(``widgets/caption_writer.py``), which calls ``submit`` on its work queue off the UI
+thread (``widgets/queue_calls.py``): ``studio/work_queue/local.py`` submits through
+``studio/captions`` into the project's store (``studio/store/repos/captions.py``), and
+``studio/work_queue/remote.py`` through the team client's outbox to the server, which
+runs the same ``studio/captions`` rules on its store.
 
 Contexts are focus scopes nested as the widgets are: a key of a context works while the
 focus is inside its widget. Two actions can fire on one key press only when one's
