@@ -47,6 +47,22 @@ def cli(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
     )
 
 
+def setup_cli(*args: object) -> None:
+    """A command a test only needs done before what it checks (make a demo, build its
+    index), run in this process: a fresh ``python -m studio`` that loads a model costs
+    about 7 CPU-seconds of imports this process has already paid. What a test checks of a
+    command (its exit code, its one-line error, a kill) still runs it as a process."""
+    import contextlib
+    import io
+
+    from studio.cli.main import main
+
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+        code = main([str(arg) for arg in args])
+    assert code == 0, output.getvalue()
+
+
 def cli_process(*args: object) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "studio", *map(str, args)],

@@ -19,7 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from reliability_helpers import cli, environment, has_traceback, make_pair_project
+from reliability_helpers import (
+    cli,
+    environment,
+    has_traceback,
+    make_pair_project,
+    setup_cli,
+)
 
 from studio.errors import ProjectError
 from studio.store import Project
@@ -154,9 +160,8 @@ def test_a_read_only_project_refuses_an_index_build_in_one_line_and_still_search
     database" from the embedding cache, and loading its existing index failed too (the
     colour measures could not be cached beside it)."""
     demo = shared_folder / "demo"
-    made = cli("demo", "create", demo, "--images", "30", "--pairs", "0", "--outfits", "0")
-    assert made.returncode == 0, made.stderr
-    assert cli("index", "build", "--project", demo).returncode == 0
+    setup_cli("demo", "create", demo, "--images", "30", "--pairs", "0", "--outfits", "0")
+    setup_cli("index", "build", "--project", demo)
     home = shared_folder / "home"
     home.mkdir(mode=0o777)
     home.chmod(0o777)
