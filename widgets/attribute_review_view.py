@@ -39,6 +39,7 @@ from widgets import actions
 from widgets.attribute_chips import AttributeChips
 from widgets.elided_label import ElidedLabel, WrappedLabel
 from widgets.queue_calls import CallLine, QueueCalls
+from widgets.queue_form import LeaseWhileShown
 from widgets.team_connection import TeamConnection
 from widgets.team_lease import LeaseKeeper
 from widgets.team_pictures import TeamPicture
@@ -95,7 +96,7 @@ def outcome_line(decided: AttributesDecided) -> str:
     return f"Image {decided.image_id}: decisions saved."
 
 
-class AttributeReviewView(QWidget):
+class AttributeReviewView(LeaseWhileShown, QWidget):
     labels_changed = Signal(str)  # image id whose decisions were kept
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -330,19 +331,6 @@ class AttributeReviewView(QWidget):
         if not self._keys.handle(event):
             super().keyPressEvent(event)
 
-    # -- on screen or not --------------------------------------------------------------
-
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (a team server renews that lease, or hands the
-        next image if it ended meanwhile)."""
-        super().showEvent(event)
-        if self.queue is not None and not self._moving:
-            self.refresh()
-
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Out of sight: the lease is no longer renewed."""
-        self.lease.pause()
-        super().hideEvent(event)
 
 
 class LocalImagePicture:

@@ -24,7 +24,30 @@ from widgets.queue_calls import CallLine, QueueCalls
 from widgets.team_lease import LeaseKeeper
 
 
-class QueueForm(CaptionForm):
+class LeaseWhileShown:
+    """A queue's view holds its item's lease only while on screen: shown again, it asks
+    what is held (a team server renews that lease, or hands the next item if it ended
+    meanwhile); out of sight, the lease is no longer renewed. Mixed in before the Qt
+    class (``queue``, ``lease``, ``_moving`` and ``refresh`` are the view's)."""
+
+    queue: Any
+    lease: LeaseKeeper
+    _moving: bool
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        super().showEvent(event)  # type: ignore[misc]
+        if self.queue is not None and not self._moving:
+            self.refresh()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
+        self.lease.pause()
+        super().hideEvent(event)  # type: ignore[misc]
+
+
+class QueueForm(LeaseWhileShown, CaptionForm):
     """Base of ``CaptionWriter`` and ``CaptionReviewer``: a ``CaptionForm`` on a queue."""
 
     item_changed = Signal(object)  # the item on screen, or None
@@ -256,16 +279,3 @@ class QueueForm(CaptionForm):
         if self.item is None and self.isVisible() and not self._moving:
             self.refresh()
 
-    # -- on screen or not --------------------------------------------------------------
-
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Shown again: ask what is held (a team server renews that lease, or hands the
-        next item if it ended meanwhile)."""
-        super().showEvent(event)
-        if self.queue is not None and not self._moving:
-            self.refresh()
-
-    def hideEvent(self, event) -> None:  # noqa: N802 (Qt name)
-        """Out of sight: the lease is no longer renewed."""
-        self.lease.pause()
-        super().hideEvent(event)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from studio.errors import StudioError
-from studio.server.client import Client, Offline
+from studio.server.client import Client
 from studio.work_queue.attribute_protocol import (
     ALL_DECIDED,
     NO_IMAGE,
@@ -106,14 +106,8 @@ class RemoteAttributeQueue(RemoteQueue[AttributeImage]):
         return self._current
 
     def skip(self) -> AttributeImage | None:
-        item = self._current
-        if item is None:
+        if self._skip_leased() is None:
             return None
-        if item.lease_id is not None:
-            try:
-                self._ask(self.client.skip, item.lease_id)
-            except Offline:
-                raise StudioError(OFFLINE["skip"]) from None
         return self._showing(self._move_on())
 
     # -- decisions (through the outbox) ------------------------------------------------

@@ -189,6 +189,19 @@ class RemoteQueue(Generic[Item]):
         self._current = replace(item, expires_at=lease["expires_at"])
         return self._current
 
+    def _skip_leased(self) -> Item | None:
+        """Skip a leased item: the server lets it go and hands it back after the others
+        (not kept for later offline: the skip is what frees it for someone else). None
+        when nothing is on screen; the item skipped otherwise."""
+        item = self._current
+        lease_id = getattr(item, "lease_id", None)
+        if lease_id is not None:
+            try:
+                self._ask(self.client.skip, lease_id)
+            except Offline:
+                raise StudioError(self.OFFLINE["skip"]) from None
+        return item
+
     def release(self) -> None:
         """Stop holding the current item: its lease is no longer renewed and expires (the
         server has no "give back without skipping" of its own; a lease's end is that)."""

@@ -71,14 +71,8 @@ class RemoteReviewQueue(RemoteQueue[ReviewItem]):
         return len(self._decisions)
 
     def skip(self) -> ReviewItem | None:
-        item = self._current
-        if item is None:
+        if self._skip_leased() is None:
             return None
-        if item.lease_id is not None:
-            try:
-                self._ask(self.client.skip, item.lease_id)
-            except Offline:
-                raise StudioError(OFFLINE["skip"]) from None
         return self._move_on()
 
     # -- decisions (through the outbox) ------------------------------------------------

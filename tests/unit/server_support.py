@@ -12,6 +12,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from studio.captions.records import CaptionPolicy
 from studio.captions.store import save_policy
 from studio.demo.project import create_demo_project
 from studio.pairs.mining import mine_pairs
+from studio.server.client import Client
 from studio.server.tokens import add_token
 from studio.store import Project
 from studio.store.transfer import copy_project
@@ -137,3 +140,49 @@ def call(
             return answer.status, json.loads(answer.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+@dataclass
+class Served:
+    """A queue under test and the project as it leaves it (to look inside)."""
+
+    queue: Any
+    opened: Callable[[], Project]
+
+
+def build_lite(folder: Path) -> None:
+    """The small two-person project the queue contracts run on (rae and ray)."""
+    from studio.team.rehearsal import build_project
+
+    build_project(folder, ("rae", "ray"), n_images=40, n_pairs=4).close()
+
+
+def serve_both_ways(face: str, tmp_path: Path, role: str, postgresql_url: Callable[[], str],
+                    local: Callable[[Project], Any],
+                    remote: Callable[[Client], Any]) -> Iterator[Served]:
+    """The lite project's queue for rae: ``local`` over the project opened here, or
+    (``face`` "remote") ``remote`` over a client of a real server on a socket, the
+    project copied into PostgreSQL and rae given ``role``."""
+    build_lite(tmp_path / "lite")
+    if face == "local":
+        with Project.open(tmp_path / "lite") as project:
+            yield Served(local(project), lambda: project)
+        return
+    url = postgresql_url()
+    copy_project(tmp_path / "lite", url)
+    key = tokens(url, {"rae": role})["rae"]
+    server = Server(url).start()
+    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=5)
+    opened: list[Project] = []
+
+    def project() -> Project:
+        opened.append(Project.open(url))
+        return opened[-1]
+
+    try:
+        yield Served(remote(client), project)
+    finally:
+        for one in opened:
+            one.close()
+        client.close()
+        server.stop()

@@ -7,12 +7,11 @@ server."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_support import Server, tokens
+from server_support import Served, Server, build_lite, serve_both_ways, tokens
 
 from studio.attributes.labels import review
 from studio.attributes.query import attribute_states
@@ -20,7 +19,7 @@ from studio.errors import StudioError
 from studio.server.client import Client
 from studio.store import Project
 from studio.store.transfer import copy_project
-from studio.team.rehearsal import LEAD, build_project
+from studio.team.rehearsal import LEAD
 from studio.work_queue.attribute_protocol import (
     ALL_DECIDED,
     NO_DECISIONS,
@@ -34,41 +33,11 @@ from studio.work_queue.protocol import Progress
 from studio.work_queue.remote_attributes import NO_STEP, OFFLINE, RemoteAttributeQueue
 
 
-@dataclass
-class Served:
-    queue: AttributeReviewQueue
-    opened: Callable[[], Project]  # the project as the queue leaves it, to look inside
-
-
-def _build(folder: Path) -> None:
-    build_project(folder, ("rae", "ray"), n_images=40, n_pairs=4).close()
-
-
 @pytest.fixture(params=["local", "remote"])
 def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
-    _build(tmp_path / "lite")
-    if request.param == "local":
-        with Project.open(tmp_path / "lite") as project:
-            yield Served(LocalAttributeQueue(project, "rae"), lambda: project)
-        return
-    url = request.getfixturevalue("postgresql_url")
-    copy_project(tmp_path / "lite", url)
-    key = tokens(url, {"rae": "annotator"})["rae"]
-    server = Server(url).start()
-    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=5)
-    opened: list[Project] = []
-
-    def project() -> Project:
-        opened.append(Project.open(url))
-        return opened[-1]
-
-    try:
-        yield Served(RemoteAttributeQueue(client, "rae"), project)
-    finally:
-        for one in opened:
-            one.close()
-        client.close()
-        server.stop()
+    yield from serve_both_ways(
+        request.param, tmp_path, "annotator", lambda: request.getfixturevalue("postgresql_url"),
+        lambda project: LocalAttributeQueue(project, "rae"), lambda client: RemoteAttributeQueue(client, "rae"))
 
 
 def _states(project: Project, image_id: str) -> dict[str, str]:
@@ -173,7 +142,7 @@ def test_both_attribute_queues_answer_the_same_calls_alike(served: Served) -> No
 def test_offline_the_team_attribute_queue_keeps_the_decisions_and_says_what_needs_the_server(
     postgresql_url: str, tmp_path: Path
 ) -> None:
-    _build(tmp_path / "lite")
+    build_lite(tmp_path / "lite")
     copy_project(tmp_path / "lite", postgresql_url)
     key = tokens(postgresql_url, {"rae": "annotator"})["rae"]
     server = Server(postgresql_url).start()

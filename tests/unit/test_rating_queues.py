@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_support import Server, tokens
+from server_support import Served, Server, build_lite, serve_both_ways, tokens
 
 from studio.errors import StudioError
 from studio.quality import ratings
@@ -21,7 +20,6 @@ from studio.quality.criteria import CRITERION_KEYS
 from studio.server.client import Client
 from studio.store import Project
 from studio.store.transfer import copy_project
-from studio.team.rehearsal import build_project
 from studio.work_queue.local_rating import LocalRatingQueue
 from studio.work_queue.rating_protocol import (
     NO_ITEM,
@@ -37,41 +35,11 @@ TEXTS = ("is red", "is longer", "has a v-neck")
 FULL = dict(zip(CRITERION_KEYS, (4, 3, 5, 4, 2), strict=True))
 
 
-@dataclass
-class Served:
-    queue: RatingQueue
-    opened: Callable[[], Project]  # the project as the queue leaves it, to look inside
-
-
-def _build(folder: Path) -> None:
-    build_project(folder, ("rae", "ray"), n_images=40, n_pairs=4).close()
-
-
 @pytest.fixture(params=["local", "remote"])
 def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
-    _build(tmp_path / "lite")
-    if request.param == "local":
-        with Project.open(tmp_path / "lite") as project:
-            yield Served(LocalRatingQueue(project, "rae"), lambda: project)
-        return
-    url = request.getfixturevalue("postgresql_url")
-    copy_project(tmp_path / "lite", url)
-    key = tokens(url, {"rae": "rater"})["rae"]
-    server = Server(url).start()
-    client = Client(server.base, key, tmp_path / "outbox.sqlite", timeout=5)
-    opened: list[Project] = []
-
-    def project() -> Project:
-        opened.append(Project.open(url))
-        return opened[-1]
-
-    try:
-        yield Served(RemoteRatingQueue(client, "rae"), project)
-    finally:
-        for one in opened:
-            one.close()
-        client.close()
-        server.stop()
+    yield from serve_both_ways(
+        request.param, tmp_path, "rater", lambda: request.getfixturevalue("postgresql_url"),
+        lambda project: LocalRatingQueue(project, "rae"), lambda client: RemoteRatingQueue(client, "rae"))
 
 
 def _blind(card: RatingCard | None) -> None:
@@ -156,7 +124,7 @@ def test_both_rating_queues_answer_the_same_calls_alike(served: Served) -> None:
 def test_offline_the_team_rating_queue_keeps_the_scores_and_says_what_needs_the_server(
     postgresql_url: str, tmp_path: Path
 ) -> None:
-    _build(tmp_path / "lite")
+    build_lite(tmp_path / "lite")
     copy_project(tmp_path / "lite", postgresql_url)
     key = tokens(postgresql_url, {"rae": "rater"})["rae"]
     server = Server(postgresql_url).start()
