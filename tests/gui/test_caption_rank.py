@@ -156,6 +156,7 @@ def test_dashboard_shows_each_annotators_ranks(window, ranked_demo, qtbot) -> No
     pane = next(p for p in window.panes if isinstance(p, DashboardPane))
     window.show_pane(window.panes.index(pane))
     chart = pane.rank_distribution
+    qtbot.waitUntil(lambda: chart.canvas is not None)  # drawn once the window painted
     ana = report["annotators"]["ana"]
     assert f"ana: median rank {ana['median_rank']}, top 10 {ana['top10']:.0%}" in chart.note.text()
     assert "ben: median rank" in chart.note.text()

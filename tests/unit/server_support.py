@@ -106,7 +106,9 @@ class Server:
                     return self
             except OSError:
                 time.sleep(0.1)
-        raise RuntimeError("the server did not start within 60 s")
+        self.process.kill()
+        self.process.wait()
+        raise RuntimeError(f"the server did not start within 60 s: {self.stderr()[-3000:]}")
 
     def stop(self) -> None:
         if self.process is not None:

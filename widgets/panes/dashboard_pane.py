@@ -8,6 +8,7 @@ precision and recall, and the team's work packages. The page scrolls when the wi
 
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -109,40 +110,53 @@ class DashboardPane(Pane):
         scroll.setWidget(content)
         self._stack.addWidget(scroll)
         # Counts follow every write; the charts (a few queries and a redraw) only the writes
-        # that change them, and the activity charts only while shown (else on next show).
-        self._charts_dirty = False
+        # that change them, and only while shown (else on next show).
+        self._charts: dict[str, DashboardCharts | AttributeQualityPlot | RankDistribution] = {
+            "activity": self.charts, "quality": self.attribute_quality,
+            "ranks": self.rank_distribution,
+        }
+        self._stale: set[str] = set()  # charts to redraw when next shown
+        self._draw_pending = False
         follow(self, workspace, KINDS, self._on_project_written)
-        follow(self, workspace, CHART_KINDS, self._on_charts_written)
-        follow(self, workspace, ("labels", "vocabulary"),
-               lambda: self.attribute_quality.refresh(workspace.project))
-        follow(self, workspace, ("captions", "people"),
-               lambda: workspace.project and self.rank_distribution.refresh(workspace.project))
+        follow(self, workspace, CHART_KINDS, lambda: self._redraw({"activity"}))
+        follow(self, workspace, ("labels", "vocabulary"), lambda: self._redraw({"quality"}))
+        follow(self, workspace, ("captions", "people"), lambda: self._redraw({"ranks"}))
 
     def _on_project_written(self) -> None:
         if self.workspace.project is not None:
             self.refresh(self.workspace.project, chart=False)
 
-    def _on_charts_written(self) -> None:
-        if self.workspace.project is None:
-            return
-        if self.isVisible():
-            self._charts_dirty = False
-            self.charts.refresh(self.workspace.project)
-        else:
-            self._charts_dirty = True
+    def _redraw(self, charts: set[str]) -> None:
+        """Redraw ``charts`` now if the pane is shown, else when it next shows."""
+        self._stale |= charts
+        self._draw_what_waits()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._charts_dirty and self.workspace.project is not None:
-            self._charts_dirty = False
-            self.charts.refresh(self.workspace.project)
+        self._draw_what_waits()
 
     def show_project(self, project: Project | None) -> None:
+        """The counts now; the charts (0.4 s of matplotlib on a small project) once the
+        window has painted, and only if this pane is still shown then (opening a project
+        on another pane, or going to one at once, draws nothing until the Dashboard shows)."""
         if project is None:
             self._stack.setCurrentIndex(0)
             return
-        self.refresh(project)
+        self.refresh(project, chart=False)
+        self._stale |= set(self._charts)
         self._stack.setCurrentIndex(1)
+        if not self._draw_pending:
+            self._draw_pending = True
+            QTimer.singleShot(0, self, self._draw_what_waits)
+
+    def _draw_what_waits(self) -> None:
+        self._draw_pending = False
+        project = self.workspace.project
+        if project is None or not self.isVisible():
+            return
+        for name in sorted(self._stale):
+            self._charts[name].refresh(project)
+        self._stale.clear()
 
     def refresh(self, project: Project, chart: bool = True) -> None:
         self.heading.setText(f"{project.name} — {project.shown_location}")
@@ -154,10 +168,9 @@ class DashboardPane(Pane):
             f"{written:,}" + (f" (+{drafts:,} {plural('draft', drafts)})" if drafts else "")
         )
         if chart:
-            self._charts_dirty = False
-            self.charts.refresh(project)
-            self.attribute_quality.refresh(project)
-            self.rank_distribution.refresh(project)
+            self._stale.clear()
+            for plot in self._charts.values():
+                plot.refresh(project)
         self.team_progress.refresh(project)
         counts = image_counts_by_category_split(project)
         splits = sorted({split for per_split in counts.values() for split in per_split})
