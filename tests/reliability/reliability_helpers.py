@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -35,6 +36,33 @@ def worker(*args: object, **options) -> subprocess.Popen:
         env=environment(),
         **options,
     )
+
+
+def run_fleet(
+    folder: Path, workers: dict[str, tuple[str, list[object]]], timeout: float = 300
+) -> dict[str, tuple[int, str, str]]:
+    """Workers (name: kind and arguments) as processes forked from one that imported the
+    store once (``reliability_workers.fleet``), all started at the same moment once every
+    one is ready; per name its exit code (minus the signal that ended it), its standard
+    output and its standard error."""
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = folder / "fleet.json"
+    spec.write_text(json.dumps([[name, kind, [str(a) for a in args]]
+                                for name, (kind, args) in workers.items()]))
+    host = worker("fleet", spec, stdin=subprocess.PIPE)
+    assert host.stdout is not None and host.stdin is not None
+    line = host.stdout.readline()
+    assert line.strip() == "ready", (line, host.stderr.read() if host.stderr else "")
+    host.stdin.write("go\n")
+    host.stdin.flush()
+    out, err = host.communicate(timeout=timeout)
+    assert host.returncode == 0, err
+    codes = dict(line.rsplit(" ", 1) for line in out.splitlines())
+    return {
+        name: (int(codes[name]), (folder / f"{name}.out").read_text(),
+               (folder / f"{name}.err").read_text())
+        for name in workers
+    }
 
 
 def cli(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:

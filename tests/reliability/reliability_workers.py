@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import select
 import signal
 import sqlite3
 import sys
@@ -61,6 +62,84 @@ def _test_engine_url(path: str) -> str | None:
     return None if link is None else link[0]
 
 
+# In a child of ``fleet``: the pipes it says it is ready on and waits on for the start.
+_FLEET_PIPES: tuple[int, int] | None = None
+
+
+def wait_for_go(go: str) -> None:
+    """Wait for the start: in a ``fleet``, until its start pipe closes (every child wakes
+    at once, none spins); alone, until the file ``go`` appears."""
+    if _FLEET_PIPES is not None:
+        ready, start = _FLEET_PIPES
+        os.write(ready, b"r")
+        os.read(start, 1)  # b"" once the fleet closes the pipe's other end
+        return
+    while not Path(go).exists():
+        time.sleep(0.002)
+
+
+def fleet(spec: str) -> None:
+    """Several workers at once as children forked from this process, which imported the
+    store once: 32 writers' interpreters cost 40 CPU-seconds of imports started one by
+    one, a fork costs milliseconds. SPEC is a JSON file of ``[name, kind, [args…]]``;
+    each child writes what it prints to NAME.out and NAME.err beside it. Prints ``ready``
+    when every child waits for the start, starts them all at once on a line from stdin,
+    then prints ``NAME CODE`` per child as it ends (CODE: its exit code, or minus the
+    signal that ended it)."""
+    import json
+    import traceback
+
+    import studio.captions.store  # noqa: F401 - imported once, before the forks
+    import studio.store  # noqa: F401
+
+    global _FLEET_PIPES
+    folder = Path(spec).parent
+    workers = json.loads(Path(spec).read_text())
+    ready_r, ready_w = os.pipe()
+    start_r, start_w = os.pipe()
+    kinds = {"annotate": annotate, "annotate-pairs": annotate_pairs}
+    children = {}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for name, kind, args in workers:
+        pid = os.fork()
+        if pid == 0:
+            os.close(ready_r)
+            os.close(start_w)
+            _FLEET_PIPES = (ready_w, start_r)
+            for fd, suffix in ((1, "out"), (2, "err")):
+                target = os.open(folder / f"{name}.{suffix}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                os.dup2(target, fd)
+                os.close(target)
+            code = 0
+            try:
+                kinds[kind](*map(str, args))
+            except BaseException:  # noqa: BLE001 - reported as a process would report it
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        children[pid] = name
+    os.close(ready_w)
+    os.close(start_r)
+    waiting, ended = len(children), {}
+    while waiting and not ended:  # a child that ends before it is ready ends the wait
+        if select.select([ready_r], [], [], 0.1)[0]:
+            waiting -= len(os.read(ready_r, waiting))
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid:
+            ended[pid] = status
+    print("ready", flush=True)
+    sys.stdin.readline()
+    os.close(start_w)  # every child's read returns now
+    while len(ended) < len(children):
+        pid, status = os.wait()
+        ended[pid] = status
+    for pid, status in ended.items():
+        print(f"{children[pid]} {os.waitstatus_to_exitcode(status)}", flush=True)
+
+
 def flagger(path: str, name: str, count: str) -> None:
     """Write ``count`` audited pair flags one after the other, acknowledging each."""
     from studio.captions.store import mark_pair
@@ -92,8 +171,7 @@ def annotate(path: str, name: str, go: str, seed: str, together: str = "0") -> N
         random.Random(int(seed)).shuffle(pairs)
         policy = CaptionPolicy(per_pair=2, distinct_authors=True)
         print("ready", flush=True)
-        while not Path(go).exists():
-            time.sleep(0.002)
+        wait_for_go(go)
         meeting = Path(go + ".d")
         for number, pair_id in enumerate(pairs):
             if int(together):
@@ -122,8 +200,7 @@ def annotate_pairs(location: str, name: str, go: str, pair_ids: str) -> None:
     with Project.open(location) as project:
         policy = CaptionPolicy(per_pair=2, distinct_authors=True)
         print("ready", flush=True)
-        while not Path(go).exists():
-            time.sleep(0.002)
+        wait_for_go(go)
         for pair_id in pairs:
             save_draft(project, pair_id, name, f"{name} is typing on {pair_id}")
             try:
@@ -213,5 +290,5 @@ def create_killed(folder: str, image_root: str) -> None:
 
 if __name__ == "__main__":
     kinds = {"hold-lock": hold_lock, "flagger": flagger, "annotate": annotate,
-             "create-killed": create_killed, "annotate-pairs": annotate_pairs}
+             "create-killed": create_killed, "annotate-pairs": annotate_pairs, "fleet": fleet}
     kinds[sys.argv[1]](*sys.argv[2:])

@@ -10,19 +10,20 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from reliability_helpers import has_traceback, make_pair_project, start_together, worker
+from reliability_helpers import has_traceback, make_pair_project, run_fleet
 
 from studio.store import Project
 
 
 def run_annotators(path: Path, names: list[str]) -> list[str]:
     go = path.with_name("go")
-    processes = [worker("annotate", path, name, go, 0, len(names)) for name in names]
-    start_together(processes, go)
+    ended = run_fleet(path.with_name("fleet"), {  # one person may write in two windows
+        f"{name}-{window}": ("annotate", [path, name, go, 0, len(names)])
+        for window, name in enumerate(names)
+    })
     outputs = []
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
+    for code, out, err in ended.values():
+        assert code == 0, err
         assert not has_traceback(err), err
         outputs.append(out)
     return outputs
@@ -100,16 +101,13 @@ def test_thirty_two_writers_on_postgresql_keep_every_rule(
     shared, own = pairs[:8], pairs[8:]
     plan = {f"s{n:02d}": shared[n % 8 :] + shared[: n % 8] for n in range(16)}
     plan.update({f"o{n:02d}": own[2 * n : 2 * n + 2] for n in range(16)})
-    go = tmp_path / "go"
-    processes = {
-        name: worker("annotate-pairs", postgresql_url, name, go, ",".join(map(str, mine)))
+    ended = run_fleet(tmp_path / "fleet", {
+        name: ("annotate-pairs", [postgresql_url, name, tmp_path / "go", ",".join(map(str, mine))])
         for name, mine in plan.items()
-    }
-    start_together(list(processes.values()), go)
+    })
     acknowledged = set()
-    for name, process in processes.items():
-        out, err = process.communicate(timeout=300)
-        assert process.returncode == 0, err
+    for name, (code, out, err) in ended.items():
+        assert code == 0, err
         assert not has_traceback(err), err
         acknowledged |= {
             (int(line.split()[1]), name) for line in out.splitlines() if line.startswith("submitted ")
