@@ -89,12 +89,26 @@ class ElidedLabel(QLabel):
 
 class WrappedLabel(QLabel):
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        self._sizes: dict[tuple[object, ...], tuple[float, float]] = {}
         super().__init__(text, parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
+
+    def _laid_out(self, width: float | None) -> tuple[float, float]:
+        """The width and height of the text laid out at ``width``, remembered per text,
+        font and width: a layout asks each label for its height at a width again and again
+        (27,000 times while a window opens and resizes), each a new text document."""
+        key = (self.text(), self.textFormat(), self.font().key(), int(self.alignment()), width)
+        size = self._sizes.get(key)
+        if size is None:
+            if len(self._sizes) > 64:
+                self._sizes.clear()
+            laid = self._document(width).size()
+            size = self._sizes[key] = (laid.width(), laid.height())
+        return size
 
     def _document(self, width: float | None) -> QTextDocument:
         """The text laid out at ``width`` (None: on as few lines as it has)."""
@@ -121,11 +135,11 @@ class WrappedLabel(QLabel):
         if not self.text():
             return super().heightForWidth(width)
         extra_w, extra_h = self._extra()
-        return math.ceil(self._document(width - extra_w).size().height()) + extra_h
+        return math.ceil(self._laid_out(width - extra_w)[1]) + extra_h
 
     def sizeHint(self) -> QSize:  # noqa: N802
         extra_w, _ = self._extra()
-        natural = math.ceil(self._document(None).size().width()) + extra_w
+        natural = math.ceil(self._laid_out(None)[0]) + extra_w
         width = min(natural, self.fontMetrics().averageCharWidth() * 80 + extra_w)
         return QSize(width, self.heightForWidth(width))
 

@@ -5,6 +5,7 @@ The Retrieval pane (and its Experiments tab) is checked by its own tests (issue 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,11 +30,21 @@ def settle_before_teardown(qtbot):
         qtbot.wait(20)
 
 
-@pytest.fixture
-def showcase_dir(demo_project_dir: Path) -> Path:
-    with Project.open(demo_project_dir) as project:
+@pytest.fixture(scope="module")
+def showcase_template(demo_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo filled as the showcase once (labels, transactions, ratings: 0.9 s)."""
+    folder = tmp_path_factory.mktemp("showcase") / "demo"
+    shutil.copytree(demo_template, folder)
+    with Project.open(folder) as project:
         fill_showcase(project)
-    return demo_project_dir
+    return folder
+
+
+@pytest.fixture
+def showcase_dir(showcase_template: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "showcase"
+    shutil.copytree(showcase_template, target)
+    return target
 
 
 def open_small(window, folder: Path, pane_title: str):
