@@ -363,8 +363,16 @@ class PgDatabase:
                 raise
             finally:
                 self._savepoints -= 1
-            if self._pending and self._pending[-1] == opened:
-                self._pending.pop()  # an empty block: no savepoint at all
+            unsent = next(
+                (at for at in range(len(self._pending) - 1, -1, -1) if self._pending[at] is opened),
+                None,
+            )
+            if unsent is not None:
+                # Nothing of the block reached the server (an empty block, or one whose
+                # statements were all deferred): they go with what comes after it, where a
+                # failure is raised outside the block and undoes the whole transaction, so
+                # a savepoint would guard nothing: none is sent (two statements fewer).
+                del self._pending[unsent]
             else:
                 self._pending.append((f"RELEASE SAVEPOINT {name}", None))
             return
