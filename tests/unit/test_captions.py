@@ -82,6 +82,24 @@ def test_drafts_are_kept_quietly_and_submitting_is_audited(project) -> None:
     [row] = project.audit_trail("caption", caption.id)
     assert (row["actor"], row["action"]) == ("ana", "submit")
     assert json.loads(row["after"])["status"] == "submitted"
+    # the audit row records the caption exactly as it was stored, before and after
+    assert json.loads(row["after"]) == store.get_caption(project, caption.id).audit_state()
+    assert json.loads(row["before"]) == before
+
+
+def test_submitting_a_new_text_keeps_the_draft_then_submits_it(project) -> None:
+    """A text the draft did not hold yet: kept first (one transaction), then submitted."""
+    pair = first_pairs(project)[0]
+    store.save_draft(project, pair, "ana", "is red")
+    caption, before = store.submit_caption(project, pair, "ana", "is  blue")
+    assert (caption.status, caption.text) == ("submitted", "is blue")
+    assert before is not None and (before["status"], before["text"]) == ("draft", "is blue")
+    assert store.own_caption(project, pair, "ana") == caption
+    store.submit_caption(project, pair, "bob", "is green")
+    with pytest.raises(StudioError, match="already has 2 captions"):
+        store.submit_caption(project, pair, "cy", "is pink")
+    kept = store.own_caption(project, pair, "cy")
+    assert kept is not None and (kept.status, kept.text) == ("draft", "is pink")
 
 
 def test_two_captions_from_two_people_by_default(project) -> None:
