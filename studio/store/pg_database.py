@@ -32,9 +32,13 @@ trips of every write.)
 Round trips: each one is a wait for the server (about 0.1 ms on an idle machine, several
 times that on a loaded one), so a write sends what nobody reads with what comes next:
 the BEGIN and the shared lock with the first statement, SAVEPOINT and RELEASE with the
-next one, ``defer``'s statements (a rule's row lock, a write whose answer is unread, a
-nested change's audit row) with the next statement or the COMMIT, and the outermost
-change's audit row and the notification with the COMMIT. psycopg's errors become the store's (``studio.store.errors``):
+next one, ``defer``'s statements (a rule's row lock and the reads that must follow it, a
+write whose answer is read after the commit or not at all, a nested change's audit row)
+with the next statement or the COMMIT (their answers are read once they arrived:
+``studio.store.deferred``), and the outermost change's audit row and the notification with
+the COMMIT. A nested block none of whose statements was sent before it ended sends no
+SAVEPOINT at all: its statements go with what follows it, where a failure undoes the whole
+transaction anyway. psycopg's errors become the store's (``studio.store.errors``):
 a deadlock, a serialization failure or a lock timeout is ``ProjectBusyError`` (the write
 was undone whole; the person or client tries again), a broken constraint
 ``RecordRejected`` naming it, a lost server ``StoreUnreachable``.

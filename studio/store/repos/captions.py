@@ -3,9 +3,9 @@
 Rows come back as ``dict`` s with the keys of ``studio.captions.records.Caption`` (the
 feature module builds the record). Every write runs inside the caller's
 ``project.writing`` / ``project.change`` transaction; ``write_draft`` and
-``submit_draft`` read and write in that one transaction, so the rules "one draft per
-person and pair" and "N live captions per pair, from distinct people" hold when several
-writers race: both lock the pair first (``locks.lock_row``; SQLite: ``BEGIN IMMEDIATE``
+``locked_pair_captions`` + ``submit_draft`` read and write in that one transaction, so the
+rules "one draft per person and pair" and "N live captions per pair, from distinct people"
+hold when several writers race: both lock the pair first (``locks.lock_row``; SQLite: ``BEGIN IMMEDIATE``
 already did), so writers on one pair take turns and writers on different pairs never wait.
 """
 
