@@ -87,11 +87,19 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
     instead, so a later change of mind is never silent. The lookup and the write are one
     transaction, after the pair was locked (SQLite: ``BEGIN IMMEDIATE``), so one person in
     two windows gets one draft (the partial unique index ``captions_one_draft`` backs
-    this up). On PostgreSQL the draft's upsert goes with the COMMIT (two round trips in
-    all: the lock and the lookup, then the write and the commit).
+    this up). On PostgreSQL the pair's lock and the draft's upsert go with the COMMIT: one
+    round trip, unless the author has a written caption on the pair (then it is read and
+    edited or refused in a second transaction).
     """
     check_length(text)
     now = utc_now()
+    person = project.ensure_person(author)
+    with project.writing("captions"):
+        # the usual case (no written caption of the author's on the pair yet) in one step
+        answer = captions_repo.keep_draft_unless_written(project, pair_id, person.id, text, now)
+    row = answer.row()
+    if row is not None:
+        return _caption(row)
     with project.writing("captions"):
         captions_repo.lock_pair(project, pair_id)
         current = own_caption(project, pair_id, author)

@@ -129,6 +129,29 @@ def keep_draft_later(
     )
 
 
+def keep_draft_unless_written(
+    project: Project, pair_id: int, author_id: int, text: str, now: str
+) -> Deferred:
+    """Lock the pair, then ``keep_draft`` unless the person has a submitted or accepted
+    caption on it: then nothing is written and the answer has no row (the caller reads
+    their caption and decides). Both go with the transaction's COMMIT: a draft saved in one
+    round trip on PostgreSQL. Where the person's captions on the pair are at most a draft,
+    this is what reading their caption first and then upserting the draft does."""
+    lock_row(project, "pairs", pair_id)
+    return project.db.defer(
+        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+        "updated_at) SELECT :pair_id, "
+        "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = :pair_id), "
+        ":text, :author_id, 'draft', :now, :now WHERE NOT EXISTS (SELECT 1 FROM captions "
+        "WHERE pair_id = :pair_id AND author_id = :author_id AND status IN (:live_0, :live_1)) "
+        "ON CONFLICT (pair_id, author_id) WHERE status = 'draft' "
+        "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at "
+        + _RETURNING_ROW,
+        {"pair_id": pair_id, "text": text, "author_id": author_id, "now": now,
+         "live_0": LIVE[0], "live_1": LIVE[1]},
+    )
+
+
 def submit_draft(
     project: Project,
     caption_id: int,
