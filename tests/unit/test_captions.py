@@ -102,6 +102,22 @@ def test_submitting_a_new_text_keeps_the_draft_then_submits_it(project) -> None:
     assert kept is not None and (kept.status, kept.text) == ("draft", "is pink")
 
 
+def test_saving_over_a_written_caption_edits_it_or_is_refused_once_accepted(project) -> None:
+    """Autosave on a submitted caption is an audited edit (no second draft); on an
+    accepted one it is refused and nothing changes."""
+    pair = first_pairs(project)[0]
+    caption, _ = store.submit_caption(project, pair, "ana", "is red")
+    edited = store.save_draft(project, pair, "ana", "is dark red")
+    assert (edited.id, edited.status, edited.text) == (caption.id, "submitted", "is dark red")
+    assert [c.text for c in store.captions_for_pair(project, pair)] == ["is dark red"]
+    assert audit_actions(project)[-1] == "edit"
+    store.review_caption(project, caption.id, "rev", "accept")
+    with pytest.raises(StudioError, match="accepted by a reviewer"):
+        store.save_draft(project, pair, "ana", "is blue")
+    [kept] = store.captions_for_pair(project, pair)
+    assert (kept.status, kept.text) == ("accepted", "is dark red")
+
+
 def test_two_captions_from_two_people_by_default(project) -> None:
     pair = first_pairs(project)[0]
     store.submit_caption(project, pair, "ana", "is red")
