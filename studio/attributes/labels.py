@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from studio.attributes.records import STATUSES
-from studio.attributes.vocabulary import VocabularyError, get_entry
+from studio.attributes.vocabulary import (
+    VocabularyEntry,
+    VocabularyError,
+    clean_name,
+    entry_from_row,
+    get_entry,
+)
 from studio.store import Project
 from studio.store.database import utc_now
 from studio.store.repos import attributes as attributes_repo
@@ -105,25 +111,49 @@ def review(
     """Accept, reject or (status 'suggested') un-decide attributes of one image.
 
     Accepting or rejecting an attribute no source suggested records it as a person's
-    label; un-deciding removes a person's own label. One audited change.
+    label; un-deciding removes a person's own label. One audited change; the attributes
+    and their state before are read inside it (on PostgreSQL in one statement sent with
+    the BEGIN, the writes then go with the audit row and the COMMIT: two round trips).
     """
     _check_status(status)
-    entries = [get_entry(project, name) for name in dict.fromkeys(attributes)]
-    if not entries:
+    names = list(dict.fromkeys(attributes))
+    if not names:
         return
-    ids = [int(e.id or 0) for e in entries]
-    before = _states(project, image_id, ids)
     action = {"accepted": "attributes.accept", "rejected": "attributes.reject"}.get(
         status, "attributes.undecide"
     )
-    with project.change(
-        actor, action, ENTITY, image_id,
-        before={e.name: before.get(int(e.id or 0)) for e in entries},
-    ) as record:
+    with project.change(actor, action, ENTITY, image_id) as record:
+        entries, before = _entries_and_states(project, image_id, names)
+        record["before"] = {e.name: before.get(int(e.id or 0)) for e in entries}
         now = utc_now()
-        for attribute_id in ids:
-            _apply(project, image_id, attribute_id, status, now)
+        for entry in entries:
+            _apply(project, image_id, int(entry.id or 0), status, now)
         record["after"] = {e.name: status for e in entries}
+
+
+def _entries_and_states(
+    project: Project, image_id: str, names: Sequence[str]
+) -> tuple[list[VocabularyEntry], dict[int, str]]:
+    """The vocabulary entries of ``names`` (in their order; ``VocabularyError`` for one the
+    vocabulary lacks) and their folded status on the image (as ``_states``): one read."""
+    cleaned = [clean_name(name) for name in names]
+    rows = attributes_repo.vocabulary_with_statuses(project, image_id, list(dict.fromkeys(cleaned)))
+    found: dict[str, VocabularyEntry] = {}
+    statuses: dict[int, list[str]] = {}
+    for row in rows:
+        entry = found.setdefault(row["name"], entry_from_row(row))
+        if row["status"] is not None:
+            statuses.setdefault(int(entry.id or 0), []).append(row["status"])
+    entries = []
+    for name, key in zip(names, cleaned, strict=True):
+        if key not in found:
+            raise VocabularyError(f"There is no attribute {name!r} in the project's vocabulary.")
+        entries.append(found[key])
+    states = {}
+    for attribute_id, newest_first in statuses.items():
+        decided = [s for s in newest_first if s != "suggested"]
+        states[attribute_id] = decided[0] if decided else "suggested"
+    return entries, states
 
 
 def skip(project: Project, actor: str, image_id: str) -> None:

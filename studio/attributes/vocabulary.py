@@ -90,7 +90,8 @@ def clash(entry: VocabularyEntry, owners: Owners) -> str | None:
 # -- reading -------------------------------------------------------------------------
 
 
-def _from_row(row: Mapping[str, Any]) -> VocabularyEntry:
+def entry_from_row(row: Mapping[str, Any]) -> VocabularyEntry:
+    """The entry of a vocabulary row (``id``, ``name``, ``type``, ``synonyms`` as JSON)."""
     return VocabularyEntry(
         name=row["name"], type=row["type"], synonyms=tuple(json.loads(row["synonyms"])),
         id=int(row["id"]),
@@ -99,12 +100,12 @@ def _from_row(row: Mapping[str, Any]) -> VocabularyEntry:
 
 def load_vocabulary(project: Project) -> list[VocabularyEntry]:
     """All attributes, grouped by type then by name."""
-    return [_from_row(row) for row in attributes_repo.vocabulary_rows(project)]
+    return [entry_from_row(row) for row in attributes_repo.vocabulary_rows(project)]
 
 
 def find_entry(project: Project, name: str) -> VocabularyEntry | None:
     row = attributes_repo.vocabulary_row(project, clean_name(name))
-    return _from_row(row) if row else None
+    return entry_from_row(row) if row else None
 
 
 def get_entry(project: Project, name: str) -> VocabularyEntry:

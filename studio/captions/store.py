@@ -11,6 +11,7 @@ and checked inside the ``BEGIN IMMEDIATE`` transaction that writes, so several a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from studio.captions.records import MAX_CAPTION_CHARS, Caption, CaptionPolicy
@@ -48,9 +49,15 @@ def own_caption(project: Project, pair_id: int, author: str) -> Caption | None:
     return None if row is None else _caption(row)
 
 
+POLICY_KEYS = ("captions.per_pair", "captions.distinct_authors")
+
+
 def load_policy(project: Project) -> CaptionPolicy:
-    settings = project.get_metas("captions.per_pair", "captions.distinct_authors")
-    per_pair, distinct = settings["captions.per_pair"], settings["captions.distinct_authors"]
+    return _policy(project.get_metas(*POLICY_KEYS))
+
+
+def _policy(settings: dict[str, str | None]) -> CaptionPolicy:
+    per_pair, distinct = settings.get(POLICY_KEYS[0]), settings.get(POLICY_KEYS[1])
     return CaptionPolicy(int(per_pair) if per_pair else 2, distinct != "0")
 
 
@@ -80,29 +87,47 @@ def save_draft(project: Project, pair_id: int, author: str, text: str) -> Captio
     instead, so a later change of mind is never silent. The lookup and the write are one
     transaction, after the pair was locked (SQLite: ``BEGIN IMMEDIATE``), so one person in
     two windows gets one draft (the partial unique index ``captions_one_draft`` backs
-    this up).
+    this up). On PostgreSQL the pair's lock and the draft's upsert go with the COMMIT: one
+    round trip, unless the author has a written caption on the pair (then it is read and
+    edited or refused in a second transaction).
     """
     check_length(text)
     now = utc_now()
+    person = project.ensure_person(author)
+    with project.writing("captions"):
+        # the usual case (no written caption of the author's on the pair yet) in one step
+        answer = captions_repo.keep_draft_unless_written(project, pair_id, person.id, text, now)
+    row = answer.row()
+    if row is not None:
+        return _caption(row)
     with project.writing("captions"):
         captions_repo.lock_pair(project, pair_id)
         current = own_caption(project, pair_id, author)
-        return _keep_draft(project, pair_id, author, text, current, now)
+        kept = _keep_draft(project, pair_id, author, text, current, now)
+    return kept()
 
 
 def _keep_draft(
     project: Project, pair_id: int, author: str, text: str, current: Caption | None, now: str
-) -> Caption:
+) -> Callable[[], Caption]:
     """``save_draft``'s write, inside its transaction: the pair locked, ``current`` the
-    author's caption on it as read under that lock."""
+    author's caption on it as read under that lock. Answers how to read the caption kept,
+    once the transaction committed (the draft's upsert is sent with the COMMIT)."""
     if current is not None and current.status == "submitted":
         if text == current.text:
-            return current
-        return edit_caption(project, current.id, author, text)
+            return lambda: current
+        edited = edit_caption(project, current.id, author, text)
+        return lambda: edited
     if current is not None and current.status == "accepted":
         raise StudioError("This caption was already accepted by a reviewer; it cannot change.")
     person = project.ensure_person(author)
-    return _caption(captions_repo.keep_draft(project, pair_id, person.id, text, now))
+    answer = captions_repo.keep_draft_later(project, pair_id, person.id, text, now)
+    return lambda: _caption(_one(answer.row()))
+
+
+def _one(row: dict[str, Any] | None) -> dict[str, Any]:
+    assert row is not None  # a write answering its row (upsert, update by id under lock)
+    return row
 
 
 def submit_caption(
@@ -116,15 +141,20 @@ def submit_caption(
     transaction), then the rule is counted and the caption submitted inside one
     transaction that first locks the pair (SQLite: ``BEGIN IMMEDIATE``), so annotators
     submitting at the same moment cannot together exceed the rule (the second waits, then
-    counts the first one's caption); annotators on other pairs do not wait.
+    counts the first one's caption); annotators on other pairs do not wait. On PostgreSQL
+    the lock, the pair's captions and the policy go to the server in one round trip, the
+    submit, its audit row and the COMMIT in a second.
     """
     text = " ".join(text.split())
     if not text:
         raise StudioError("The caption is empty; type how the wanted item differs.")
     check_length(text)
     with project.writing("captions"):
-        captions_repo.lock_pair(project, pair_id)
-        current = own_caption(project, pair_id, author)
+        pair = captions_repo.locked_pair_captions(project, pair_id)
+        settings = None if policy is not None else project.get_metas_later(*POLICY_KEYS)
+        rows = pair.rows()
+        row = captions_repo.own_in(rows, author)
+        current = None if row is None else _caption(row)
         if current is not None and current.status == "submitted":
             before = current.audit_state()
             return edit_caption(project, current.id, author, text), before
@@ -133,28 +163,40 @@ def submit_caption(
         if current is not None and current.status == "draft" and current.text == text:
             # The draft holds this text already (it was saved as typed): nothing to keep
             # first, so the rule is checked in this transaction, under the same lock.
-            return _submit(project, current, pair_id, author, text, policy)
-        # kept whatever happens next
-        draft = _keep_draft(project, pair_id, author, text, current, utc_now())
-    return _submit(project, draft, pair_id, author, text, policy)
+            rule = policy or _policy(settings() if settings else {})
+            submitted = _submit(project, current, rows, author, text, rule)
+        else:
+            # kept whatever happens next
+            kept = _keep_draft(project, pair_id, author, text, current, utc_now())
+            submitted = None
+    if submitted is not None:
+        return submitted()
+    draft = kept()
+    with project.writing("captions"):
+        pair = captions_repo.locked_pair_captions(project, pair_id)
+        settings = None if policy is not None else project.get_metas_later(*POLICY_KEYS)
+        rule = policy or _policy(settings() if settings else {})
+        submitted = _submit(project, draft, pair.rows(), author, text, rule)
+    return submitted()
 
 
 def _submit(
     project: Project,
     draft: Caption,
-    pair_id: int,
+    pair_rows: list[dict[str, Any]],
     author: str,
     text: str,
-    policy: CaptionPolicy | None,
-) -> tuple[Caption, dict | None]:
-    """Submit ``draft`` if the pair's rule allows it: one audited change."""
+    rule: CaptionPolicy,
+) -> Callable[[], tuple[Caption, dict | None]]:
+    """Submit ``draft`` if the pair's rule allows it: one audited change, inside the write
+    transaction that locked the pair and read ``pair_rows`` under that lock. Answers how to
+    read the submitted caption once the transaction committed."""
     before = draft.audit_state()
     with project.change(author, "submit", "caption", draft.id, before=before) as record:
-        rule = policy or load_policy(project)
-        outcome, live, row = captions_repo.submit_draft(
+        outcome, live, answer = captions_repo.submit_draft(
             project,
             draft.id,
-            pair_id,
+            pair_rows,
             author,
             text,
             utc_now(),
@@ -171,10 +213,11 @@ def _submit(
             raise StudioError(
                 "You already captioned this pair; a second caption must come from someone else."
             )
-        assert row is not None  # submitted
-        caption = _caption(row)
-        record["after"] = caption.audit_state()
-    return caption, before
+        assert answer is not None  # submitted
+        # What the UPDATE makes of the draft read under the pair's lock (text and status;
+        # its reject reason and flag stay): the audit row goes with it and the COMMIT.
+        record["after"] = {**before, "text": text, "status": "submitted"}
+    return lambda: (_caption(_one(answer.row())), before)
 
 
 def edit_caption(project: Project, caption_id: int, actor: str, text: str) -> Caption:

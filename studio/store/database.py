@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import busy
+from studio.store.deferred import Deferred
 from studio.store.errors import RecordRejected, StatementFailed, StoreError
 from studio.store.migrations import HEAD, LATEST_VERSION, LEGACY_VERSION, MIGRATIONS, REVISIONS
 from studio.timeouts import busy_timeout_ms
@@ -142,10 +143,10 @@ class StudioDatabase(sqlite_utils.Database):
         except sqlite3.Error as error:
             raise self._mapped(error) from error
 
-    def defer(self, sql: str, parameters: Any = None) -> None:
-        """A statement whose answer nobody reads (PostgreSQL sends it with the next one,
-        ``PgDatabase.defer``); SQLite, in the same process, runs it at once."""
-        self.execute(sql, parameters)
+    def defer(self, sql: str, parameters: Any = None) -> Deferred:
+        """A statement whose answer is read later, if at all (PostgreSQL sends it with the
+        next one, ``PgDatabase.defer``); SQLite, in the same process, runs it at once."""
+        return Deferred.of(self.execute(sql, parameters))
 
     def _mapped(self, error: sqlite3.Error) -> StoreError:
         return translate_error(error, self.path, self.read_only_reason, self.conn)

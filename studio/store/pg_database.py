@@ -32,9 +32,13 @@ trips of every write.)
 Round trips: each one is a wait for the server (about 0.1 ms on an idle machine, several
 times that on a loaded one), so a write sends what nobody reads with what comes next:
 the BEGIN and the shared lock with the first statement, SAVEPOINT and RELEASE with the
-next one, ``defer``'s statements (a rule's row lock, a write whose answer is unread, a
-nested change's audit row) with the next statement or the COMMIT, and the outermost
-change's audit row and the notification with the COMMIT. psycopg's errors become the store's (``studio.store.errors``):
+next one, ``defer``'s statements (a rule's row lock and the reads that must follow it, a
+write whose answer is read after the commit or not at all, a nested change's audit row)
+with the next statement or the COMMIT (their answers are read once they arrived:
+``studio.store.deferred``), and the outermost change's audit row and the notification with
+the COMMIT. A nested block none of whose statements was sent before it ended sends no
+SAVEPOINT at all: its statements go with what follows it, where a failure undoes the whole
+transaction anyway. psycopg's errors become the store's (``studio.store.errors``):
 a deadlock, a serialization failure or a lock timeout is ``ProjectBusyError`` (the write
 was undone whole; the person or client tries again), a broken constraint
 ``RecordRejected`` naming it, a lost server ``StoreUnreachable``.
@@ -53,6 +57,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from studio.errors import ProjectBusyError, ProjectError, ProjectReadOnlyError, SchemaTooNewError
 from studio.store import binds, busy
+from studio.store.deferred import Deferred
 from studio.store.errors import (
     NotPortable,
     RecordRejected,
@@ -280,6 +285,8 @@ class PgDatabase:
         # BEGIN of a write and its shared lock, SAVEPOINT and RELEASE of nested blocks,
         # ``defer``'s statements.
         self._pending: list[Statement] = []
+        # The answers of deferred statements, by the statement's id, until it is sent.
+        self._answers: dict[int, tuple[Statement, Deferred]] = {}
 
     # -- statements ------------------------------------------------------------------
 
@@ -360,8 +367,16 @@ class PgDatabase:
                 raise
             finally:
                 self._savepoints -= 1
-            if self._pending and self._pending[-1] == opened:
-                self._pending.pop()  # an empty block: no savepoint at all
+            unsent = next(
+                (at for at in range(len(self._pending) - 1, -1, -1) if self._pending[at] is opened),
+                None,
+            )
+            if unsent is not None:
+                # Nothing of the block reached the server (an empty block, or one whose
+                # statements were all deferred): they go with what comes after it, where a
+                # failure is raised outside the block and undoes the whole transaction, so
+                # a savepoint would guard nothing: none is sent (two statements fewer).
+                del self._pending[unsent]
             else:
                 self._pending.append((f"RELEASE SAVEPOINT {name}", None))
             return
@@ -387,6 +402,7 @@ class PgDatabase:
             self.row_locks.clear()
             self._notifications.clear()
             self._at_commit.clear()
+            self._answers.clear()
             self._pending.clear()
 
     def _begin_lazily(self) -> None:
@@ -396,6 +412,7 @@ class PgDatabase:
         self.row_locks.clear()
         self._notifications.clear()
         self._at_commit.clear()
+        self._answers.clear()
         self._pending = [_BEGIN, _SHARED]
 
     def _with_pending(self, last: Statement | None = None) -> Any:
@@ -407,11 +424,17 @@ class PgDatabase:
         sent = [*self._pending, last] if last is not None else self._pending
         self._pending = []
         lock = cursor = None
+        answers = self._answers
+        waiting: list[tuple[Deferred, Any]] = []
         with self.raw.pipeline():
             for statement in sent:
                 cursor = self.raw.execute(*statement)
                 if statement is _SHARED:
                     lock = cursor
+                elif answers and id(statement) in answers:
+                    waiting.append((answers.pop(id(statement))[1], cursor))
+        for answer, answered in waiting:
+            answer.arrived(PgCursor(answered))
         if lock is not None:
             row = lock.fetchone()
             if not (row and row[0]):
@@ -422,17 +445,21 @@ class PgDatabase:
         if self._pending:
             self._with_pending()
 
-    def defer(self, sql: str, parameters: Any = None) -> None:
+    def defer(self, sql: str, parameters: Any = None) -> Deferred:
         """Run ``sql`` in this write transaction, in the round trip of its next statement
-        (or of its COMMIT): a row lock or a write whose answer nobody reads. It runs
-        before that statement, in order, so everything after it sees what it did; a
-        failure of it is raised by that statement (the transaction is undone either way;
-        inside a nested block that fails, it is undone with the block). Outside a
-        transaction it runs at once."""
+        (or of its COMMIT): a row lock, the reads that must follow it, a write whose answer
+        is read after the commit or not at all. It runs before that statement, in order, so
+        everything after it sees what it did; a failure of it is raised by that statement
+        (the transaction is undone either way; inside a nested block that fails, it is
+        undone with the block). The answer's rows are read once it was sent (reading them
+        earlier sends it: ``studio.store.deferred``). Outside a transaction it runs at once."""
         if not self.conn.in_transaction:
-            self.execute(sql, parameters)
-            return
-        self._pending.append((compiled(sql)[0], _named(parameters, sql)))
+            return Deferred.of(self.execute(sql, parameters))
+        statement = (compiled(sql)[0], _named(parameters, sql))
+        self._pending.append(statement)
+        answer = Deferred(self._send_pending)
+        self._answers[id(statement)] = (statement, answer)
+        return answer
 
     @property
     def nothing_to_send(self) -> bool:
@@ -489,6 +516,7 @@ class PgDatabase:
         self.row_locks.clear()
         self._notifications.clear()
         self._at_commit.clear()
+        self._answers.clear()
         try:  # one round trip: BEGIN and the first try at the lock
             got = self.raw.execute(
                 f"BEGIN; SELECT pg_try_advisory_xact_lock{mode}({WRITE_LOCK_KEY})"
@@ -509,6 +537,7 @@ class PgDatabase:
         self.row_locks.clear()
         self._notifications.clear()
         self._at_commit.clear()
+        self._answers.clear()
         self._pending.clear()
         if self.conn.in_transaction:
             self._quietly("ROLLBACK")

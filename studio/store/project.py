@@ -12,7 +12,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, cast
@@ -339,6 +339,18 @@ class Project:
         found = dict(rows.fetchall())
         return {key: found.get(key) for key in keys}
 
+    def get_metas_later(self, *keys: str) -> Callable[[], dict[str, str | None]]:
+        """``get_metas`` sent with the transaction's next statement (``db.defer``: no
+        round trip of its own on PostgreSQL); call the answer to read the settings."""
+        marks, params = binds.in_list("key", keys)
+        answer = self.db.defer(f"SELECT key, value FROM meta WHERE key IN ({marks})", params)
+
+        def read() -> dict[str, str | None]:
+            found = {row["key"]: row["value"] for row in answer.rows()}
+            return {key: found.get(key) for key in keys}
+
+        return read
+
     def set_meta(self, key: str, value: str) -> None:
         with self.writing("settings"):
             self.db.execute(
@@ -462,7 +474,8 @@ class Project:
         """One user action: a transaction and an audit row recording before and after.
 
         The body fills ``record["after"]`` (and may refine ``record["entity_id"]``); if it
-        raises, nothing is written, the audit row included. After the commit the project
+        raises, nothing is written, the audit row included. A body that reads the state
+        before inside the transaction sets ``record["before"]`` (instead of ``before``). After the commit the project
         announces the kinds of data the entity belongs to (``studio.project_events``). A
         body that found nothing to do (a team merge of a package already merged) sets
         ``record["nothing_changed"] = True``: no audit row then, and no event. ``whole``:
@@ -483,6 +496,7 @@ class Project:
                 self._pending_kinds().update(announced)
                 # The outermost change's audit row is its last statement: on PostgreSQL
                 # it travels with the COMMIT (one round trip fewer per change).
+                before = record.get("before", before)  # read inside, by the body
                 written = self._audit(actor, action, entity, record, before, outermost)
         except BaseException:
             if written is not None:

@@ -74,3 +74,31 @@ def test_query_api_for_other_panes(project: Project) -> None:
     assert truth(project) == {"dress-00000": {"floral", "black"}, "dress-00001": {"floral"}}
     assert [lb.attribute for lb in labels_of_image(project, "dress-00000",
                                                    statuses=["rejected"])] == ["midi"]
+
+
+def test_a_decision_audits_each_attributes_state_before_and_refuses_unknown_ones(
+    project: Project,
+) -> None:
+    """The audit row of a decision says what each attribute was on the image before it
+    (suggested, decided, or none), as the person would see it undone; a name the
+    vocabulary lacks changes nothing."""
+    import json
+
+    from studio.attributes.vocabulary import VocabularyError
+
+    extract_from_text(project, "ana")
+    review(project, "bo", "dress-00000", ["midi"], "rejected")
+    before = {lb.attribute: lb.status for lb in labels_of_image(project, "dress-00000")}
+    review(project, "bo", "dress-00000", [" floral ", "midi", "red", "floral"], "accepted")
+    row = project.audit_trail("image_attributes", "dress-00000")[-1]
+    assert json.loads(row["before"]) == {
+        "floral": before["floral"], "midi": "rejected", "red": before.get("red"),
+    }
+    assert json.loads(row["after"]) == {"floral": "accepted", "midi": "accepted",
+                                        "red": "accepted"}
+    trail = len(project.audit_trail("image_attributes", "dress-00000"))
+    with pytest.raises(VocabularyError, match="'no such thing'"):
+        review(project, "bo", "dress-00000", ["red", "no such thing"], "rejected")
+    assert len(project.audit_trail("image_attributes", "dress-00000")) == trail
+    assert {lb.attribute: lb.status for lb in labels_of_image(project, "dress-00000")}["red"] \
+        == "accepted"

@@ -82,6 +82,40 @@ def test_drafts_are_kept_quietly_and_submitting_is_audited(project) -> None:
     [row] = project.audit_trail("caption", caption.id)
     assert (row["actor"], row["action"]) == ("ana", "submit")
     assert json.loads(row["after"])["status"] == "submitted"
+    # the audit row records the caption exactly as it was stored, before and after
+    assert json.loads(row["after"]) == store.get_caption(project, caption.id).audit_state()
+    assert json.loads(row["before"]) == before
+
+
+def test_submitting_a_new_text_keeps_the_draft_then_submits_it(project) -> None:
+    """A text the draft did not hold yet: kept first (one transaction), then submitted."""
+    pair = first_pairs(project)[0]
+    store.save_draft(project, pair, "ana", "is red")
+    caption, before = store.submit_caption(project, pair, "ana", "is  blue")
+    assert (caption.status, caption.text) == ("submitted", "is blue")
+    assert before is not None and (before["status"], before["text"]) == ("draft", "is blue")
+    assert store.own_caption(project, pair, "ana") == caption
+    store.submit_caption(project, pair, "bob", "is green")
+    with pytest.raises(StudioError, match="already has 2 captions"):
+        store.submit_caption(project, pair, "cy", "is pink")
+    kept = store.own_caption(project, pair, "cy")
+    assert kept is not None and (kept.status, kept.text) == ("draft", "is pink")
+
+
+def test_saving_over_a_written_caption_edits_it_or_is_refused_once_accepted(project) -> None:
+    """Autosave on a submitted caption is an audited edit (no second draft); on an
+    accepted one it is refused and nothing changes."""
+    pair = first_pairs(project)[0]
+    caption, _ = store.submit_caption(project, pair, "ana", "is red")
+    edited = store.save_draft(project, pair, "ana", "is dark red")
+    assert (edited.id, edited.status, edited.text) == (caption.id, "submitted", "is dark red")
+    assert [c.text for c in store.captions_for_pair(project, pair)] == ["is dark red"]
+    assert audit_actions(project)[-1] == "edit"
+    store.review_caption(project, caption.id, "rev", "accept")
+    with pytest.raises(StudioError, match="accepted by a reviewer"):
+        store.save_draft(project, pair, "ana", "is blue")
+    [kept] = store.captions_for_pair(project, pair)
+    assert (kept.status, kept.text) == ("accepted", "is dark red")
 
 
 def test_two_captions_from_two_people_by_default(project) -> None:

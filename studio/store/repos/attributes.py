@@ -242,6 +242,24 @@ def label_counts(project: Project) -> dict[str, int]:
     return {str(status): int(count) for status, count in rows}
 
 
+def vocabulary_with_statuses(
+    project: Project, image_id: str, names: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The vocabulary rows of ``names`` (as ``vocabulary_row``), each with a ``status``
+    column: one row per row of (image, attribute), latest change first (as
+    ``statuses_newest_first``), or one row with status None where the image has none.
+    One statement: inside a write it goes to the server with the transaction's BEGIN."""
+    marks, params = in_list("name", names)
+    return list(
+        project.db.query(
+            "SELECT v.id, v.name, v.type, v.synonyms, ia.status FROM attribute_vocab v "
+            "LEFT JOIN image_attributes ia ON ia.attribute_id = v.id AND ia.image_id = :image_id "
+            f"WHERE v.name IN ({marks}) ORDER BY v.id, ia.updated_at DESC, ia.id DESC",
+            {"image_id": image_id, **params},
+        )
+    )
+
+
 def statuses_newest_first(project: Project, image_id: str, attribute_id: int) -> list[str]:
     """The statuses of every row of one (image, attribute), latest change first."""
     rows = project.db.execute(

@@ -3,9 +3,9 @@
 Rows come back as ``dict`` s with the keys of ``studio.captions.records.Caption`` (the
 feature module builds the record). Every write runs inside the caller's
 ``project.writing`` / ``project.change`` transaction; ``write_draft`` and
-``submit_draft`` read and write in that one transaction, so the rules "one draft per
-person and pair" and "N live captions per pair, from distinct people" hold when several
-writers race: both lock the pair first (``locks.lock_row``; SQLite: ``BEGIN IMMEDIATE``
+``locked_pair_captions`` + ``submit_draft`` read and write in that one transaction, so the
+rules "one draft per person and pair" and "N live captions per pair, from distinct people"
+hold when several writers race: both lock the pair first (``locks.lock_row``; SQLite: ``BEGIN IMMEDIATE``
 already did), so writers on one pair take turns and writers on different pairs never wait.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from studio.store.deferred import Deferred
 from studio.store.locks import lock_row
 from studio.store.project import Project
 
@@ -71,6 +72,24 @@ def own_caption_row(project: Project, pair_id: int, author: str) -> dict[str, An
     return rows[0] if rows else None
 
 
+def locked_pair_captions(project: Project, pair_id: int) -> Deferred:
+    """Lock the pair, then read its captions in writing order (as ``pair_caption_rows``):
+    both go to the server with the transaction's next statement, the lock first, so what
+    is read stays true until the commit (``submit_draft`` counts its rule on these rows).
+    Call inside the write transaction."""
+    lock_row(project, "pairs", pair_id)
+    return project.db.defer(
+        _SELECT + " WHERE c.pair_id = :pair_id ORDER BY c.position, c.id", {"pair_id": pair_id}
+    )
+
+
+def own_in(rows: list[dict[str, Any]], author: str) -> dict[str, Any] | None:
+    """The author's latest caption that was not rejected among the pair's ``rows`` (in
+    writing order), as ``own_caption_row`` answers it."""
+    mine = [row for row in rows if row["author"] == author and row["status"] != "rejected"]
+    return mine[-1] if mine else None
+
+
 def write_draft(project: Project, pair_id: int, author_id: int, text: str, now: str) -> int:
     """Keep ``text`` as the person's one draft of the pair (created at the next position).
 
@@ -87,68 +106,89 @@ def keep_draft(
     """``write_draft``, answering the draft's row (as ``caption_row``) in the same statement:
     one upsert on the partial unique index ``captions_one_draft`` (the draft is updated if
     there is one, made at the pair's next position if not)."""
+    row = keep_draft_later(project, pair_id, author_id, text, now).row()
+    assert row is not None  # an upsert answers its row
+    return row
+
+
+def keep_draft_later(
+    project: Project, pair_id: int, author_id: int, text: str, now: str
+) -> Deferred:
+    """``keep_draft`` sent with the transaction's next statement or its COMMIT (on
+    PostgreSQL one round trip fewer): the draft's row is read from the answer, after."""
     lock_row(project, "pairs", pair_id)
-    rows = list(
-        project.db.query(
-            "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
-            "updated_at) VALUES (:pair_id, "
-            "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = :pair_id), "
-            ":text, :author_id, 'draft', :now, :now) "
-            "ON CONFLICT (pair_id, author_id) WHERE status = 'draft' "
-            "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at "
-            + _RETURNING_ROW,
-            {"pair_id": pair_id, "text": text, "author_id": author_id, "now": now},
-        )
+    return project.db.defer(
+        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+        "updated_at) VALUES (:pair_id, "
+        "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = :pair_id), "
+        ":text, :author_id, 'draft', :now, :now) "
+        "ON CONFLICT (pair_id, author_id) WHERE status = 'draft' "
+        "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at "
+        + _RETURNING_ROW,
+        {"pair_id": pair_id, "text": text, "author_id": author_id, "now": now},
     )
-    return rows[0]
+
+
+def keep_draft_unless_written(
+    project: Project, pair_id: int, author_id: int, text: str, now: str
+) -> Deferred:
+    """Lock the pair, then ``keep_draft`` unless the person has a submitted or accepted
+    caption on it: then nothing is written and the answer has no row (the caller reads
+    their caption and decides). Both go with the transaction's COMMIT: a draft saved in one
+    round trip on PostgreSQL. Where the person's captions on the pair are at most a draft,
+    this is what reading their caption first and then upserting the draft does."""
+    lock_row(project, "pairs", pair_id)
+    return project.db.defer(
+        "INSERT INTO captions (pair_id, position, text, author_id, status, created_at, "
+        "updated_at) SELECT :pair_id, "
+        "(SELECT coalesce(max(position) + 1, 0) FROM captions WHERE pair_id = :pair_id), "
+        ":text, :author_id, 'draft', :now, :now WHERE NOT EXISTS (SELECT 1 FROM captions "
+        "WHERE pair_id = :pair_id AND author_id = :author_id AND status IN (:live_0, :live_1)) "
+        "ON CONFLICT (pair_id, author_id) WHERE status = 'draft' "
+        "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at "
+        + _RETURNING_ROW,
+        {"pair_id": pair_id, "text": text, "author_id": author_id, "now": now,
+         "live_0": LIVE[0], "live_1": LIVE[1]},
+    )
 
 
 def submit_draft(
     project: Project,
     caption_id: int,
-    pair_id: int,
+    pair_rows: list[dict[str, Any]],
     author: str,
     text: str,
     now: str,
     *,
     per_pair: int,
     distinct_authors: bool,
-) -> tuple[str, int, dict[str, Any] | None]:
+) -> tuple[str, int, Deferred | None]:
     """Submit the draft if the pair's rule allows it, checked and written in one transaction.
 
-    Returns ``(outcome, live, row)`` where ``live`` is the pair's live caption count before
-    this one, ``outcome`` is ``"submitted"``, ``"changed"`` (the caption is no longer a
-    draft of this pair), ``"full"`` (the pair has ``per_pair`` live captions) or ``"mine"``
-    (the author already has a live caption on it and captions must come from distinct
-    people), and ``row`` the submitted caption's row (as ``caption_row``; None unless
-    submitted). Call inside the ``change`` that audits the submit: the pair is locked
-    before anything is counted, so a second writer on it counts this one's caption.
+    ``pair_rows``: the pair's captions as ``locked_pair_captions`` read them in this same
+    write transaction, after its lock on the pair (so a second writer on the pair waits,
+    then counts this one's caption). Returns ``(outcome, live, answer)`` where ``live`` is
+    the pair's live caption count before this one, ``outcome`` is ``"submitted"``,
+    ``"changed"`` (the caption is no longer a draft of this pair), ``"full"`` (the pair
+    has ``per_pair`` live captions) or ``"mine"`` (the author already has a live caption
+    on it and captions must come from distinct people), and ``answer`` the submitted
+    caption's row to read after the commit (as ``caption_row``; None unless submitted):
+    the UPDATE goes to the server with the COMMIT.
     """
-    db = project.db
-    lock_row(project, "pairs", pair_id)
-    # One statement: the pair's live captions (their authors, in order) and the draft.
-    rows = db.execute(
-        "SELECT c.id, c.status, a.name FROM captions c LEFT JOIN people a ON a.id = c.author_id "
-        "WHERE c.pair_id = :pair_id AND (c.status IN (:live_0, :live_1) OR c.id = :caption_id) "
-        "ORDER BY c.id",
-        {"pair_id": pair_id, "live_0": LIVE[0], "live_1": LIVE[1], "caption_id": caption_id},
-    ).fetchall()
-    live_authors = [row[2] for row in rows if row[1] in LIVE]
-    status = next((row[1] for row in rows if row[0] == caption_id), None)
+    live_authors = [row["author"] for row in pair_rows if row["status"] in LIVE]
+    status = next((row["status"] for row in pair_rows if row["id"] == caption_id), None)
     if status != "draft":
         return "changed", len(live_authors), None
     if len(live_authors) >= per_pair:
         return "full", len(live_authors), None
     if distinct_authors and author in live_authors:
         return "mine", len(live_authors), None
-    submitted = list(
-        db.query(
-            "UPDATE captions SET text = :text, status = 'submitted', updated_at = :now WHERE id = :caption_id "
-            + _RETURNING_ROW,
-            {"text": text, "now": now, "caption_id": caption_id},
-        )
+    submitted = project.db.defer(
+        "UPDATE captions SET text = :text, status = 'submitted', updated_at = :now WHERE id = :caption_id "
+        + _RETURNING_ROW,
+        {"text": text, "now": now, "caption_id": caption_id},
     )
-    return "submitted", len(live_authors), submitted[0]
+    return "submitted", len(live_authors), submitted
 
 
 def set_text(project: Project, caption_id: int, text: str, now: str) -> None:
