@@ -83,7 +83,11 @@ def run_gui(options: GuiOptions) -> int:
         window.open_demo()  # a job: progress and Cancel in the status bar
     if options.owns_process:
         quit_on_terminate(window)
-    trace("ready")
+    from PySide6.QtCore import QTimer
+
+    # Started: once the event loop's first turn ran what opening queued (the Dashboard
+    # draws its charts there, after the window painted).
+    QTimer.singleShot(0, lambda: trace("ready"))
     code = run_until_closed(app, loop, window)
     if options.owns_process:
         end_process(code)
