@@ -47,7 +47,7 @@ def test_a_caption_announces_captions_and_a_new_person_once(demo_project_dir: Pa
         pair_id = project.db.execute("SELECT min(id) FROM pairs").fetchone()[0]
         heard = Heard(project)
         save_draft(project, pair_id, "newcomer", "is red")
-        assert heard.kinds == ["captions", "people"]
+        assert heard.kinds == ["people", "captions"]  # the newcomer, then their draft
         heard.kinds.clear()
         save_draft(project, pair_id, "newcomer", "is red with long sleeves")
         assert heard.kinds == ["captions"]  # the person exists: no people event
