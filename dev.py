@@ -203,11 +203,13 @@ def run_tests(args: list[str]) -> int:
         started = time.monotonic()  # the manual first: seconds, and it fails fast
         manual = build_manual(home / "manual", env)
         timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
-        # The GUI suite (one process, much of it waiting on Qt's event loop: 9.3 of its
-        # 12.5 minutes were CPU) starts beside the core suites (two processes, CPU-bound:
-        # 12.9 core-minutes); the PostgreSQL set (one process, waiting on its server) when
-        # the core suites end. Fresh-clone runs of 2026-11-28: 20.4 minutes this way, 25.6
-        # with the core suites alone first, 23.7 with all three at once.
+        # The GUI suite (one process, much of it waiting on Qt's event loop) starts beside
+        # the core suites (two processes, CPU-bound); the PostgreSQL set (two processes,
+        # waiting on their servers) when the core suites end. The whole run is about 34
+        # CPU-minutes on 2 cores. Fresh-clone runs of 2026-11-28: 18.9-20.4 minutes this
+        # way, 25.6 with the core suites alone first, 23.7 with all three at once, 20.2
+        # with the core and PostgreSQL sets niced below the GUI suite (the GUI suite then
+        # ends at 11 minutes, the core suites at 17).
         gui = Phase("GUI suite", ["-q", *selection, "tests/gui"], env, home,
                     log=home / "gui.log")
         core = Phase("core suites on SQLite",
@@ -218,7 +220,7 @@ def run_tests(args: list[str]) -> int:
         # ``engines``, listed with their reasons in tests/conftest.py), each project on a
         # throwaway server (pgserver wheel, started by tests/conftest.py).
         postgresql = Phase("contract and end-to-end set on PostgreSQL",
-                           ["-q", "-m", " and ".join(["engines", *selection[1:]]),
+                           [*PARALLEL, "-q", "-m", " and ".join(["engines", *selection[1:]]),
                             "tests/unit", "tests/reliability"],
                            {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}, home,
                            log=home / "postgresql.log")
