@@ -11,8 +11,9 @@ Three experiments on real project files, each process a real ``python`` run:
    write lock 2 s at a time, four times, and a ``cir-studio transactions import`` runs
    meanwhile. Counted:
    submits, CLI writes that succeeded, rule breaks, duplicate drafts, tracebacks.
-3. **Killed creation.** ``Project.create`` killed before each of its calls into SQLite or
-   the file system. Counted: kills, files left that ``open`` refuses.
+3. **Killed creation.** ``Project.create`` killed before its calls into SQLite or the file
+   system (each of the first and last 30, every 5th between: the reliability suite's
+   ``create-killed`` worker). Counted: kills, files left that ``open`` refuses.
 
 Writes its figures into BENCHMARKS.md between ``<!-- bench:reliability -->`` markers.
 
@@ -181,17 +182,22 @@ def contention(folder: Path, rounds: int) -> dict[str, int]:
 
 
 def killed_creation(folder: Path) -> dict[str, int]:
+    """``Project.create`` killed before its write calls (the reliability suite's
+    ``create-killed`` worker: each attempt a forked child, killed with SIGKILL), then each
+    attempt's folder opened."""
     images = folder / "images"
     images.mkdir()
-    counting = worker("create", folder / "count" / "project.cirdb", images, 0)
-    calls = int(counting.communicate()[0].split()[-1])
+    kills = folder / "kills"
+    process = worker("create-killed", kills, images)
+    out, err = process.communicate()
+    lines = out.splitlines()
+    assert process.returncode == 0 and lines and lines[0].startswith("calls "), err[-2000:]
     totals = Counter()
-    for kill_at in range(1, calls + 1):
-        path = folder / f"create{kill_at}" / "project.cirdb"
-        process = worker("create", path, images, kill_at)
-        _, err = process.communicate()
-        totals["kills"] += process.returncode == -signal.SIGKILL
-        totals["tracebacks"] += err.count(TRACEBACK)
+    totals["tracebacks"] += err.count(TRACEBACK)
+    for line in lines[1:]:
+        kill_at, ended_by = map(int, line.split())
+        totals["kills"] += ended_by == signal.SIGKILL
+        path = kills / f"k{kill_at}" / "project.cirdb"
         if not path.exists():
             totals["no project"] += 1
             continue
@@ -229,8 +235,8 @@ def main(argv: list[str] | None = None) -> int:
             "different people, plus a process holding the write lock 2 s at a time, four times, "
             "while `cir-studio transactions import` runs):",
             markdown_table(["figure", "count"], [[k, v] for k, v in contended.items()]),
-            "**Killed creation** (`Project.create` killed before each of its calls into SQLite "
-            "or the file system):",
+            "**Killed creation** (`Project.create` killed before its calls into SQLite or the "
+            "file system: each of the first and last 30, every 5th between):",
             markdown_table(["figure", "count"], [[k, v] for k, v in creation.items()]),
             f"Took {seconds:.0f} s. Run: `.venv/bin/python bench/bench_reliability.py "
             f"--kill-rounds {args.kill_rounds} --contention-rounds {args.contention_rounds}`.",
