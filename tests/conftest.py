@@ -182,12 +182,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     gone = sorted(named - collected) if whole_run else []  # dev.py test's PostgreSQL phase
     if gone:
         raise pytest.UsageError(f"tests/conftest.py BOTH_ENGINES names no test: {gone}")
-    try:
-        import torch
-
-        has_cuda = torch.cuda.is_available()
-    except ImportError:
-        has_cuda = False
+    has_cuda = any("gpu" in item.keywords for item in items) and cuda_device_present()
     if cir_pg_engine.engine_is_postgresql():
         sqlite_only = pytest.mark.skip(reason="tests SQLite's own file or pragmas")
         # A test that asks for a PostgreSQL server itself already runs on both engines in
@@ -207,6 +202,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def cuda_device_present() -> bool:
+    """Whether torch sees a CUDA device. On Linux without an NVIDIA device node the answer
+    is no without importing torch: that import is 5 CPU-seconds in each of the run's
+    seven pytest processes, most of which never need torch otherwise."""
+    if sys.platform.startswith("linux") and not any(Path("/dev").glob("nvidia[0-9]*")):
+        return False
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 @pytest.fixture(scope="session")
