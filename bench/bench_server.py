@@ -1,9 +1,9 @@
 """Team server under a crowd: simulated people (processes) against ``--workers 2``,
-one worker killed with SIGKILL midway.
+one worker killed with SIGKILL midway; where the CPU time went, by kind of process.
 
     python bench/bench_server.py [--annotators 50] [--reviewers 6] [--raters 6]
                                  [--studios 2] [--minutes 2] [--pace 1.0]
-                                 [--project postgresql://…] [--json FILE]
+                                 [--workers 2] [--project postgresql://…] [--json FILE]
 
 ``--annotators`` is the number of simulated people in all; ``--reviewers`` and
 ``--raters`` of them review captions and rate turns, the rest write captions.
@@ -32,7 +32,11 @@ BENCHMARKS.md and, with ``--json``, the figures (``requests_per_s``, ``p95_ms`` 
 endpoint, ``lost``, ``duplicates``, ``quota_violations``, ``self_reviews``, and
 ``studios``: per studio the captions submitted with the keyboard, acknowledged by the
 server, stored in the database and lost). The checks above cover the studios' edits
-too; the studios' own requests are not in the request counts or latencies.
+too; the studios' own requests are not in the request counts or latencies. ``cpu_s``
+(and the section's last line): the CPU-seconds each kind of process used over the timed
+window (server workers, PostgreSQL, the people's processes, the studios) and the whole
+machine's, read from ``/proc`` (``bench/cpu_sampler.py``): where the time goes when
+everything shares one machine.
 """
 
 from __future__ import annotations
@@ -364,6 +368,31 @@ def _transactions(project: Any, raters: list[str]) -> None:
                                          per_item=min(2, len(raters))), "lead")
 
 
+def _process_kind(pid: int, command: str) -> str | None:
+    """The kind of a process of this bench, by its command line (None: not this bench's)."""
+    if "b.person" in command:
+        return "people"
+    if "studio_writer" in command:
+        return "studios"
+    if "server start" in command or "spawn_main" in command or "multiprocessing" in command:
+        return "server"
+    if command.startswith("postgres") or "bin/postgres" in command:
+        return "postgresql"
+    return None
+
+
+def _cpu_lines(cpu: dict[str, float], elapsed: float, requests: int) -> str:
+    """Where the CPU time went over the timed window, and per request."""
+    if not cpu:
+        return ""
+    kinds = [kind for kind in cpu if kind != "machine"]
+    each = ", ".join(f"{kind} {cpu[kind]:.0f} CPU-s ({1000 * cpu[kind] / max(requests, 1):.1f} "
+                     f"ms a request)" for kind in kinds)
+    return (f"\n\nWhere the CPU went in the {elapsed:.0f} s: {each}; the whole machine "
+            f"{cpu['machine']:.0f} CPU-s of the {elapsed * (os.cpu_count() or 1):.0f} its "
+            f"{os.cpu_count()} cores had.")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--annotators", type=int, default=50,
@@ -375,6 +404,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=2.0)
     parser.add_argument("--pace", type=float, default=1.0, help="scale of the human pauses")
     parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2, help="the server's worker processes")
     parser.add_argument("--project", help="an existing PostgreSQL project (else one is made)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="keep the server's log here")
@@ -383,6 +413,7 @@ def main() -> int:
 
     import socket
 
+    from bench.cpu_sampler import CpuSampler
     from bench.report import markdown_table, write_section
     from studio.server.tokens import add_token
     from studio.store import Project
@@ -421,7 +452,7 @@ def main() -> int:
         base = f"http://127.0.0.1:{port}"
         server = subprocess.Popen(
             [sys.executable, "-m", "studio", "server", "start", "--project", url, "--port",
-             str(port), "--workers", "2", "--lease-seconds", "60"],
+             str(port), "--workers", str(args.workers), "--lease-seconds", "60"],
             env=env, stdout=subprocess.DEVNULL, stderr=(work / "server.log").open("w"),
         )
         import urllib.request
@@ -442,6 +473,8 @@ def main() -> int:
             for name in people
         ]
         _ready(desks + procs)
+        sampler = CpuSampler(_process_kind)
+        sampler.start()
         started = time.time()
         deadline = started + args.minutes * 60
         for proc in desks + procs:  # every studio and person starts now
@@ -460,6 +493,7 @@ def main() -> int:
         for proc in procs:
             proc.wait()
         elapsed = time.time() - started
+        cpu = sampler.stop()
         for desk in desks:
             try:
                 desk.wait(timeout=180)
@@ -511,7 +545,7 @@ def main() -> int:
         "annotators": args.annotators, "people": {
             "annotator": args.annotators - args.reviewers - args.raters,
             "reviewer": args.reviewers, "rater": args.raters},
-        "minutes": args.minutes, "workers": 2,
+        "minutes": args.minutes, "workers": args.workers,
         "killed_worker": killed is not None, "seconds": round(elapsed, 1),
         "requests": requests, "requests_per_s": round(requests / elapsed, 1),
         "p50_ms": {k: round(_percentile(v, 0.5), 1) for k, v in sorted(timings.items())},
@@ -527,6 +561,7 @@ def main() -> int:
         "duplicates": found["duplicated"] + found["rated_twice"],
         "self_reviews": found["self_reviews"],
         "studios": desk_figures,
+        "cpu_s": cpu,
     }
     print(json.dumps(figures, indent=1))
     if args.json:
@@ -538,7 +573,8 @@ def main() -> int:
             f"{args.annotators} people as processes ({figures['people']['annotator']} "
             f"annotators, {args.reviewers} reviewers, {args.raters} raters) for "
             f"{args.minutes} min (pace "
-            f"{args.pace}), `cir-studio server start --workers 2`, one worker killed with "
+            f"{args.pace}), `cir-studio server start --workers {args.workers}`, one worker "
+            "killed with "
             f"SIGKILL halfway ({'done' if killed else 'no worker found'}); PostgreSQL 16 "
             "(pgserver wheel) and every process on this one machine.\n\n"
             f"Requests: {requests} in {elapsed:.0f} s = **{figures['requests_per_s']} "
@@ -552,9 +588,11 @@ def main() -> int:
             f"author: **{figures['self_reviews']}**.\n\n"
             + _studio_lines(desk_figures)
             + markdown_table(["endpoint", "requests", "p50 ms", "p95 ms"], rows)
+            + _cpu_lines(cpu, elapsed, requests)
             + f"\n\nRun: `python bench/bench_server.py --annotators {args.annotators} "
             f"--reviewers {args.reviewers} --raters {args.raters} --studios {args.studios} "
-            f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs}`. The times "
+            f"--minutes {args.minutes} --pace {args.pace} --pairs {args.pairs} "
+            f"--workers {args.workers}`. The times "
             f"include queueing for the CPU: the server's workers, PostgreSQL and all "
             f"{args.annotators} client processes (and the studios) share this machine's "
             f"{os.cpu_count()} cores."
