@@ -205,31 +205,34 @@ def run_tests(args: list[str]) -> int:
         home = Path(home_name)
         env["CIR_STUDIO_HOME"] = env["TMPDIR"] = home_name  # pytest's tmp_path too
         compile_checkout(env)
-        lint = subprocess.call([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT, env=env)
         # Types of the Qt-free core ([tool.mypy] in pyproject.toml); a type error fails the
-        # run. It checks beside the tests (a cold check is a minute and a half of CPU).
+        # run. It checks beside the tests (a cold check is about 50 CPU-seconds).
         mypy_log = home / "mypy.log"
         with mypy_log.open("w", encoding="utf-8") as output:
             mypy = subprocess.Popen([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=env,
                                     stdout=output, stderr=subprocess.STDOUT)
         if args:  # a developer's own selection runs as given
+            lint = subprocess.call([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT, env=env)
             command = [str(PYTHON), "-m", "pytest", *selection, *args]
             code = subprocess.call(command, cwd=ROOT, env=env)
             print(mypy_log.read_text(encoding="utf-8") if mypy.wait() else "", end="")
             return code or lint or mypy.returncode
-        timings = [("setup (venv, packages)", sum(SETUP_SECONDS), 0)]
-        started = time.monotonic()  # the manual first: seconds, and it fails fast
-        manual = build_manual(home / "manual", env)
-        timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
         # The GUI suite (one process, much of it waiting on Qt's event loop) starts beside
         # the core suites (two processes, CPU-bound); the PostgreSQL set (two processes,
-        # waiting on their servers) when the core suites end. The whole run is about 34
-        # CPU-minutes on 2 cores. Fresh-clone runs of 2026-11-28: 18.9-20.4 minutes this
-        # way, 25.6 with the core suites alone first, 23.7 with all three at once, 20.2
-        # with the core and PostgreSQL sets niced below the GUI suite (the GUI suite then
-        # ends at 11 minutes, the core suites at 17).
+        # waiting on their servers) when the core suites end. The whole run is 28-31
+        # CPU-minutes on 2 cores. Fresh-clone runs of 2026-11-28: 15.8-17.2 minutes this
+        # way; before the compiled bytecode, 18.9-20.4 this way, 25.6 with the core suites
+        # alone first, 23.7 with all three at once, 20.2 with the core and PostgreSQL sets
+        # niced below the GUI suite (the GUI suite then ends at 11 minutes, the core at 17).
         gui = Phase("GUI suite", ["-q", *selection, "tests/gui"], env, home,
                     log=home / "gui.log")
+        # Ruff and the manual beside the GUI suite's start (seconds; the GUI suite is the
+        # run's longest chain, so it does not wait for them), before the core suites.
+        lint = subprocess.call([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT, env=env)
+        timings = [("setup (venv, packages)", sum(SETUP_SECONDS), 0)]
+        started = time.monotonic()
+        manual = build_manual(home / "manual", env)
+        timings.append(("manual (mkdocs --strict)", time.monotonic() - started, manual))
         core = Phase("core suites on SQLite",
                      [*PARALLEL, *selection, "tests/unit", "tests/reliability",
                       "tests/packaging"], env, home)
