@@ -220,7 +220,7 @@ def run_tests(args: list[str]) -> int:
         # The GUI suite (one process, much of it waiting on Qt's event loop) starts beside
         # the core suites (two processes, CPU-bound); the PostgreSQL set (two processes,
         # waiting on their servers) when the core suites end. The whole run is 28-31
-        # CPU-minutes on 2 cores. Fresh-clone runs of 2026-11-28: 15.8-17.2 minutes this
+        # CPU-minutes on 2 cores. Fresh-clone runs of 2026-11-28: 15.8-17.6 minutes this
         # way; before the compiled bytecode, 18.9-20.4 this way, 25.6 with the core suites
         # alone first, 23.7 with all three at once, 20.2 with the core and PostgreSQL sets
         # niced below the GUI suite (the GUI suite then ends at 11 minutes, the core at 17).
