@@ -15,20 +15,48 @@ WORKER_PREFIX = "cir-"  # the services' lanes name their threads cir-gpu_0, cir-
 WORKERS_STOP_S = 5.0
 
 
+# A full collection walks every tracked object: about 600,000 once torch and open_clip are
+# imported, 0.4-0.7 s a test (a third of the GUI suite's CPU in a profile of 56 tests).
+# Every test ends with a young collection; a full one ends every FULL_COLLECTION_EVERY-th.
+FULL_COLLECTION_EVERY = 10
+_tests_ended = 0
+
+
+@pytest.fixture(scope="session", autouse=True)
+def collections_on_the_ui_thread_only():
+    """No automatic collection in the whole GUI session, between tests included: the
+    collector would run in whichever thread allocates (a team server's, a worker's) and
+    free Qt objects there, the crash ``widgets.ui_gc`` prevents while a studio runs. The
+    fixture below and ``UiThreadCollector`` collect, on the UI thread."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    yield
+    gc.collect()
+    if was_enabled:
+        gc.enable()
+
+
 @pytest.fixture(autouse=True)
 def no_worker_left_running(qapp):
     """Fail a test that leaves a studio thread or worker running (services not shut down,
     a job still going), and destroy the widgets it closed before the next test begins.
 
     Set up before every other fixture of the test, so it tears down after them, once
-    pytest-qt has closed the test's widgets.
+    pytest-qt has closed the test's widgets (``close`` and ``deleteLater``: processing the
+    deferred deletes destroys each window with all its children). What Python keeps of them
+    in reference cycles is garbage collected here, on the UI thread: the young generations
+    after every test, the whole heap after every tenth (the objects a ``UiThreadCollector``
+    froze during the test are thawed into the oldest generation when it stops, which only a
+    full collection reaches; they wait for it, with automatic collection off).
     """
+    global _tests_ended
     yield
     from PySide6.QtCore import QCoreApplication, QEvent
 
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     qapp.processEvents()
-    gc.collect()  # here, on the UI thread: Qt objects in cycles are freed where they live
+    _tests_ended += 1
+    gc.collect(2 if _tests_ended % FULL_COLLECTION_EVERY == 0 else 1)
     deadline = time.monotonic() + WORKERS_STOP_S
     while True:
         alive = [t.name for t in threading.enumerate() if t.name.startswith(WORKER_PREFIX)]
