@@ -229,13 +229,15 @@ def run_tests(args: list[str]) -> int:
             code = subprocess.call(command, cwd=ROOT, env=env)
             print(mypy_log.read_text(encoding="utf-8") if mypy.wait() else "", end="")
             return code or lint or mypy.returncode
-        # The GUI suite (one process, much of it waiting on Qt's event loop) starts beside
-        # the core suites (two processes, CPU-bound); the PostgreSQL set (two processes,
-        # waiting on their servers) when the core suites end. The whole run is 28-31
-        # CPU-minutes on 2 cores. Fresh-clone runs of 2026-11-28: 15.8-17.6 minutes this
-        # way; before the compiled bytecode, 18.9-20.4 this way, 25.6 with the core suites
-        # alone first, 23.7 with all three at once, 20.2 with the core and PostgreSQL sets
-        # niced below the GUI suite (the GUI suite then ends at 11 minutes, the core at 17).
+        # The GUI suite (one process) starts beside the core suites (two processes); the
+        # PostgreSQL set (two processes, much of it waiting on its servers) when the first
+        # of them ends. The whole run is about 24.5 CPU-minutes on 2 cores. Fresh-clone
+        # runs of 2026-11-28 with each phase in this order: 14.0 minutes once the GUI
+        # suite collects the whole heap every tenth test instead of every test (17.7 before
+        # it); earlier, 15.8-17.6 with uv compiling all bytecode at setup, 18.9-20.4 with no
+        # bytecode written at all. Other orders, tried at 18.9-20.4: 25.6 with the core
+        # suites alone first, 23.7 with all three at once, 20.2 with the core and
+        # PostgreSQL sets niced below the GUI suite.
         gui = Phase("GUI suite", ["-q", *selection, "tests/gui"], env, home,
                     log=home / "gui.log")
         # Ruff and the manual beside the GUI suite's start (seconds; the GUI suite is the
@@ -248,16 +250,18 @@ def run_tests(args: list[str]) -> int:
         core = Phase("core suites on SQLite",
                      [*PARALLEL, *selection, "tests/unit", "tests/reliability",
                       "tests/packaging"], env, home)
-        timings.append(core.wait())
         # PostgreSQL: the store's contract and the chosen end-to-end set (the tests marked
         # ``engines``, listed with their reasons in tests/conftest.py), each project on a
-        # throwaway server (pgserver wheel, started by tests/conftest.py).
+        # throwaway server (pgserver wheel, started by tests/conftest.py). It starts when
+        # the first of the other two ends: which one that is depends on the machine.
+        while gui.process.poll() is None and core.process.poll() is None:
+            time.sleep(0.5)
         postgresql = Phase("contract and end-to-end set on PostgreSQL",
                            [*PARALLEL, "-q", "-m", " and ".join(["engines", *selection[1:]]),
                             "tests/unit", "tests/reliability"],
                            {**env, "CIR_STUDIO_TEST_ENGINE": "postgresql"}, home,
                            log=home / "postgresql.log")
-        timings += [gui.wait(), postgresql.wait()]
+        timings += [core.wait(), gui.wait(), postgresql.wait()]
         mypy.wait()
         print(f"\nmypy:\n{mypy_log.read_text(encoding='utf-8')}", end="")
         print("\nPhases (the GUI suite beside the other two):")
