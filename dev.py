@@ -231,8 +231,8 @@ def run_tests(args: list[str]) -> int:
             return code or lint or mypy.returncode
         # The GUI suite (one process) starts beside the core suites (two processes); the
         # PostgreSQL set (two processes, much of it waiting on its servers) when the first
-        # of them ends. The whole run is about 24.5 CPU-minutes on 2 cores. Fresh-clone
-        # runs of 2026-11-28 with each phase in this order: 14.0 minutes once the GUI
+        # of them ends. The whole run is 24-26.5 CPU-minutes on 2 cores. Fresh-clone
+        # runs of 2026-11-28 with each phase in this order: 13.7-15.1 minutes once the GUI
         # suite collects the whole heap every tenth test instead of every test (17.7 before
         # it); earlier, 15.8-17.6 with uv compiling all bytecode at setup, 18.9-20.4 with no
         # bytecode written at all. Other orders, tried at 18.9-20.4: 25.6 with the core
