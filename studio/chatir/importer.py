@@ -25,7 +25,7 @@ from typing import Any
 from studio.errors import ValidationError
 from studio.image_measures import measure_imported
 from studio.importers.image_files import facts_for
-from studio.importers.plan import image_record
+from studio.importers.plan import ImagePaths, image_record
 from studio.importers.validation import Problems, expect_list, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
@@ -118,8 +118,9 @@ def import_chatir(
         wanted.setdefault(dialog.image, "")
     new = {name: images_dir / name for name in wanted if name not in known}
     facts = facts_for(new, progress, cancel, "reading images")
+    paths = ImagePaths(project)
     images = [
-        image_record(project, name, path, facts.get(name), SOURCE, split=wanted[name])
+        image_record(paths, name, path, facts.get(name), SOURCE, split=wanted[name])
         for name, path in new.items()
     ]
     missing = [image.id for image in images if image.missing]

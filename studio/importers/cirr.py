@@ -18,12 +18,12 @@ from studio.errors import ValidationError
 from studio.importers.image_files import facts_for, screen_files
 from studio.importers.json_format import file_format
 from studio.importers.plan import (
+    ImagePaths,
     ImportPlan,
     ImportReport,
     PairEntry,
     apply_plan,
     image_record,
-    relative_image_path,
 )
 from studio.importers.validation import (
     MAX_CAPTION_CHARS,
@@ -112,7 +112,8 @@ def read_cirr(
     }
     # Where the split files' paths start, relative to the image root, so an export writes
     # them as the file did ("./dev/x.png") whatever the project's image root is.
-    base = relative_image_path(project, images_dir)
+    paths = ImagePaths(project)
+    base = paths.relative(images_dir)
     for path in split_files.values():
         options = formats.get(problems.name(path))
         if options is not None:
@@ -131,7 +132,7 @@ def read_cirr(
     readable, skipped_files = screen_files(files, images_dir, problems.name)
     facts = facts_for(readable, progress, cancel, "reading images")
     images = [
-        image_record(project, name, file, facts.get(name), SOURCE, split=splits[name])
+        image_record(paths, name, file, facts.get(name), SOURCE, split=splits[name])
         for name, file in files.items()
     ]
     return ImportPlan(

@@ -16,7 +16,14 @@ from typing import Any
 from studio.errors import ValidationError
 from studio.importers.image_files import facts_for, screen_files
 from studio.importers.json_format import file_format
-from studio.importers.plan import ImportPlan, ImportReport, PairEntry, apply_plan, image_record
+from studio.importers.plan import (
+    ImagePaths,
+    ImportPlan,
+    ImportReport,
+    PairEntry,
+    apply_plan,
+    image_record,
+)
 from studio.importers.validation import (
     MAX_CAPTION_CHARS,
     Problems,
@@ -105,9 +112,10 @@ def read_fashioniq(
     files = {image_id: images_dir / f"{image_id}.jpg" for image_id in wanted}
     readable, skipped_files = screen_files(files, images_dir, problems.name)
     facts = facts_for(readable, progress, cancel, "reading images")
+    paths = ImagePaths(project)
     images = [
         image_record(
-            project,
+            paths,
             image_id,
             files[image_id],
             facts.get(image_id),

@@ -17,7 +17,7 @@ from typing import Any
 
 from studio.errors import ValidationError
 from studio.importers.image_files import IMAGE_SUFFIXES, facts_for, screen_files
-from studio.importers.plan import ImportPlan, ImportReport, apply_plan, image_record
+from studio.importers.plan import ImagePaths, ImportPlan, ImportReport, apply_plan, image_record
 from studio.importers.validation import Problems, load_json
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.store import Project
@@ -90,8 +90,9 @@ def read_folder(
     known = images_repo.image_ids(project)
     new = {image_id: path for image_id, path in files.items() if image_id not in known}
     facts = facts_for(new, progress, cancel, "hashing images")
+    paths = ImagePaths(project)
     images = [
-        image_record(project, image_id, path, facts[image_id], SOURCE, **rows.get(image_id, {}))
+        image_record(paths, image_id, path, facts[image_id], SOURCE, **rows.get(image_id, {}))
         for image_id, path in new.items()
     ]
     gallery: Counter[tuple[str, str]] = Counter()

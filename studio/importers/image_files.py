@@ -61,6 +61,7 @@ def screen_files(
     root = Path(root).expanduser().resolve()
     kept: dict[str, Path] = {}
     skipped: list[Problem] = []
+    folders: dict[Path, Path] = {}  # each folder resolved once (not once per picture)
     for key, path in files.items():
         try:
             str(path).encode("utf-8")
@@ -70,7 +71,13 @@ def screen_files(
                 Problem(printable, "file name is not valid UTF-8; rename the file to import it")
             )
             continue
-        target = path.resolve()
+        if path.is_symlink() or path.name in ("", ".", ".."):
+            target = path.resolve()
+        else:
+            folder = folders.get(path.parent)
+            if folder is None:
+                folder = folders[path.parent] = path.parent.resolve()
+            target = folder / path.name
         if not target.is_relative_to(root):
             what = "a link to" if path.is_symlink() else "resolves to"
             skipped.append(Problem(label(path), f"{what} {target}, outside {root}; not read"))

@@ -16,7 +16,7 @@ from typing import Any
 from studio.errors import ValidationError
 from studio.image_measures import measure_imported
 from studio.importers.image_files import file_facts
-from studio.importers.plan import image_record
+from studio.importers.plan import ImagePaths, image_record
 from studio.importers.validation import Problems
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.fashionpedia_read import (
@@ -75,11 +75,12 @@ def import_fashionpedia(
     progress(1, 3, "checking images")
     report = FashionpediaReport(file.name)
     images = []
+    paths = ImagePaths(project)
     for entry in parsed.images:
         facts = file_facts(images_dir / entry["file_name"])
         if facts is None:
             report.missing_images.append(entry["file_name"])
-        images.append(image_record(project, Path(entry["file_name"]).stem,
+        images.append(image_record(paths, Path(entry["file_name"]).stem,
                                    images_dir / entry["file_name"], facts, SOURCE,
                                    category=PICTURE_CATEGORY))
     cancel.raise_if_cancelled()

@@ -14,7 +14,7 @@ from typing import Any
 
 from studio.image_measures import measure_imported
 from studio.importers.image_files import file_facts
-from studio.importers.plan import image_record
+from studio.importers.plan import ImagePaths, image_record
 from studio.importers.validation import Problems
 from studio.jobs import CancelToken, ProgressCallback, no_progress
 from studio.outfits.editing import ensure_ontology
@@ -209,6 +209,7 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
     pictures = pictures_of(load_strict(file, problems), file, problems)
     check_pictures(file, pictures, ontology, problems)
     new_images = []
+    paths = ImagePaths(project)
     skipped: list[str] = []
     for index, entry in enumerate(pictures if not len(problems) else []):
         image_id = entry["image"]["id"]
@@ -219,7 +220,7 @@ def import_fashionx(project: Project, file: Path, images_dir: Path | None = None
                 problems.add(file, f"image {image_id!r} is not in the project and "
                              f"{images_dir / name} does not exist", index, f"picture {image_id}")
                 continue
-            new_images.append(image_record(project, image_id, images_dir / name, facts, SOURCE,
+            new_images.append(image_record(paths, image_id, images_dir / name, facts, SOURCE,
                                            category=PICTURE_CATEGORY))
         elif repo.picture_row(project, image_id) is not None:
             current = load_outfit(project, image_id)
