@@ -244,10 +244,11 @@ def run_tests(args: list[str]) -> int:
             return code or lint or mypy.returncode
         # The GUI suite (one process) starts beside the core suites (two processes); the
         # PostgreSQL set (two processes, much of it waiting on its servers) when the first
-        # of them ends. The whole run is 24-26.5 CPU-minutes on 2 cores. Fresh-clone
-        # runs of 2026-11-28 with each phase in this order: 13.7-15.1 minutes once the GUI
-        # suite collects the whole heap every tenth test instead of every test (17.7 before
-        # it); earlier, 15.8-17.6 with uv compiling all bytecode at setup, 18.9-20.4 with no
+        # of them ends. The whole run is 20-23 CPU-minutes on 2 cores. Fresh-clone
+        # runs of 2026-11-28 with each phase in this order: 11.4-13.1 minutes (three runs) with one
+        # OpenMP thread a process and imports resolving each folder once (13.7-15.9
+        # before them; 17.7 before the GUI suite collected the whole heap only every
+        # tenth test); earlier, 15.8-17.6 with uv compiling all bytecode at setup, 18.9-20.4 with no
         # bytecode written at all. Other orders, tried at 18.9-20.4: 25.6 with the core
         # suites alone first, 23.7 with all three at once, 20.2 with the core and
         # PostgreSQL sets niced below the GUI suite.
