@@ -120,8 +120,8 @@ class ImagePaths:
     """Image paths relative to the project's image root, for one import.
 
     The root and each image's folder are resolved once per import, not once per image (the
-    complete Fashion IQ is 77,000 pictures in one folder; resolving was half of reading
-    its files). A link is stored as the link, so reading it later goes through
+    complete Fashion IQ is 77,000 pictures in one folder; resolving per picture was 5.7 of
+    the 9.3 profiled seconds of reading the 15,415 of its test slice). A link is stored as the link, so reading it later goes through
     ``Project.image_path``'s check of where it leads.
     """
 
