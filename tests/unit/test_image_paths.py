@@ -51,3 +51,19 @@ def test_every_picture_of_a_folder_gets_the_same_answer_as_alone(
     assert [paths.relative(f) for f in files] == [relative_image_path(project, f) for f in files]
     assert paths.relative(files[0]) == "many/0.jpg"
     assert paths.relative(files[-1]) == "../y.jpg"
+
+
+def test_an_import_skips_pictures_under_a_folder_link_that_leads_outside(tmp_path: Path) -> None:
+    from studio.importers.image_files import screen_files
+
+    root = tmp_path / "images"
+    (root / "inside").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (root / "out").symlink_to(tmp_path / "elsewhere")
+    (root / "in").symlink_to(root / "inside")
+    files = {f"{folder}-{n}": root / folder / f"{n}.jpg"
+             for folder in ("inside", "in", "out") for n in range(3)}
+    kept, skipped = screen_files(files, root, lambda path: path.relative_to(root).as_posix())
+    assert sorted(kept) == [f"{folder}-{n}" for folder in ("in", "inside") for n in range(3)]
+    assert [problem.file for problem in skipped] == ["out/0.jpg", "out/1.jpg", "out/2.jpg"]
+    assert all("outside" in problem.message for problem in skipped)
