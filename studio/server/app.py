@@ -41,6 +41,7 @@ from studio.server import attribute_queue, auth, edits, models, pictures, review
 from studio.server import queue as caption_queue
 from studio.server import ratings as rating_server
 from studio.server.errors import RETRY_AFTER, ApiError, error_body
+from studio.server.picture_cache import PictureCache
 from studio.store import Project
 from studio.store.repos import server as server_repo
 from studio.timeouts import lease_seconds as default_lease_seconds
@@ -72,6 +73,7 @@ class _State:
     config: ServerConfig
     failures: auth.FailedLogins = field(default_factory=auth.FailedLogins)
     cache: auth.TokenCache = field(default_factory=auth.TokenCache)
+    pictures: PictureCache = field(default_factory=PictureCache)
     lock: threading.Lock = field(default_factory=threading.Lock)
     opened: Project | None = None
     executor: ThreadPoolExecutor | None = None
@@ -542,7 +544,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         """The picture of an image in an item this person holds (a rater: of a turn they
         still have to rate; a coordinator: any)."""
         answer = await serve(request, "images", lambda project, who: pictures.serve(
-            project, who, image_id, size, if_none_match))
+            project, who, image_id, size, if_none_match, state.pictures))
         if not isinstance(answer, pictures.Picture):
             return answer
         headers = {"ETag": answer.etag, "Cache-Control": pictures.CACHE_CONTROL}

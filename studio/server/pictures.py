@@ -10,7 +10,8 @@ URL is checked first: no path separators, ``..`` or control characters.
 
 Answers carry an ETag built from the file's place, size and change time (and the
 thumbnail size) and ``Cache-Control: private``, so a client keeps pictures on disk and asks again
-with ``If-None-Match`` (a 304 costs no decoding).
+with ``If-None-Match`` (a 304 costs no decoding). A thumbnail made once is kept by the
+worker (``picture_cache``) for whoever asks for it next.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from pathlib import Path
 
 from studio.errors import ImagePathError
 from studio.server.errors import ApiError
+from studio.server.picture_cache import PictureCache
 from studio.server.tokens import Identity
 from studio.store import Project
+from studio.store.records import ImageRecord
 from studio.store.repos import server_queues as queues_repo
 
 MIN_SIZE, MAX_SIZE = 16, 2048
@@ -73,12 +76,10 @@ def _may_see(project: Project, who: Identity, image_id: str) -> bool:
     return queues_repo.holder_sees_image(project, who.name, image_id, time.time())
 
 
-def _file(project: Project, image_id: str) -> Path:
+def _file(project: Project, record: ImageRecord) -> Path:
+    image_id = record.id
     refused = ApiError(403, f"Image {image_id!r}: its stored path leads outside the "
                             "project's image folders; it is not served.")
-    record = project.image(image_id)
-    if record is None:
-        raise ApiError(404, f"There is no image {image_id!r}.")
     try:
         path = project.image_path(record)
     except ImagePathError:
@@ -109,17 +110,25 @@ def _encode(path: Path, image_id: str, size: int | None) -> tuple[bytes, str]:
 
 
 def serve(project: Project, who: Identity, image_id: str, size: int | None,
-          if_none_match: str | None) -> Picture:
+          if_none_match: str | None, cache: PictureCache | None = None) -> Picture:
     check_id(image_id)
-    if not queues_repo.image_exists(project, image_id):
+    record = project.image(image_id)
+    if record is None:
         raise ApiError(404, f"There is no image {image_id!r}.")
     if not _may_see(project, who, image_id):
         raise ApiError(403, f"Image {image_id!r} is not part of an item you hold.")
-    path = _file(project, image_id)
+    path = _file(project, record)
     stat = path.stat()
     where = hashlib.sha256(str(path).encode()).hexdigest()[:12]  # another file: another tag
     etag = f'"{where}-{stat.st_mtime_ns:x}-{stat.st_size:x}-{size or 0}"'
     if if_none_match and etag in [tag.strip() for tag in if_none_match.split(",")]:
         return Picture(304, b"", "", etag)
-    body, media_type = _encode(path, image_id, size)
-    return Picture(200, body, media_type, etag)
+    if size is None or cache is None:  # the file itself: read from disk, not kept
+        body, media_type = _encode(path, image_id, size)
+        return Picture(200, body, media_type, etag)
+    key = (str(path), stat.st_mtime_ns, stat.st_size, size)
+    kept = cache.get(key)
+    if kept is None:
+        kept = _encode(path, image_id, size)
+        cache.put(key, *kept)
+    return Picture(200, kept[0], kept[1], etag)

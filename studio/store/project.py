@@ -235,7 +235,9 @@ class Project:
 
     @property
     def image_root(self) -> Path:
-        stored = self.get_meta("image_root") or "images"
+        return self._root_of(self.get_meta("image_root") or "images")
+
+    def _root_of(self, stored: str) -> Path:
         root = Path(stored)
         return root if root.is_absolute() else (self.path.parent / root).resolve()
 
@@ -263,23 +265,29 @@ class Project:
     def image_folders(self) -> list[Path]:
         """Where this project's image files may lie: the image root, and every folder an
         import registered (a dataset's image folder outside the root)."""
-        # One query per call (this runs for every image path a view or job asks for).
+        return self._image_places()[1]
+
+    def _image_places(self) -> tuple[Path, list[Path]]:
+        """The image root (as ``image_root``) and the resolved image folders, from one
+        query (this runs for every image path a view, job or server request asks for); the
+        paths are worked out again only when the stored values changed."""
         rows = dict(
             self.db.execute(
                 "SELECT key, value FROM meta WHERE key IN ('image_root', 'image_folders')"
             ).fetchall()
         )
         key = (rows.get("image_root") or "", rows.get("image_folders") or "[]")
-        cached = getattr(self._local, "folders", None)
+        cached = getattr(self._local, "places", None)
         if cached is not None and cached[0] == key:
-            return list(cached[1])
-        folders = [self.image_root]
+            return cached[1], list(cached[2])
+        root = self._root_of(key[0] or "images")
+        folders = [root]
         for stored in json.loads(key[1]):
             folder = Path(stored)
             folders.append(folder if folder.is_absolute() else (self.path.parent / folder))
         resolved = [folder.resolve() for folder in folders]
-        self._local.folders = (key, resolved)
-        return list(resolved)
+        self._local.places = (key, root, resolved)
+        return root, list(resolved)
 
     def add_image_folder(self, folder: Path) -> None:
         """Register ``folder`` as a place images may lie (call inside the import's change)."""
@@ -302,12 +310,13 @@ class Project:
         ``../`` steps are collapsed against the (resolved) image root, so a path into a
         registered folder beside it works even when the image root folder does not exist.
         """
-        path = Path(os.path.normpath(self.image_root / relative))
+        root, folders = self._image_places()
+        path = Path(os.path.normpath(root / relative))
         resolved = path.resolve()
-        if not any(resolved.is_relative_to(folder) for folder in self.image_folders()):
+        if not any(resolved.is_relative_to(folder) for folder in folders):
             raise ImagePathError(
                 f"Image {image_id!r}: its stored path {relative!r} leads outside the "
-                f"project's image folders ({self.image_root}); it is not read."
+                f"project's image folders ({root}); it is not read."
             )
         return path
 

@@ -209,6 +209,33 @@ def test_pictures_are_served_to_holders_and_cached_on_disk(team: dict) -> None:
         ann.picture(image, 128)
 
 
+def test_a_replaced_picture_file_is_served_anew_not_from_the_workers_thumbnails(
+    team: dict,
+) -> None:
+    import os
+    from io import BytesIO
+
+    from PIL import Image
+
+    ann = team["client"]("ann")
+    image = ann.next_attributes()["image_id"]
+    first = ann.picture(image, 48)  # made once, kept by the worker
+    with Project.open(team["url"]) as project:
+        path = project.image_path(project.image(image))
+    Image.new("RGB", (90, 60), (250, 10, 10)).save(path, "JPEG")
+    later = path.stat().st_mtime + 5
+    os.utime(path, (later, later))
+    status, _ = _get(team["server"].base, f"/v1/images/{image}?size=48", team["keys"]["ann"],
+                     '"none"')
+    assert status == 200
+    second = ann.picture(image, 48)
+    assert second != first
+    with Image.open(BytesIO(second)) as picture:
+        assert picture.size == (48, 32)
+        red, green, blue = picture.convert("RGB").getpixel((24, 16))
+        assert red > 200 and green < 60 and blue < 60
+
+
 def _get(base: str, path: str, token: str, etag: str) -> tuple[int, Any]:
     import urllib.error
     import urllib.request
