@@ -53,12 +53,17 @@ class Event:
 
     error_hook: ErrorHook = staticmethod(_log_error)
 
-    def __init__(self) -> None:
+    def __init__(self, on_connect: Callable[[], None] | None = None) -> None:
         self._listeners: list[_Ref] = []
+        # called after each connect: a source that costs something to watch (another
+        # process's commits) starts watching once somebody listens
+        self._on_connect = on_connect
 
     def connect(self, listener: Listener) -> None:
         if not any(ref.matches(listener) for ref in self._listeners):
             self._listeners.append(_Ref(listener))
+        if self._on_connect is not None:
+            self._on_connect()
 
     def disconnect(self, listener: Listener) -> None:
         self._listeners = [ref for ref in self._listeners if not ref.matches(listener)]

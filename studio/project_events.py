@@ -13,6 +13,8 @@ the Qt shell installs a dispatcher on the workspace that re-emits on the UI thre
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from studio.events import Event
 
 KINDS: tuple[str, ...] = (
@@ -68,23 +70,31 @@ def kinds_for(entity: str) -> tuple[str, ...]:
 
 
 class ProjectEvents:
-    """One event per kind of project data, plus ``changed`` (any kind) and ``closing``."""
+    """One event per kind of project data, plus ``changed`` (any kind) and ``closing``.
 
-    def __init__(self) -> None:
-        self.images = Event()
-        self.pairs = Event()
-        self.captions = Event()
-        self.labels = Event()
-        self.vocabulary = Event()
-        self.sessions = Event()
-        self.transactions = Event()
-        self.ratings = Event()
-        self.experiments = Event()
-        self.people = Event()
-        self.settings = Event()
-        self.outfits = Event()
-        self.changed = Event()
+    ``heard`` is called whenever a listener connects to a kind or to ``changed``: a
+    PostgreSQL project then starts hearing other programs' commits (``Project.listen``)."""
+
+    def __init__(self, heard: Callable[[], None] | None = None) -> None:
+        self.images = Event(heard)
+        self.pairs = Event(heard)
+        self.captions = Event(heard)
+        self.labels = Event(heard)
+        self.vocabulary = Event(heard)
+        self.sessions = Event(heard)
+        self.transactions = Event(heard)
+        self.ratings = Event(heard)
+        self.experiments = Event(heard)
+        self.people = Event(heard)
+        self.settings = Event(heard)
+        self.outfits = Event(heard)
+        self.changed = Event(heard)
         self.closing = Event()
+
+    @property
+    def listened(self) -> bool:
+        """Whether anyone listens to a kind of change (``closing`` does not count)."""
+        return bool(self.changed) or any(getattr(self, kind) for kind in KINDS)
 
     def kind(self, name: str) -> Event:
         if name not in KINDS:

@@ -233,6 +233,36 @@ def test_caption_event_reaches_another_project_object(postgresql_url: str, tmp_p
     writer.close()
 
 
+def test_a_project_nobody_listens_to_starts_no_listener_until_somebody_does(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """A team server's worker or a command hears nobody's commits: no thread and no
+    connection of its own, which every commit on the database would wake. The first view
+    that listens starts it and hears what follows; a closed project starts none again."""
+
+    def listeners() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "cir-pg-events"]
+
+    writer = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    reader = Project.open(postgresql_url)
+    with writer.change("ann", "write", "caption") as record:
+        record["after"] = {"text": "is red"}
+    assert listeners() == []
+    heard = threading.Event()
+    reader.events.captions.connect(heard.set)
+    assert len(listeners()) == 1
+    reader.events.changed.connect(lambda kind: None)  # a second view: still one listener
+    assert len(listeners()) == 1
+    with writer.change("bob", "write", "caption") as record:
+        record["after"] = {"text": "is blue"}
+    assert heard.wait(5), "the listening project never heard the caption"
+    reader.close()
+    assert listeners() == []
+    reader.events.people.connect(lambda: None)
+    assert listeners() == []
+    writer.close()
+
+
 def test_a_newer_schema_is_refused_untouched(postgresql_url: str, tmp_path: Path) -> None:
     import psycopg
 
