@@ -3,7 +3,12 @@
 Each writer is a real ``python`` process working as one person on the same project, as
 fast as it can for ``--seconds``: a caption (save a draft, then submit it), a label
 decision (accept or reject an attribute on an image), a rating (save a score on one of
-its own rating items), over and over. Every acknowledged write is printed (flushed) and
+its own rating items), over and over. ``--pairs own`` (the default): each writer
+captions pairs no other writer has (the project holds ``PAIRS`` pairs, enough that no
+writer runs out within the window), so the figures compare writers doing the same work;
+``--pairs shared``: every writer goes through all pairs in its own order, so most
+captions of many writers meet a pair that has its two captions already (the rule
+refuses them; counted, not a write). Every acknowledged write is printed (flushed) and
 afterwards checked against the database: a caption submitted, the label's last decision,
 the rating's last score. Counted: writes per second (all writers), p50 and p95 latency
 of one write, busy waits (a transaction that found the write lock taken and waited for
@@ -36,6 +41,10 @@ sys.path.insert(0, str(ROOT / "tests" / "pg_site"))
 
 ATTRIBUTES = ("red", "blue", "floral", "striped", "long", "short")
 RATERS_SAMPLE = "main"
+# One PostgreSQL writer submits about 200 captions a second on this machine: 6,000 pairs
+# last one writer 30 s, more than any window here (a writer that runs out only labels
+# and rates, lighter work, which made the figures of different writer counts unlike).
+PAIRS = 6000
 
 
 def writer_name(index: int) -> str:
@@ -57,7 +66,8 @@ def build_template(folder: Path, max_writers: int) -> Path:
 
     create_demo_project(folder, n_images=600, seed=0, attributes=False)
     with Project.open(folder) as project:
-        mine_pairs(project, "tfidf", 6000)
+        mine_pairs(project, "tfidf", PAIRS)
+        add_random_pairs(project, PAIRS)
         for name in ATTRIBUTES:
             add_attribute(project, "bench", name, "style" if len(name) > 4 else "shape")
         images = [image.id for image in project.iter_images()]
@@ -72,10 +82,34 @@ def build_template(folder: Path, max_writers: int) -> Path:
     return folder
 
 
+def add_random_pairs(project: Any, total: int) -> None:
+    """Pairs of two images of one category up to ``total`` (mining gives one per image)."""
+    from studio.store.database import utc_now
+    from studio.store.repos import pairs as pairs_repo
+
+    rng = random.Random(0)
+    by_category: dict[str, list[str]] = {}
+    for image in project.iter_images():
+        by_category.setdefault(image.category or "", []).append(image.id)
+    have = int(project.db.execute("SELECT count(*) FROM pairs").fetchone()[0])
+    groups = sorted((name, ids) for name, ids in by_category.items() if len(ids) > 1)
+    wanted: dict[str, dict[str, Any]] = {}
+    while have + len(wanted) < total:
+        category, ids = rng.choice(groups)
+        reference, target = rng.sample(ids, 2)
+        key = f"bench:{reference}>{target}"
+        wanted[key] = {"reference_id": reference, "target_id": target, "category": category,
+                       "split": "train", "method": "manual", "score": 0.0, "source": "bench",
+                       "external_key": key}
+    with project.change("bench", "add", "pairs", "bench"):
+        pairs_repo.add_pairs(project, wanted.values(), utc_now())
+
+
 # -- one writer process ------------------------------------------------------------------
 
 
-def run_writer(location: str, index: int, seconds: float, start_at: float, writers: int) -> None:
+def run_writer(location: str, index: int, seconds: float, start_at: float, writers: int,
+               shared: bool = False) -> None:
     """Write until the deadline; one JSON line per acknowledged write, then a summary."""
     from studio.attributes.labels import review
     from studio.captions.store import save_draft, submit_caption
@@ -95,7 +129,10 @@ def run_writer(location: str, index: int, seconds: float, start_at: float, write
         item = next_item(project, RATERS_SAMPLE, name)
         if item is not None:
             items.append(item.assignment_id)
-        rng.shuffle(pairs)
+        if shared:
+            rng.shuffle(pairs)
+        else:
+            pairs = pairs[index::writers]
         while time.time() < start_at:
             time.sleep(0.005)
         deadline = time.time() + seconds
@@ -187,14 +224,14 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def run_case(location: str, writers: int, seconds: float) -> dict[str, Any]:
+def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[str, Any]:
     start_at = time.time() + 3.0 + 0.3 * writers  # every process open before the start
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     processes = [
         subprocess.Popen(
             [sys.executable, __file__, "--worker", location, str(i), str(seconds), str(start_at),
-             str(writers)],
+             str(writers), "shared" if shared else "own"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )
         for i in range(writers)
@@ -231,8 +268,10 @@ def run_case(location: str, writers: int, seconds: float) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--worker", nargs=5, metavar=("LOCATION", "INDEX", "SECONDS", "START", "WRITERS")
+        "--worker", nargs=6, metavar=("LOCATION", "INDEX", "SECONDS", "START", "WRITERS", "PAIRS")
     )
+    parser.add_argument("--pairs", choices=("own", "shared"), default="own",
+                        help="each writer captions its own pairs, or all go through all")
     parser.add_argument("--writers", default="1,4,16")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--engines", default="sqlite,postgresql")
@@ -240,8 +279,9 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
     args = parser.parse_args()
     if args.worker:
-        location, index, seconds, start, writers = args.worker
-        run_writer(location, int(index), float(seconds), float(start), int(writers))
+        location, index, seconds, start, writers, pairs = args.worker
+        run_writer(location, int(index), float(seconds), float(start), int(writers),
+                   shared=pairs == "shared")
         return 0
 
     import cir_pg_engine
@@ -269,7 +309,7 @@ def main() -> int:
                     assert server is not None
                     location = cir_pg_engine.new_database(server.get_uri())
                     copy_project(template, location)
-                result = {"engine": engine, **run_case(location, writers, args.seconds)}
+                result = {"engine": engine, **run_case(location, writers, args.seconds, args.pairs == "shared")}
                 print(json.dumps(result), flush=True)
                 results.append(result)
     finally:
@@ -279,7 +319,7 @@ def main() -> int:
     load_after = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps({"results": results, "seconds": args.seconds,
-                                         "load_before": load_before,
+                                         "pairs": args.pairs, "load_before": load_before,
                                          "load_after": list(load_after)}, indent=2) + "\n")
     rows = [[r["engine"], r["writers"], r["writes"], r["writes_per_s"], r["p50_ms"],
              r["p95_ms"], r["busy_waits"], r["refused"], r["errors"], r["lost"]]
@@ -290,7 +330,12 @@ def main() -> int:
     body = (
         f"{args.seconds:g} s per case; each writer is a process writing captions (a draft "
         "saved, then submitted: one write, two audited transactions), label decisions and "
-        "ratings (one audited transaction each) in turn. PostgreSQL 16 (pgserver wheel) "
+        "ratings (one audited transaction each) in turn, "
+        + ("each on pairs of its own (`--pairs own`; "
+           f"{PAIRS:,} pairs: no writer runs out). " if args.pairs == "own" else
+           "all of them going through all pairs (`--pairs shared`: most captions meet a "
+           "pair with its two captions already, refused by the rule). ")
+        + "PostgreSQL 16 (pgserver wheel) "
         "on this machine over a Unix socket, "
         "with fsync off, as SQLite's WAL with synchronous=NORMAL: both keep every commit "
         "through a killed process, neither through a power cut. "
@@ -299,7 +344,8 @@ def main() -> int:
         "Busy waits: transactions (not writes) that found another writer's lock and waited "
         "for it (SQLite: BEGIN IMMEDIATE slower than 2 ms; PostgreSQL: the advisory lock was "
         "taken). Lost: acknowledged writes missing afterwards. "
-        f"Run: `.venv/bin/python bench/bench_store.py --seconds {args.seconds:g}`."
+        f"Run: `.venv/bin/python bench/bench_store.py --writers {args.writers} "
+        f"--seconds {args.seconds:g} --pairs {args.pairs}`."
     )
     if not args.no_write:
         write_section("store", "Store: concurrent writers, SQLite and PostgreSQL", body)
