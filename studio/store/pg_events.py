@@ -3,8 +3,9 @@
 Every committed write on a PostgreSQL project sends one ``NOTIFY`` (inside its
 transaction, so it is delivered exactly when the commit is) carrying the sender's token
 and the kinds it changed. Each open project that somebody listens to (a studio window;
-``Project.listen``) runs one listener thread on its own connection; a notification from another project object — another process, another
-machine — is re-emitted as the same project events a local write emits. The thread never
+``Project.listen``) runs one listener thread on its own connection; a notification from
+another project object — another process, another machine — is re-emitted as the same
+project events a local write emits. The thread never
 touches Qt: the studio's dispatcher moves events to the UI thread as for job threads.
 """
 
