@@ -224,23 +224,42 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def _process_kind(pid: int, command: str) -> str | None:
+    """Whose CPU a process's is: a writer's or the PostgreSQL server's (None: neither)."""
+    if "bench_store.py --worker" in command:
+        return "writers"
+    if command.startswith("postgres") or "bin/postgres" in command:
+        return "postgresql"
+    return None
+
+
 def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[str, Any]:
+    """Every writer's process at once; each writes its lines to a file of its own (a pipe
+    read one writer after another would fill and stall the others mid-window)."""
+    from bench.cpu_sampler import CpuSampler
+
     start_at = time.time() + 3.0 + 0.3 * writers  # every process open before the start
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    processes = [
-        subprocess.Popen(
-            [sys.executable, __file__, "--worker", location, str(i), str(seconds), str(start_at),
-             str(writers), "shared" if shared else "own"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        )
-        for i in range(writers)
-    ]
+    outputs = Path(tempfile.mkdtemp(prefix="cir-bench-store-out-"))
+    processes = []
+    for i in range(writers):
+        with open(outputs / f"{i}.out", "w") as out, open(outputs / f"{i}.err", "w") as err:
+            processes.append(subprocess.Popen(
+                [sys.executable, __file__, "--worker", location, str(i), str(seconds),
+                 str(start_at), str(writers), "shared" if shared else "own"],
+                stdout=out, stderr=err, text=True, env=env,
+            ))
+    sampler = CpuSampler(_process_kind, every_s=0.2)
+    time.sleep(max(0.0, start_at - time.time()))
+    sampler.start()
+    time.sleep(seconds)
+    cpu = sampler.stop()
     writes: list[dict[str, Any]] = []
     refused = errors = waits = 0
-    for process in processes:
-        out, err = process.communicate(timeout=seconds + 120)
-        for line in out.splitlines():
+    for i, process in enumerate(processes):
+        process.wait(timeout=seconds + 120)
+        for line in (outputs / f"{i}.out").read_text().splitlines():
             record = json.loads(line)
             if record.get("summary"):
                 refused += record["refused"]
@@ -250,8 +269,10 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
                 writes.append(record)
         if process.returncode:
             errors += 1
-            print(err[-2000:], file=sys.stderr)
+            print((outputs / f"{i}.err").read_text()[-2000:], file=sys.stderr)
+    shutil.rmtree(outputs, ignore_errors=True)
     latencies = [w["ms"] for w in writes]
+    count = max(1, len(writes))
     return {
         "writers": writers,
         "writes": len(writes),
@@ -262,6 +283,10 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
         "refused": refused,
         "errors": errors,
         "lost": lost_writes(location, writes),
+        # CPU a write over the window: the writers' processes, the database server's
+        "cpu_ms_writers": round(1000 * cpu.get("writers", 0.0) / count, 2),
+        "cpu_ms_postgresql": round(1000 * cpu.get("postgresql", 0.0) / count, 2),
+        "cpu_s_machine": cpu.get("machine", 0.0),
     }
 
 
@@ -322,11 +347,14 @@ def main() -> int:
                                          "pairs": args.pairs, "load_before": load_before,
                                          "load_after": list(load_after)}, indent=2) + "\n")
     rows = [[r["engine"], r["writers"], r["writes"], r["writes_per_s"], r["p50_ms"],
-             r["p95_ms"], r["busy_waits"], r["refused"], r["errors"], r["lost"]]
+             r["p95_ms"], r["busy_waits"], r["refused"], r["errors"], r["lost"],
+             r["cpu_ms_writers"], r["cpu_ms_postgresql"] if r["engine"] == "postgresql" else "",
+             f"{r['cpu_s_machine']:.1f} / {args.seconds * (os.cpu_count() or 1):g}"]
             for r in results]
     table = markdown_table(
         ["engine", "writers", "writes", "writes/s", "p50 ms", "p95 ms", "busy waits",
-         "refused by a rule", "errors", "lost"], rows)
+         "refused by a rule", "errors", "lost", "writers' CPU ms a write",
+         "PostgreSQL's CPU ms a write", "machine CPU-s used / had"], rows)
     body = (
         f"{args.seconds:g} s per case; each writer is a process writing captions (a draft "
         "saved, then submitted: one write, two audited transactions), label decisions and "
@@ -343,7 +371,10 @@ def main() -> int:
         "(`uptime`).\n\n" + table + "\n\n"
         "Busy waits: transactions (not writes) that found another writer's lock and waited "
         "for it (SQLite: BEGIN IMMEDIATE slower than 2 ms; PostgreSQL: the advisory lock was "
-        "taken). Lost: acknowledged writes missing afterwards. "
+        "taken). Lost: acknowledged writes missing afterwards. CPU: user + system time of "
+        "the writers' processes and of the PostgreSQL server's over the window, read from "
+        "`/proc` every 0.2 s (`bench/cpu_sampler.py`), divided by the writes; the machine's "
+        "column is all its processes against what its cores had. "
         f"Run: `.venv/bin/python bench/bench_store.py --writers {args.writers} "
         f"--seconds {args.seconds:g} --pairs {args.pairs}`."
     )
