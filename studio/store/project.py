@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -45,6 +46,19 @@ def resolve_project_path(path: Path | str) -> Path:
     return path
 
 
+def _weakly(method: Callable[[], None]) -> Callable[[], None]:
+    """``method`` called through a weak reference to its object: the project's events call
+    back into the project without keeping it alive."""
+    held = weakref.WeakMethod(method)
+
+    def call() -> None:
+        found = held()
+        if found is not None:
+            found()
+
+    return call
+
+
 class Project:
     """An open project. Create with ``Project.create`` or ``Project.open``."""
 
@@ -66,7 +80,7 @@ class Project:
         # Why the project cannot be written (None: it can); set by ``open``.
         self.read_only_reason: str | None = None
         self._journal = "WAL"
-        self.events = ProjectEvents(heard=self._listened_to)
+        self.events = ProjectEvents(heard=_weakly(self._listened_to))
 
     # -- lifecycle -------------------------------------------------------------------
 
