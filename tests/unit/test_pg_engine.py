@@ -263,6 +263,48 @@ def test_a_project_nobody_listens_to_starts_no_listener_until_somebody_does(
     writer.close()
 
 
+def test_an_audit_row_knows_the_uid_of_the_record_it_is_about(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """The audit trigger (revision 0004_audit_lookup) finds the uid of the caption, pair or
+    transaction turn a row is about; an id that is no number, one that names nothing and
+    a kind of record without a uid give none. Every row gets its own uid and this
+    copy's origin."""
+    from studio.captions.store import save_draft
+    from studio.store.records import ImageRecord
+    from studio.transactions.records import Transaction, sequential_turns
+    from studio.transactions.store import save_transactions
+
+    with Project.create(postgresql_url, local_path=tmp_path / "project.pg") as project:
+        project.add_images(ImageRecord(id=f"im{i}", path=f"im{i}.jpg") for i in range(3))
+        with project.writing("pairs"):
+            pair = project.db.execute(
+                "INSERT INTO pairs (reference_id, target_id, external_key, created_at) "
+                "VALUES ('im0', 'im1', 'k', 'now') RETURNING id").fetchone()[0]
+        caption = save_draft(project, pair, "ann", "is red").id
+        save_transactions(project, [Transaction("T", "k", ("im0", "im1", "im2"),
+                                                sequential_turns(["is red", "is long"]))], "ann")
+        turn = project.db.execute(
+            "SELECT transaction_id, turn_index, uid FROM transaction_turns "
+            "ORDER BY turn_index DESC LIMIT 1").fetchone()
+        about = [("caption", caption), ("pair", pair), ("transaction_turn", f"{turn[0]}:{turn[1]}"),
+                 ("pair", "x1"), ("caption", 999999), ("image", "im0")]
+        for entity, entity_id in about:
+            with project.change("ann", "looked_up", entity, entity_id) as record:
+                record["after"] = {"n": 1}
+        rows = project.db.execute(
+            "SELECT entity_uid, uid, origin_copy FROM audit_log WHERE action = 'looked_up' "
+            "ORDER BY id").fetchall()
+        uid_of = {table: project.db.execute(f"SELECT uid FROM {table} WHERE id = :id",
+                                            {"id": key}).fetchone()[0]
+                  for table, key in (("captions", caption), ("pairs", pair))}
+        origin = project.get_meta("origin_id")
+    assert [row[0] for row in rows] == [uid_of["captions"], uid_of["pairs"], turn[2],
+                                        None, None, None]
+    assert len({row[1] for row in rows}) == len(rows) and all(row[1] for row in rows)
+    assert {row[2] for row in rows} == {origin}
+
+
 def test_a_newer_schema_is_refused_untouched(postgresql_url: str, tmp_path: Path) -> None:
     import psycopg
 
