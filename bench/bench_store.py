@@ -171,7 +171,8 @@ def run_writer(location: str, index: int, seconds: float, start_at: float, write
                 step += 1
                 continue
             ms = (time.perf_counter() - started) * 1000
-            print(json.dumps({"kind": kind, "key": key, "ms": ms}), flush=True)
+            print(json.dumps({"kind": kind, "key": key, "ms": ms, "at": round(time.time(), 3)}),
+                  flush=True)
             step += 1
         waits = project.db.busy_waits
     print(json.dumps({"summary": True, "refused": refused, "errors": errors,
@@ -250,11 +251,16 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
                  str(start_at), str(writers), "shared" if shared else "own"],
                 stdout=out, stderr=err, text=True, env=env,
             ))
+    # The CPU is read up to just before the deadline, while every writer and its server
+    # process still live (one that ended keeps only its last 0.2 s sample), and divided
+    # by the writes acknowledged in that same span.
     sampler = CpuSampler(_process_kind, every_s=0.2)
     time.sleep(max(0.0, start_at - time.time()))
     sampler.start()
-    time.sleep(seconds)
+    sampled_from = time.time()
+    time.sleep(max(0.0, start_at + seconds - 0.3 - time.time()))
     cpu = sampler.stop()
+    sampled_to = time.time()
     writes: list[dict[str, Any]] = []
     refused = errors = waits = 0
     for i, process in enumerate(processes):
@@ -272,7 +278,7 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
             print((outputs / f"{i}.err").read_text()[-2000:], file=sys.stderr)
     shutil.rmtree(outputs, ignore_errors=True)
     latencies = [w["ms"] for w in writes]
-    count = max(1, len(writes))
+    count = max(1, sum(sampled_from <= w["at"] <= sampled_to for w in writes))
     return {
         "writers": writers,
         "writes": len(writes),
@@ -287,6 +293,7 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
         "cpu_ms_writers": round(1000 * cpu.get("writers", 0.0) / count, 2),
         "cpu_ms_postgresql": round(1000 * cpu.get("postgresql", 0.0) / count, 2),
         "cpu_s_machine": cpu.get("machine", 0.0),
+        "cpu_window_s": round(sampled_to - sampled_from, 1),
     }
 
 
@@ -349,7 +356,7 @@ def main() -> int:
     rows = [[r["engine"], r["writers"], r["writes"], r["writes_per_s"], r["p50_ms"],
              r["p95_ms"], r["busy_waits"], r["refused"], r["errors"], r["lost"],
              r["cpu_ms_writers"], r["cpu_ms_postgresql"] if r["engine"] == "postgresql" else "",
-             f"{r['cpu_s_machine']:.1f} / {args.seconds * (os.cpu_count() or 1):g}"]
+             f"{r['cpu_s_machine']:.1f} / {r['cpu_window_s'] * (os.cpu_count() or 1):.1f}"]
             for r in results]
     table = markdown_table(
         ["engine", "writers", "writes", "writes/s", "p50 ms", "p95 ms", "busy waits",
@@ -372,9 +379,10 @@ def main() -> int:
         "Busy waits: transactions (not writes) that found another writer's lock and waited "
         "for it (SQLite: BEGIN IMMEDIATE slower than 2 ms; PostgreSQL: the advisory lock was "
         "taken). Lost: acknowledged writes missing afterwards. CPU: user + system time of "
-        "the writers' processes and of the PostgreSQL server's over the window, read from "
-        "`/proc` every 0.2 s (`bench/cpu_sampler.py`), divided by the writes; the machine's "
-        "column is all its processes against what its cores had. "
+        "the writers' processes and of the PostgreSQL server's, read from `/proc` every "
+        "0.2 s (`bench/cpu_sampler.py`) from the start to 0.3 s before the end (while "
+        "every process lives), divided by the writes acknowledged in that span; the "
+        "machine's column is all its processes against what its cores had in it. "
         f"Run: `.venv/bin/python bench/bench_store.py --writers {args.writers} "
         f"--seconds {args.seconds:g} --pairs {args.pairs}`."
     )
