@@ -252,11 +252,7 @@ class Project:
 
     @property
     def image_root(self) -> Path:
-        return self._root_of(self.get_meta("image_root") or "images")
-
-    def _root_of(self, stored: str) -> Path:
-        root = Path(stored)
-        return root if root.is_absolute() else (self.path.parent / root).resolve()
+        return self._image_places()[0]
 
     @property
     def location(self) -> str:
@@ -297,7 +293,9 @@ class Project:
         cached = getattr(self._local, "places", None)
         if cached is not None and cached[0] == key:
             return cached[1], list(cached[2])
-        root = self._root_of(key[0] or "images")
+        root = Path(key[0] or "images")
+        if not root.is_absolute():
+            root = (self.path.parent / root).resolve()
         folders = [root]
         for stored in json.loads(key[1]):
             folder = Path(stored)

@@ -263,6 +263,28 @@ def test_a_project_nobody_listens_to_starts_no_listener_until_somebody_does(
     writer.close()
 
 
+def test_a_studio_window_on_a_postgresql_project_hears_another_program(
+    postgresql_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window's workspace opens the project, then listens to it: that connect starts
+    the listener, and a commit of another project object reaches the window's views."""
+    from studio.workspace import Workspace
+
+    monkeypatch.setenv("CIR_STUDIO_HOME", str(tmp_path / "home"))
+    writer = Project.create(postgresql_url, local_path=tmp_path / "project.pg")
+    workspace = Workspace()
+    heard: list[str] = []
+    arrived = threading.Event()
+    workspace.events.changed.connect(lambda kind: (heard.append(kind), arrived.set()))
+    workspace.open_project(postgresql_url)
+    with writer.change("bob", "write", "caption") as record:
+        record["after"] = {"text": "has a hood"}
+    assert arrived.wait(5), "the window never heard the other program's caption"
+    assert "captions" in heard
+    workspace.close_project()
+    writer.close()
+
+
 def test_an_audit_row_knows_the_uid_of_the_record_it_is_about(
     postgresql_url: str, tmp_path: Path
 ) -> None:
