@@ -44,6 +44,7 @@ from studio.server.errors import RETRY_AFTER, ApiError, error_body
 from studio.server.picture_cache import PictureCache
 from studio.store import Project
 from studio.store.repos import server as server_repo
+from studio.store.token_watch import TokenWatch
 from studio.timeouts import lease_seconds as default_lease_seconds
 
 MAX_BODY = 64 * 1024
@@ -76,6 +77,7 @@ class _State:
     pictures: PictureCache = field(default_factory=PictureCache)
     lock: threading.Lock = field(default_factory=threading.Lock)
     opened: Project | None = None
+    watch: TokenWatch | None = None
     executor: ThreadPoolExecutor | None = None
 
     def threads(self) -> ThreadPoolExecutor:
@@ -90,22 +92,37 @@ class _State:
             if self.opened is None:
                 # never a migration inside a request: 'server start' / 'server migrate' do it
                 self.opened = Project.open(self.config.url, upgrade=False)
+                self.watch = TokenWatch(self.opened)
             return self.opened
+
+    def stop_watching(self) -> None:
+        """Stop the token watch's thread (the worker is stopping); tokens are checked at
+        every request from then on."""
+        with self.lock:
+            watch = self.watch
+        if watch is not None:
+            watch.close()
 
     def identify(self, project: Project, header: str) -> tokens.Identity:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(401, "Send your token as 'Authorization: Bearer <token>'.")
         token = token.strip()
+        assert self.watch is not None  # made with the project
+        generation = self.watch.generation()  # read before the database is
         known = self.cache.get(token)
         if known is not None:
-            if tokens.still_valid(project, known):
-                return known
+            identity, verified_in = known
+            if verified_in is not None and verified_in == generation:
+                return identity  # no revocation since it was verified (token_watch)
+            if tokens.still_valid(project, identity):
+                self.cache.put(token, identity, generation)
+                return identity
             self.cache.forget(token)
         found = tokens.verify(project, token)
         if found is None:
             raise ApiError(401, "This token is unknown or was revoked.")
-        self.cache.put(token, found)
+        self.cache.put(token, found, generation)
         return found
 
 
@@ -241,6 +258,7 @@ def create_app(config: ServerConfig) -> FastAPI:
             task.cancel()
         if state.executor is not None:
             state.executor.shutdown(wait=False, cancel_futures=True)
+        state.stop_watching()
 
     async def _pruning() -> None:
         """Prune applied edits now and every ``PRUNE_EVERY_S`` (each worker: the delete is

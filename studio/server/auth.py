@@ -16,6 +16,7 @@ import threading
 import time
 
 from studio.server.tokens import Identity
+from studio.store.token_watch import Generation
 from studio.timeouts import login_delay_max_s
 
 # Which roles may call which group of endpoints.
@@ -69,26 +70,27 @@ class FailedLogins:
 
 
 class TokenCache:
-    """Tokens this worker verified: SHA-256 of the token → identity."""
+    """Tokens this worker verified: SHA-256 of the token → identity and the generation of
+    the worker's ``TokenWatch`` it was verified in (trusted while that still holds)."""
 
     def __init__(self, size: int = 1000) -> None:
         self._lock = threading.Lock()
-        self._known: dict[str, Identity] = {}
+        self._known: dict[str, tuple[Identity, Generation]] = {}
         self._size = size
 
     @staticmethod
     def key(token: str) -> str:
         return hashlib.sha256(token.encode()).hexdigest()
 
-    def get(self, token: str) -> Identity | None:
+    def get(self, token: str) -> tuple[Identity, Generation] | None:
         with self._lock:
             return self._known.get(self.key(token))
 
-    def put(self, token: str, identity: Identity) -> None:
+    def put(self, token: str, identity: Identity, generation: Generation = None) -> None:
         with self._lock:
             if len(self._known) >= self._size:
                 self._known.pop(next(iter(self._known)))
-            self._known[self.key(token)] = identity
+            self._known[self.key(token)] = (identity, generation)
 
     def forget(self, token: str) -> None:
         with self._lock:

@@ -73,6 +73,8 @@ LOCK_TIMEOUT_MS = busy_timeout_ms()  # 5 s, as SQLite's busy timeout (studio/tim
 WRITE_LOCK_KEY = 0x43495253  # "CIRS": one project per database; shared by every writer
 MIGRATION_LOCK_KEY = 0x4349524D
 EVENT_CHANNEL = "cir_studio_events"
+# Revoked team-server tokens (``repos.server.revoke_tokens``; heard by ``token_watch``).
+TOKENS_CHANNEL = "cir_studio_tokens"
 
 
 def display(url: str) -> str:

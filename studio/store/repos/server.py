@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from studio.store.locks import claim_first, lock_key, lock_row
+from studio.store.pg_database import TOKENS_CHANNEL
 from studio.store.project import Project
 from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me
 
@@ -59,11 +60,17 @@ def token_revoked(project: Project, token_id: int) -> bool:
 
 
 def revoke_tokens(project: Project, name: str, now: str) -> int:
-    """Revoke every live token of ``name``; how many were revoked."""
+    """Revoke every live token of ``name``, inside a write transaction; how many were
+    revoked. On PostgreSQL the commit tells the team server's workers, which trust the
+    tokens they verified only until they hear of a revocation (``token_watch``)."""
+    if not project.db.conn.in_transaction:
+        raise RuntimeError("Tokens are revoked inside a write transaction (its commit is heard).")
     cursor = project.db.execute(
         "UPDATE server_tokens SET revoked_at = :now WHERE name = :name AND revoked_at IS NULL",
         {"now": now, "name": name},
     )
+    if project.url is not None:
+        project.pg_db.notify_at_commit(TOKENS_CHANNEL, name)
     return int(cursor.rowcount)
 
 
