@@ -8,7 +8,8 @@ the server stopped, a 5xx, a token the server does not know at the moment) keeps
 waiting for the next ``flush``. The server applies each uid once, so an edit whose
 answer was lost on the way back is simply sent again.
 
-Standard library only (``urllib``): the desktop studio and a script use it alike.
+Standard library only (``http.client``, one kept-alive connection per thread: ``wire``):
+the desktop studio and a script use it alike.
 """
 
 from __future__ import annotations
@@ -19,14 +20,13 @@ import http.client
 import json
 import secrets
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from studio.errors import StudioError
 from studio.server.errors import message_of
+from studio.server.wire import Wire
 from studio.settings import data_dir
 from studio.store import outbox
 from studio.timeouts import client_timeout_s
@@ -65,6 +65,7 @@ class Client:
         self.base = base_url.rstrip("/")
         self.token = token
         self.timeout = client_timeout_s() if timeout is None else timeout
+        self._wire = Wire(self.base, self.timeout)  # kept-alive connections, one per thread
         if outbox_path is None:
             outbox_path = outbox_for(self.base, token)
         self.outbox_path = outbox_path
@@ -78,6 +79,7 @@ class Client:
         self._sending = threading.Lock()
 
     def close(self) -> None:
+        self._wire.close()
         with self._box:
             self._outbox.close()
 
@@ -86,23 +88,23 @@ class Client:
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
         """One request: ``(status, answer)`` for any answer; ``Offline`` for none."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data, method=method)
-        request.add_header("Authorization", f"Bearer {self.token}")
-        request.add_header("Content-Type", "application/json")
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                return answer.status, json.loads(answer.read() or b"null")
-        except urllib.error.HTTPError as error:
-            try:
-                payload = json.loads(error.read() or b"null")
-            except ValueError:
-                payload = {"error": error.reason}
-            if error.code >= 500:
-                raise Offline(f"The server failed ({error.code}); your edits wait.") from None
-            return error.code, _refusal(payload)
-        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
+            status, _, content = self._wire.send(method, path, data, headers)
+        except (OSError, http.client.HTTPException) as error:
             # HTTPException: the server went away in the middle of its answer
             raise Offline(f"The server does not answer ({error}); your edits wait.") from None
+        if status >= 500:
+            raise Offline(f"The server failed ({status}); your edits wait.")
+        try:
+            payload = json.loads(content or b"null")
+        except ValueError:
+            if status < 400:
+                raise Offline("The server's answer was not JSON; your edits wait.") from None
+            payload = {"error": http.client.responses.get(status, str(status))}
+        if status >= 300:
+            return status, _refusal(payload)
+        return status, payload
 
     def _ok(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         status, answer = self.call(method, path, body)
@@ -304,28 +306,26 @@ class Client:
         ``StudioError`` with the server's message when it refuses."""
         cached, tag = self._cache_paths(image_id, size)
         query = f"?size={int(size)}" if size is not None else ""
-        request = urllib.request.Request(
-            f"{self.base}/v1/images/{urllib.parse.quote(image_id, safe='')}{query}")
-        request.add_header("Authorization", f"Bearer {self.token}")
+        headers = {"Authorization": f"Bearer {self.token}"}
         if cached.is_file() and tag.is_file():
-            request.add_header("If-None-Match", tag.read_text())
+            headers["If-None-Match"] = tag.read_text()
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                body = answer.read()
-                etag = answer.headers.get("ETag")
-        except urllib.error.HTTPError as error:
-            if error.code == 304 and cached.is_file():
-                return cached.read_bytes()
-            if error.code >= 500:
-                return self._cached_or_offline(cached, f"the server failed ({error.code})")
+            status, answer, body = self._wire.send(
+                "GET", f"/v1/images/{urllib.parse.quote(image_id, safe='')}{query}", None, headers)
+        except (OSError, http.client.HTTPException) as error:
+            return self._cached_or_offline(cached, str(error))
+        if status == 304 and cached.is_file():
+            return cached.read_bytes()
+        if status >= 500:
+            return self._cached_or_offline(cached, f"the server failed ({status})")
+        if status >= 300:
             try:
-                message = message_of(json.loads(error.read() or b"null"))
+                message = message_of(json.loads(body or b"null"))
             except ValueError:
                 message = None
-            refused = f"The server refused the picture ({error.code})."
+            refused = f"The server refused the picture ({status})."
             raise StudioError(message or refused) from None
-        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
-            return self._cached_or_offline(cached, str(error))
+        etag = answer.get("ETag")
         cached.parent.mkdir(parents=True, exist_ok=True)
         temporary = cached.with_suffix(f".{secrets.token_hex(4)}.part")
         temporary.write_bytes(body)

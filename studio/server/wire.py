@@ -1,0 +1,116 @@
+"""HTTP(S) to the team server over one kept-alive connection per thread.
+
+``urllib.request.urlopen`` opens a new TCP (and TLS) connection for every request; a
+person's client sends a request every second or so, and the connect, the accept and the
+close cost the client and the server's workers more CPU than most of the answers.
+``Wire`` keeps each thread's connection open (the desktop's UI thread and its IO lane
+each have one). A connection the server closed while it was idle (its keep-alive
+timeout, a restarted worker) is replaced and the request sent once more, which every
+request here tolerates: edits carry their ``edit_uid`` and are applied once; asking for
+the next item again answers the item already held.
+
+The ``http_proxy`` / ``https_proxy`` / ``no_proxy`` variables are honoured as ``urllib``
+honours them (an HTTPS server through a proxy is tunnelled with CONNECT). Standard
+library only: the desktop studio and a script use it alike.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ssl
+import threading
+import urllib.parse
+import urllib.request
+import weakref
+from email.message import Message
+
+from studio.errors import StudioError
+
+# Raised when the server closed a kept-alive connection before this request reached it.
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+          http.client.CannotSendRequest)
+
+
+class Wire:
+    """Requests to one server (``base``: ``http(s)://host[:port][/prefix]``)."""
+
+    def __init__(self, base: str, timeout: float) -> None:
+        parts = urllib.parse.urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise StudioError(f"{base!r} is not a server address (http://host:port).")
+        self.secure = parts.scheme == "https"
+        self.host = parts.hostname
+        self.port = parts.port or (443 if self.secure else 80)
+        self.prefix = parts.path.rstrip("/")
+        self.timeout = timeout
+        proxy = urllib.request.getproxies().get(parts.scheme)
+        self.proxy = (urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+                      if proxy and not urllib.request.proxy_bypass(self.host) else None)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        # every thread's connection, to close them all; a thread's ends with the thread
+        self._open: weakref.WeakSet[http.client.HTTPConnection] = weakref.WeakSet()
+
+    def send(
+        self, method: str, path: str, body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, Message, bytes]:
+        """``(status, headers, body)`` of any answer; ``OSError`` or
+        ``http.client.HTTPException`` when none came."""
+        for attempt in (1, 2):
+            connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+            reused = connection is not None
+            if connection is None:
+                connection = self._connect()
+            try:
+                connection.request(method, self._target(path), body=body, headers=headers or {})
+                answer = connection.getresponse()
+                content = answer.read()
+            except _STALE:
+                self._drop(connection)
+                if reused and attempt == 1:
+                    continue  # closed while idle: once more on a new connection
+                raise
+            except BaseException:
+                self._drop(connection)
+                raise
+            if answer.will_close:
+                self._drop(connection)
+            return answer.status, answer.headers, content
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Close every thread's connection (the client is done)."""
+        with self._lock:
+            connections, self._open = list(self._open), weakref.WeakSet()
+        for connection in connections:
+            connection.close()
+
+    def _target(self, path: str) -> str:
+        if self.proxy is not None and not self.secure:  # a plain proxy takes the whole URL
+            return f"http://{self.host}:{self.port}{self.prefix}{path}"
+        return self.prefix + path
+
+    def _connect(self) -> http.client.HTTPConnection:
+        host, port = self.host, self.port
+        if self.proxy is not None:
+            host, port = self.proxy.hostname or "", self.proxy.port or 80
+        connection: http.client.HTTPConnection
+        if self.secure:
+            connection = http.client.HTTPSConnection(
+                host, port, timeout=self.timeout, context=ssl.create_default_context())
+            if self.proxy is not None:
+                connection.set_tunnel(self.host, self.port)
+        else:
+            connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
+        self._local.connection = connection
+        with self._lock:
+            self._open.add(connection)
+        return connection
+
+    def _drop(self, connection: http.client.HTTPConnection) -> None:
+        connection.close()
+        if getattr(self._local, "connection", None) is connection:
+            self._local.connection = None
+        with self._lock:
+            self._open.discard(connection)

@@ -1,0 +1,104 @@
+"""The team client's wire over real sockets: one kept-alive connection per thread, a
+connection the server dropped while idle replaced without losing the request, and the
+proxy variables honoured as urllib honours them."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from studio.server.wire import Wire
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keeps connections open unless told otherwise
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        server: Any = self.server
+        server.seen.append({"port": self.client_address[1], "path": self.path,
+                            "auth": self.headers.get("Authorization")})
+        body = json.dumps({"n": len(server.seen)}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        if server.drop_after:  # gone without a word, as an idle keep-alive timeout does
+            self.close_connection = True
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def recorder() -> Iterator[Any]:
+    server: Any = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    server.seen, server.drop_after = [], False
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def _base(server: Any) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_the_requests_of_one_thread_share_one_connection_and_threads_do_not(recorder: Any) -> None:
+    wire = Wire(_base(recorder) + "/team/", timeout=5)
+    for _ in range(3):
+        status, headers, body = wire.send("GET", "/v1/whoami", None, {"Authorization": "Bearer x"})
+        assert status == 200 and headers["Content-Type"] == "application/json"
+    other = threading.Thread(target=wire.send, args=("GET", "/v1/whoami"))
+    other.start()
+    other.join()
+    ports = [seen["port"] for seen in recorder.seen]
+    assert len(set(ports[:3])) == 1 and ports[3] != ports[0]
+    assert [seen["path"] for seen in recorder.seen] == ["/team/v1/whoami"] * 4  # the prefix kept
+    assert recorder.seen[0]["auth"] == "Bearer x"
+    wire.close()
+
+
+def test_a_connection_the_server_dropped_while_idle_is_replaced_and_the_request_answered(
+    recorder: Any,
+) -> None:
+    wire = Wire(_base(recorder), timeout=5)
+    recorder.drop_after = True
+    assert wire.send("GET", "/v1/a")[0] == 200
+    status, _, body = wire.send("GET", "/v1/b")  # its connection is gone: a new one
+    assert status == 200 and json.loads(body) == {"n": 2}
+    assert [seen["path"] for seen in recorder.seen] == ["/v1/a", "/v1/b"]  # each once
+    assert recorder.seen[0]["port"] != recorder.seen[1]["port"]
+    wire.close()
+
+
+def test_a_server_that_is_not_there_raises_for_the_client_to_wait(recorder: Any) -> None:
+    base = _base(recorder)
+    recorder.shutdown()
+    recorder.server_close()
+    with pytest.raises(OSError):
+        Wire(base, timeout=2).send("GET", "/v1/whoami")
+
+
+def test_a_plain_http_proxy_is_sent_the_whole_address(
+    recorder: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("http_proxy", _base(recorder))
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    wire = Wire("http://team.example.invalid:8750/cir", timeout=5)
+    assert wire.send("GET", "/v1/whoami")[0] == 200
+    assert recorder.seen[0]["path"] == "http://team.example.invalid:8750/cir/v1/whoami"
+
+
+def test_an_address_that_is_not_http_is_refused() -> None:
+    from studio.errors import StudioError
+
+    with pytest.raises(StudioError, match="not a server address"):
+        Wire("ftp://example.org", timeout=1)
