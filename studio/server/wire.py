@@ -19,6 +19,7 @@ from __future__ import annotations
 import http.client
 import ssl
 import threading
+import time
 import urllib.parse
 import urllib.request
 import weakref
@@ -26,6 +27,10 @@ from email.message import Message
 
 from studio.errors import StudioError
 
+# A connection is used for this long, then a new one is made at the next request: each
+# one is served by one of the server's workers, and a worker that restarted (or was
+# added) must get its share of the people again.
+KEEP_FOR_S = 15.0
 # Raised when the server closed a kept-alive connection before this request reached it.
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
           http.client.CannotSendRequest)
@@ -34,7 +39,7 @@ _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
 class Wire:
     """Requests to one server (``base``: ``http(s)://host[:port][/prefix]``)."""
 
-    def __init__(self, base: str, timeout: float) -> None:
+    def __init__(self, base: str, timeout: float, keep_for: float = KEEP_FOR_S) -> None:
         parts = urllib.parse.urlsplit(base)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise StudioError(f"{base!r} is not a server address (http://host:port).")
@@ -42,7 +47,7 @@ class Wire:
         self.host = parts.hostname
         self.port = parts.port or (443 if self.secure else 80)
         self.prefix = parts.path.rstrip("/")
-        self.timeout = timeout
+        self.timeout, self.keep_for = timeout, keep_for
         proxy = urllib.request.getproxies().get(parts.scheme)
         self.proxy = (urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
                       if proxy and not urllib.request.proxy_bypass(self.host) else None)
@@ -59,6 +64,9 @@ class Wire:
         ``http.client.HTTPException`` when none came."""
         for attempt in (1, 2):
             connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+            if connection is not None and time.monotonic() > self._local.until:
+                self._drop(connection)  # served long enough: let the workers share again
+                connection = None
             reused = connection is not None
             if connection is None:
                 connection = self._connect()
@@ -104,6 +112,7 @@ class Wire:
         else:
             connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
         self._local.connection = connection
+        self._local.until = time.monotonic() + self.keep_for
         with self._lock:
             self._open.add(connection)
         return connection

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -102,3 +103,16 @@ def test_an_address_that_is_not_http_is_refused() -> None:
 
     with pytest.raises(StudioError, match="not a server address"):
         Wire("ftp://example.org", timeout=1)
+
+
+def test_a_connection_is_kept_for_a_while_then_made_anew(recorder: Any) -> None:
+    """Each connection is one worker's: after ``keep_for`` seconds the next request opens
+    a new one, so a restarted worker gets its share of the people again."""
+    wire = Wire(_base(recorder), timeout=5, keep_for=0.3)
+    wire.send("GET", "/v1/a")
+    wire.send("GET", "/v1/b")
+    time.sleep(0.4)
+    wire.send("GET", "/v1/c")
+    ports = [seen["port"] for seen in recorder.seen]
+    assert ports[0] == ports[1] != ports[2]
+    wire.close()
