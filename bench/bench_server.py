@@ -388,9 +388,15 @@ def _cpu_lines(cpu: dict[str, float], elapsed: float, requests: int) -> str:
     kinds = [kind for kind in cpu if kind != "machine"]
     each = ", ".join(f"{kind} {cpu[kind]:.0f} CPU-s ({1000 * cpu[kind] / max(requests, 1):.1f} "
                      f"ms a request)" for kind in kinds)
+    cores = os.cpu_count() or 1
+    each_ms = 1000 * cpu["machine"] / max(requests, 1)
+    busy = cpu["machine"] / max(elapsed * cores, 1e-9)
     return (f"\n\nWhere the CPU went in the {elapsed:.0f} s: {each}; the whole machine "
-            f"{cpu['machine']:.0f} CPU-s of the {elapsed * (os.cpu_count() or 1):.0f} its "
-            f"{os.cpu_count()} cores had.")
+            f"{cpu['machine']:.0f} CPU-s of the {elapsed * cores:.0f} its "
+            f"{cores} cores had. At {each_ms:.1f} ms of the machine's CPU a request (clients "
+            f"included), its cores can answer at most {1000 * cores / each_ms:.0f} "
+            f"requests/s; they were busy {100 * busy:.0f} % of the time (a request that "
+            f"finds them busy waits its turn).")
 
 
 def main() -> int:
