@@ -16,6 +16,7 @@ library only: the desktop studio and a script use it alike.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import ssl
 import threading
@@ -51,6 +52,13 @@ class Wire:
         proxy = urllib.request.getproxies().get(parts.scheme)
         self.proxy = (urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
                       if proxy and not urllib.request.proxy_bypass(self.host) else None)
+        # "http://user:secret@proxy:3128": its credentials go to the proxy, as urllib sends them
+        self._proxy_headers: dict[str, str] = {}
+        if self.proxy is not None and self.proxy.username is not None:
+            secret = f"{urllib.parse.unquote(self.proxy.username)}:" \
+                     f"{urllib.parse.unquote(self.proxy.password or '')}"
+            self._proxy_headers["Proxy-Authorization"] = \
+                "Basic " + base64.b64encode(secret.encode()).decode()
         self._local = threading.local()
         self._lock = threading.Lock()
         # every thread's connection, to close them all; a thread's ends with the thread
@@ -71,7 +79,8 @@ class Wire:
             if connection is None:
                 connection = self._connect()
             try:
-                connection.request(method, self._target(path), body=body, headers=headers or {})
+                connection.request(method, self._target(path), body=body, headers={
+                    **(headers or {}), **({} if self.secure else self._proxy_headers)})
                 answer = connection.getresponse()
                 content = answer.read()
             except _STALE:
@@ -108,7 +117,7 @@ class Wire:
             connection = http.client.HTTPSConnection(
                 host, port, timeout=self.timeout, context=ssl.create_default_context())
             if self.proxy is not None:
-                connection.set_tunnel(self.host, self.port)
+                connection.set_tunnel(self.host, self.port, headers=self._proxy_headers)
         else:
             connection = http.client.HTTPConnection(host, port, timeout=self.timeout)
         self._local.connection = connection

@@ -4,6 +4,7 @@ proxy variables honoured as urllib honours them."""
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -22,7 +23,8 @@ class _Recorder(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         server: Any = self.server
         server.seen.append({"port": self.client_address[1], "path": self.path,
-                            "auth": self.headers.get("Authorization")})
+                            "auth": self.headers.get("Authorization"),
+                            "proxy_auth": self.headers.get("Proxy-Authorization")})
         body = json.dumps({"n": len(server.seen)}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -31,6 +33,14 @@ class _Recorder(BaseHTTPRequestHandler):
         self.wfile.write(body)
         if server.drop_after:  # gone without a word, as an idle keep-alive timeout does
             self.close_connection = True
+
+    def do_CONNECT(self) -> None:  # noqa: N802 (an HTTPS tunnel asked of a proxy)
+        server: Any = self.server
+        server.seen.append({"port": self.client_address[1], "path": f"CONNECT {self.path}",
+                            "auth": None, "proxy_auth": self.headers.get("Proxy-Authorization")})
+        self.send_response(502)  # no tunnel here: the client must say it got no answer
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -87,15 +97,16 @@ def test_a_server_that_is_not_there_raises_for_the_client_to_wait(recorder: Any)
         Wire(base, timeout=2).send("GET", "/v1/whoami")
 
 
-def test_a_plain_http_proxy_is_sent_the_whole_address(
+def test_a_plain_http_proxy_is_sent_the_whole_address_and_its_credentials(
     recorder: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("http_proxy", _base(recorder))
+    monkeypatch.setenv("http_proxy", _base(recorder).replace("//", "//ann:s%40cret@"))
     monkeypatch.delenv("no_proxy", raising=False)
     monkeypatch.delenv("NO_PROXY", raising=False)
     wire = Wire("http://team.example.invalid:8750/cir", timeout=5)
     assert wire.send("GET", "/v1/whoami")[0] == 200
     assert recorder.seen[0]["path"] == "http://team.example.invalid:8750/cir/v1/whoami"
+    assert recorder.seen[0]["proxy_auth"] == "Basic " + base64.b64encode(b"ann:s@cret").decode()
 
 
 def test_an_address_that_is_not_http_is_refused() -> None:
@@ -116,3 +127,16 @@ def test_a_connection_is_kept_for_a_while_then_made_anew(recorder: Any) -> None:
     ports = [seen["port"] for seen in recorder.seen]
     assert ports[0] == ports[1] != ports[2]
     wire.close()
+
+
+def test_an_https_server_behind_a_proxy_is_reached_through_a_tunnel(
+    recorder: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("https_proxy", _base(recorder).replace("//", "//ann:pw@"))
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    wire = Wire("https://team.example.invalid/cir", timeout=5)
+    with pytest.raises(OSError, match="502"):
+        wire.send("GET", "/v1/whoami")
+    assert recorder.seen[0]["path"] == "CONNECT team.example.invalid:443"
+    assert recorder.seen[0]["proxy_auth"] == "Basic " + base64.b64encode(b"ann:pw").decode()
