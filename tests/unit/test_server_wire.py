@@ -140,3 +140,59 @@ def test_an_https_server_behind_a_proxy_is_reached_through_a_tunnel(
         wire.send("GET", "/v1/whoami")
     assert recorder.seen[0]["path"] == "CONNECT team.example.invalid:443"
     assert recorder.seen[0]["proxy_auth"] == "Basic " + base64.b64encode(b"ann:pw").decode()
+
+
+def _self_signed(folder: Any) -> tuple[str, str]:
+    """A certificate for localhost / 127.0.0.1 and its key, as files."""
+    import datetime
+    import ipaddress
+
+    crypto = pytest.importorskip("cryptography")  # with keyring's SecretStorage on Linux
+    del crypto
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([
+            x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_file), str(key_file)
+
+
+def test_an_https_server_is_reached_over_one_tls_connection_and_an_unknown_one_refused(
+    recorder: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ssl
+
+    cert_file, key_file = _self_signed(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    recorder.socket = context.wrap_socket(recorder.socket, server_side=True)
+    base = f"https://localhost:{recorder.server_address[1]}"
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+    with pytest.raises(ssl.SSLError):  # not trusted: no answer, the client's edits wait
+        Wire(base, timeout=5).send("GET", "/v1/whoami")
+    monkeypatch.setenv("SSL_CERT_FILE", cert_file)  # trusted, as a team's own CA would be
+    wire = Wire(base, timeout=5)
+    assert [wire.send("GET", f"/v1/{n}")[0] for n in range(3)] == [200, 200, 200]
+    assert len({seen["port"] for seen in recorder.seen}) == 1  # one handshake, not three
+    wire.close()
