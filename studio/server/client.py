@@ -90,19 +90,22 @@ class Client:
         data = None if body is None else json.dumps(body).encode()
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         try:
-            status, _, content = self._wire.send(method, path, data, headers)
+            status, where, content = self._wire.send(method, path, data, headers)
         except (OSError, http.client.HTTPException) as error:
             # HTTPException: the server went away in the middle of its answer
             raise Offline(f"The server does not answer ({error}); your edits wait.") from None
         if status >= 500:
             raise Offline(f"The server failed ({status}); your edits wait.")
+        if 300 <= status < 400:  # not an answer about the request: a proxy sends it elsewhere
+            raise Offline(f"The server's address sends requests elsewhere ({status} to "
+                          f"{where.get('Location')}); check the address. Your edits wait.")
         try:
             payload = json.loads(content or b"null")
         except ValueError:
             if status < 400:
                 raise Offline("The server's answer was not JSON; your edits wait.") from None
             payload = {"error": http.client.responses.get(status, str(status))}
-        if status >= 300:
+        if status >= 400:
             return status, _refusal(payload)
         return status, payload
 
@@ -318,7 +321,10 @@ class Client:
             return cached.read_bytes()
         if status >= 500:
             return self._cached_or_offline(cached, f"the server failed ({status})")
-        if status >= 300:
+        if 300 <= status < 400:
+            return self._cached_or_offline(cached, f"the server's address sends requests "
+                                                   f"elsewhere ({status} to {answer.get('Location')})")
+        if status >= 400:
             try:
                 message = message_of(json.loads(body or b"null"))
             except ValueError:

@@ -22,9 +22,16 @@ class _Recorder(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         server: Any = self.server
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))  # a PUT's body
         server.seen.append({"port": self.client_address[1], "path": self.path,
                             "auth": self.headers.get("Authorization"),
                             "proxy_auth": self.headers.get("Proxy-Authorization")})
+        if server.moved_to:
+            self.send_response(308)
+            self.send_header("Location", server.moved_to)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         body = json.dumps({"n": len(server.seen)}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -33,6 +40,8 @@ class _Recorder(BaseHTTPRequestHandler):
         self.wfile.write(body)
         if server.drop_after:  # gone without a word, as an idle keep-alive timeout does
             self.close_connection = True
+
+    do_PUT = do_GET
 
     def do_CONNECT(self) -> None:  # noqa: N802 (an HTTPS tunnel asked of a proxy)
         server: Any = self.server
@@ -49,7 +58,7 @@ class _Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def recorder() -> Iterator[Any]:
     server: Any = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    server.seen, server.drop_after = [], False
+    server.seen, server.drop_after, server.moved_to = [], False, None
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
@@ -196,3 +205,19 @@ def test_an_https_server_is_reached_over_one_tls_connection_and_an_unknown_one_r
     assert [wire.send("GET", f"/v1/{n}")[0] for n in range(3)] == [200, 200, 200]
     assert len({seen["port"] for seen in recorder.seen}) == 1  # one handshake, not three
     wire.close()
+
+
+def test_a_redirect_is_no_answer_the_edit_keeps_waiting(recorder: Any, tmp_path: Any) -> None:
+    """A proxy that sends the studio elsewhere (http to https) answered nothing about the
+    edit: the client says where, and the edit stays in the outbox."""
+    from studio.server.client import Client, Offline
+
+    recorder.moved_to = "https://team.example.org/v1/captions/3/draft"
+    client = Client(_base(recorder), "cir_1_x", tmp_path / "outbox.sqlite",
+                    picture_cache=tmp_path / "pictures")
+    with pytest.raises(Offline, match="team.example.org"):
+        client.call("GET", "/v1/whoami")
+    client.save_draft(3, "is darker")
+    assert client.waiting() == 1
+    assert [seen["path"] for seen in recorder.seen] == ["/v1/whoami", "/v1/captions/3/draft"]
+    client.close()
