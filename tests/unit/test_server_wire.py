@@ -106,12 +106,17 @@ def test_a_server_that_is_not_there_raises_for_the_client_to_wait(recorder: Any)
         Wire(base, timeout=2).send("GET", "/v1/whoami")
 
 
+def _proxy(monkeypatch: pytest.MonkeyPatch, variable: str, url: str) -> None:
+    """Requests go through the proxy at ``url`` (no address left out of it)."""
+    monkeypatch.setenv(variable, url)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+
+
 def test_a_plain_http_proxy_is_sent_the_whole_address_and_its_credentials(
     recorder: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("http_proxy", _base(recorder).replace("//", "//ann:s%40cret@"))
-    monkeypatch.delenv("no_proxy", raising=False)
-    monkeypatch.delenv("NO_PROXY", raising=False)
+    _proxy(monkeypatch, "http_proxy", _base(recorder).replace("//", "//ann:s%40cret@"))
     wire = Wire("http://team.example.invalid:8750/cir", timeout=5)
     assert wire.send("GET", "/v1/whoami")[0] == 200
     assert recorder.seen[0]["path"] == "http://team.example.invalid:8750/cir/v1/whoami"
@@ -141,9 +146,7 @@ def test_a_connection_is_kept_for_a_while_then_made_anew(recorder: Any) -> None:
 def test_an_https_server_behind_a_proxy_is_reached_through_a_tunnel(
     recorder: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("https_proxy", _base(recorder).replace("//", "//ann:pw@"))
-    monkeypatch.delenv("no_proxy", raising=False)
-    monkeypatch.delenv("NO_PROXY", raising=False)
+    _proxy(monkeypatch, "https_proxy", _base(recorder).replace("//", "//ann:pw@"))
     wire = Wire("https://team.example.invalid/cir", timeout=5)
     with pytest.raises(OSError, match="502"):
         wire.send("GET", "/v1/whoami")
