@@ -20,6 +20,7 @@ from typing import Any
 
 from studio.captions import queue as caption_queue
 from studio.captions import store as caption_store
+from studio.captions.records import Caption
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
@@ -33,20 +34,27 @@ ITEM_NAMES = {server_repo.CAPTION: "pair_id", server_repo.REVIEW: "caption_id",
               server_repo.ATTRIBUTE: "image_id"}
 
 
-def _rejected(project: Project, pair_id: int, author: str) -> dict[str, Any] | None:
+def _rejected(captions: list[Caption], author: str) -> dict[str, Any] | None:
     """The author's last rejected caption on the pair, with the reviewer's reason: a pair
     handed back after a rejection says why (as the desktop writer does)."""
-    rejected = [c for c in caption_store.captions_for_pair(project, pair_id)
-                if c.author == author and c.status == "rejected"]
+    rejected = [c for c in captions if c.author == author and c.status == "rejected"]
     if not rejected:
         return None
     last = rejected[-1]
     return {"text": last.text, "reason": last.reject_reason or "", "reviewer": last.reviewer}
 
 
+def _own(captions: list[Caption], author: str) -> Caption | None:
+    """``caption_store.own_caption`` among the pair's captions (in writing order): the
+    author's latest one not rejected, a draft or written."""
+    mine = [c for c in captions if c.author == author and c.status != "rejected"]
+    return mine[-1] if mine else None
+
+
 def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any]:
     pair = server_repo.pair_images(project, int(lease["item_id"]))
-    own = caption_store.own_caption(project, int(lease["item_id"]), author)
+    captions = caption_store.captions_for_pair(project, int(lease["item_id"]))  # one read
+    own = _own(captions, author)
     return {
         "lease_id": int(lease["id"]),
         "expires_at": float(lease["expires_at"]),
@@ -56,7 +64,7 @@ def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any
         "category": pair["category"] if pair else "",
         "text": own.text if own else "",
         "status": own.status if own else None,
-        "rejected": _rejected(project, int(lease["item_id"]), author),
+        "rejected": _rejected(captions, author),
     }
 
 
@@ -173,9 +181,9 @@ def take_lease(
                                      item_key)
     record["entity_id"] = lease_id
     record["after"] = {ITEM_NAMES[kind]: item_key or item_id}
-    lease = server_repo.lease_row(project, lease_id)
-    assert lease is not None
-    return lease
+    # The row just written, as ``lease_row`` reads it (not read back: one statement less).
+    return {"id": lease_id, "kind": kind, "item_id": item_id, "item_key": item_key,
+            "holder": who.name, "expires_at": expires_at}
 
 
 def _own_lease(project: Project, who: Identity, lease_id: int, now: float) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from server_support import make_project
 
+from studio.captions.store import review_caption, save_draft, submit_caption
 from studio.cli.main import main
 from studio.server import queue
 from studio.server.tokens import Identity
@@ -32,6 +33,30 @@ def test_an_expired_lease_returns_the_pair_to_the_queue(
         again = queue.take_next(project, BOB, 300)
         assert again is not None and again["pair_id"] == held["pair_id"]
         assert queue.take_next(project, ANN, 300)["pair_id"] != held["pair_id"]
+
+
+def test_a_pair_handed_back_after_a_rejection_says_why_and_holds_the_new_draft(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    make_project(postgresql_url, tmp_path, n_pairs=1, per_pair=1)
+    with Project.open(postgresql_url) as project:
+        first = queue.take_next(project, ANN, 300)
+        assert first is not None and (first["text"], first["status"]) == ("", None)
+        assert first["rejected"] is None
+        pair = first["pair_id"]
+        written, _ = submit_caption(project, pair, "ann", "is red")
+        review_caption(project, written.id, "lead", "reject", reason="say the colour")
+        back = queue.take_next(project, ANN, 300)
+        assert back is not None and back["pair_id"] == pair
+        assert (back["text"], back["status"]) == ("", None)  # the rejected one is not hers now
+        assert back["rejected"] == {"text": "is red", "reason": "say the colour",
+                                    "reviewer": "lead"}
+        save_draft(project, pair, "ann", "is dark red")
+        held = queue.take_next(project, ANN, 300)
+        assert held is not None and held["lease_id"] == back["lease_id"]  # the same lease
+        assert (held["text"], held["status"]) == ("is dark red", "draft")
+        assert held["rejected"]["text"] == "is red"
+        assert queue.take_next(project, BOB, 300) is None  # per pair 1: Ann holds it
 
 
 def test_token_commands(postgresql_url: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
