@@ -66,12 +66,17 @@ WORDS = ["is darker", "has longer sleeves", "is plain", "has a collar"]
 FULL = ("accuracy", "historical_awareness", "granularity", "consistency", "coverage")
 
 
-def _timed_client(base: str, token: str, outbox: Path, timings: dict[str, list[float]]) -> Any:
-    """The ordinary client, timing every request by endpoint."""
+def _timed_client(base: str, token: str, outbox: Path, timings: dict[str, list[float]],
+                  ended: list[float] | None = None) -> Any:
+    """The ordinary client, timing every request by endpoint (and, in ``ended``, when each
+    request ended, beside its time: how the latency moves over the run)."""
     from studio.server.client import Client
 
     def note(key: str, start: float) -> None:
-        timings.setdefault(key, []).append((time.perf_counter() - start) * 1000)
+        ms = (time.perf_counter() - start) * 1000
+        timings.setdefault(key, []).append(ms)
+        if ended is not None:
+            ended.extend((round(time.time(), 3), round(ms, 1)))
 
     class Timed(Client):
         def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -98,7 +103,8 @@ def person(role: str, base: str, token: str, outbox: str, pace: str, out: str) -
     from studio.server.client import Offline
 
     timings: dict[str, list[float]] = {}
-    client = _timed_client(base, token, Path(outbox), timings)
+    ended: list[float] = []  # end time, ms, end time, ms, ...
+    client = _timed_client(base, token, Path(outbox), timings, ended)
     print("ready", flush=True)
     deadline = sys.stdin.readline()
     state = {"rng": random.Random(token), "end": float(deadline), "scale": float(pace),
@@ -131,7 +137,7 @@ def person(role: str, base: str, token: str, outbox: str, pace: str, out: str) -
     uids: dict[str, str] = state["uids"]
     answers = {uid: client.answer(uid) for uid in uids}
     Path(out).write_text(json.dumps({
-        "role": role, "timings": timings, "items": state["done"], "offline": state["offline"],
+        "role": role, "timings": timings, "ended": ended, "items": state["done"], "offline": state["offline"],
         "reasons": state["reasons"], "waiting": client.waiting(), "kinds": uids,
         "answers": {uid: (a[0] if a else None) for uid, a in answers.items()},
     }))
@@ -277,6 +283,34 @@ def _merged(counts: list[dict[str, int]]) -> dict[str, int]:
         for key, value in each.items():
             total[key] = total.get(key, 0) + value
     return total
+
+
+WINDOW_S = 15.0
+
+
+def _by_window(ended: list[list[float]], started: float, width: float) -> list[dict[str, Any]]:
+    """Every request of every person by the ``width`` seconds of the run it ended in: how
+    many, their p50 and p95 (the start, when everybody asks at once, and the worker's
+    kill show here, not only in the whole run's tail)."""
+    buckets: dict[int, list[float]] = {}
+    for pairs in ended:
+        for at, ms in zip(pairs[::2], pairs[1::2], strict=True):
+            buckets.setdefault(max(0, int((at - started) // width)), []).append(ms)
+    return [{"from_s": n * width, "requests": len(buckets[n]),
+             "p50_ms": round(_percentile(buckets[n], 0.5), 1),
+             "p95_ms": round(_percentile(buckets[n], 0.95), 1)} for n in sorted(buckets)]
+
+
+def _window_lines(windows: list[dict[str, Any]], killed_at: float) -> str:
+    from bench.report import markdown_table
+
+    if not windows:
+        return ""
+    rows = [[f"{w['from_s']:.0f}-{w['from_s'] + WINDOW_S:.0f} s"
+             + (" (worker killed)" if w["from_s"] <= killed_at < w["from_s"] + WINDOW_S else ""),
+             w["requests"], w["p50_ms"], w["p95_ms"]] for w in windows]
+    return ("\n\nEvery request by when it ended (all endpoints together):\n\n"
+            + markdown_table(["seconds of the run", "requests", "p50 ms", "p95 ms"], rows))
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -491,6 +525,7 @@ def main() -> int:
         time.sleep(args.minutes * 30)
         workers = _children(server.pid)
         killed = None
+        killed_at = time.time()
         for pid in workers:
             if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace"):
                 killed = pid
@@ -546,6 +581,7 @@ def main() -> int:
     by_role = {role: sum(r["items"] for r in results if r.get("role") == role)
                for role in ("annotator", "reviewer", "rater")}
     requests = sum(len(v) for v in timings.values())
+    windows = _by_window([r.get("ended", []) for r in results], started, WINDOW_S)
     desk_figures = _studio_figures(studios, reports, found)
     figures = {
         "annotators": args.annotators, "people": {
@@ -568,6 +604,8 @@ def main() -> int:
         "self_reviews": found["self_reviews"],
         "studios": desk_figures,
         "cpu_s": cpu,
+        "killed_at_s": round(killed_at - started, 1),
+        "by_window": windows,
     }
     print(json.dumps(figures, indent=1))
     if args.json:
@@ -594,6 +632,7 @@ def main() -> int:
             f"author: **{figures['self_reviews']}**.\n\n"
             + _studio_lines(desk_figures)
             + markdown_table(["endpoint", "requests", "p50 ms", "p95 ms"], rows)
+            + _window_lines(windows, killed_at - started)
             + _cpu_lines(cpu, elapsed, requests)
             + f"\n\nRun: `python bench/bench_server.py --annotators {args.annotators} "
             f"--reviewers {args.reviewers} --raters {args.raters} --studios {args.studios} "
