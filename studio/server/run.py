@@ -95,4 +95,6 @@ def serve(
         # the proxies named here.
         forwarded_allow_ips=forwarded_allow_ips or "",
         log_level="info",
+        # uvicorn's protocol with TCP_NODELAY on each connection (studio/server/no_delay.py)
+        http="studio.server.no_delay:HttpProtocol",
     )
