@@ -137,7 +137,8 @@ def person(role: str, base: str, token: str, outbox: str, pace: str, out: str) -
     uids: dict[str, str] = state["uids"]
     answers = {uid: client.answer(uid) for uid in uids}
     Path(out).write_text(json.dumps({
-        "role": role, "timings": timings, "ended": ended, "items": state["done"], "offline": state["offline"],
+        "role": role, "timings": timings, "ended": ended, "items": state["done"],
+        "offline": state["offline"],
         "reasons": state["reasons"], "waiting": client.waiting(), "kinds": uids,
         "answers": {uid: (a[0] if a else None) for uid, a in answers.items()},
     }))

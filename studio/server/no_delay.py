@@ -5,7 +5,7 @@ listening socket uvicorn binds itself for several workers (``--workers 2``) is m
 ``proto`` 0, so the connections its workers accepted kept Nagle's algorithm: an answer
 written in two parts (its headers, then its body) waited for the client's delayed
 acknowledgement, about 40 ms, whenever the client asked again at once (the next pair
-and its two pictures; bench_server at a tenth of its pace: 45-50 ms for those calls
+and its two pictures; bench_server at a tenth of its pace: 45-55 ms for those calls
 against 7 ms for a draft sent after a pause). ``cir-studio server start`` names this
 class as uvicorn's ``http`` protocol (by its import path: each worker process imports
 it). gunicorn sets ``TCP_NODELAY`` on its own listening sockets.
@@ -23,6 +23,7 @@ try:  # uvicorn's own choice ("auto"): httptools when it is installed, else h11
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
 except ImportError:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's fallback
     from uvicorn.protocols.http.h11_impl import H11Protocol as _Base  # type: ignore[assignment]
+
 
 def no_delay(transport: asyncio.BaseTransport) -> None:
     """Turn Nagle's algorithm off on a TCP connection (nothing for a Unix socket)."""
