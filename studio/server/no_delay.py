@@ -18,11 +18,8 @@ import contextlib
 import socket
 from typing import Any
 
-try:  # uvicorn's own choice ("auto"): httptools when it is installed, else h11
-    import httptools  # noqa: F401
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
-except ImportError:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's fallback
-    from uvicorn.protocols.http.h11_impl import H11Protocol as _Base  # type: ignore[assignment]
+# uvicorn's own choice ("auto"): httptools when it is installed (a dependency), else h11
+from uvicorn.protocols.http.auto import AutoHTTPProtocol as _Base
 
 
 def no_delay(transport: asyncio.BaseTransport) -> None:
@@ -33,9 +30,9 @@ def no_delay(transport: asyncio.BaseTransport) -> None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-class HttpProtocol(_Base):
+class HttpProtocol(_Base):  # type: ignore[misc, valid-type]  # chosen at import ("auto")
     """uvicorn's HTTP protocol; each connection answers without waiting on Nagle."""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         no_delay(transport)
         super().connection_made(transport)

@@ -20,11 +20,11 @@ from typing import Any
 
 from studio.captions import queue as caption_queue
 from studio.captions import store as caption_store
-from studio.captions.records import Caption
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
 from studio.store.database import utc_now
+from studio.store.repos import captions as captions_repo
 from studio.store.repos import server as server_repo
 from studio.store.repos import server_queues as queues_repo
 
@@ -34,27 +34,21 @@ ITEM_NAMES = {server_repo.CAPTION: "pair_id", server_repo.REVIEW: "caption_id",
               server_repo.ATTRIBUTE: "image_id"}
 
 
-def _rejected(captions: list[Caption], author: str) -> dict[str, Any] | None:
-    """The author's last rejected caption on the pair, with the reviewer's reason: a pair
-    handed back after a rejection says why (as the desktop writer does)."""
-    rejected = [c for c in captions if c.author == author and c.status == "rejected"]
+def _rejected(rows: list[dict[str, Any]], author: str) -> dict[str, Any] | None:
+    """The author's last rejected caption among the pair's ``rows``, with the reviewer's
+    reason: a pair handed back after a rejection says why (as the desktop writer does)."""
+    rejected = [row for row in rows if row["author"] == author and row["status"] == "rejected"]
     if not rejected:
         return None
     last = rejected[-1]
-    return {"text": last.text, "reason": last.reject_reason or "", "reviewer": last.reviewer}
-
-
-def _own(captions: list[Caption], author: str) -> Caption | None:
-    """``caption_store.own_caption`` among the pair's captions (in writing order): the
-    author's latest one not rejected, a draft or written."""
-    mine = [c for c in captions if c.author == author and c.status != "rejected"]
-    return mine[-1] if mine else None
+    return {"text": last["text"], "reason": last["reject_reason"] or "",
+            "reviewer": last["reviewer"]}
 
 
 def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any]:
     pair = server_repo.pair_images(project, int(lease["item_id"]))
-    captions = caption_store.captions_for_pair(project, int(lease["item_id"]))  # one read
-    own = _own(captions, author)
+    rows = captions_repo.pair_caption_rows(project, int(lease["item_id"]))  # one read
+    own = captions_repo.own_in(rows, author)
     return {
         "lease_id": int(lease["id"]),
         "expires_at": float(lease["expires_at"]),
@@ -62,9 +56,9 @@ def _item(project: Project, lease: dict[str, Any], author: str) -> dict[str, Any
         "reference_id": pair["reference_id"] if pair else None,
         "target_id": pair["target_id"] if pair else None,
         "category": pair["category"] if pair else "",
-        "text": own.text if own else "",
-        "status": own.status if own else None,
-        "rejected": _rejected(captions, author),
+        "text": own["text"] if own else "",
+        "status": own["status"] if own else None,
+        "rejected": _rejected(rows, author),
     }
 
 
