@@ -33,8 +33,10 @@ class _Recorder(BaseHTTPRequestHandler):
             self.end_headers()
             return
         body = json.dumps({"n": len(server.seen)}).encode()
+        if server.portal:  # a page in the way (a hotel's login, another service): not JSON
+            body = b"<html><body>Sign in to the network</body></html>"
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/html" if server.portal else "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -58,7 +60,7 @@ class _Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def recorder() -> Iterator[Any]:
     server: Any = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    server.seen, server.drop_after, server.moved_to = [], False, None
+    server.seen, server.drop_after, server.moved_to, server.portal = [], False, None, False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
@@ -223,4 +225,25 @@ def test_a_redirect_is_no_answer_the_edit_keeps_waiting(recorder: Any, tmp_path:
     client.save_draft(3, "is darker")
     assert client.waiting() == 1
     assert [seen["path"] for seen in recorder.seen] == ["/v1/whoami", "/v1/captions/3/draft"]
+    client.close()
+
+
+def test_a_page_that_is_not_json_is_no_answer_the_edit_keeps_waiting(
+    recorder: Any, tmp_path: Any
+) -> None:
+    """A 200 with an HTML page (a network's sign-in page, another service at the address)
+    says nothing about the edit: it stays in the outbox and goes once the server answers."""
+    from studio.server.client import Client, Offline
+
+    recorder.portal = True
+    client = Client(_base(recorder), "cir_1_x", tmp_path / "outbox.sqlite",
+                    picture_cache=tmp_path / "pictures")
+    with pytest.raises(Offline, match="not JSON"):
+        client.call("GET", "/v1/whoami")
+    client.save_draft(3, "is darker")
+    assert client.waiting() == 1
+    recorder.portal = False
+    client.flush()
+    assert client.waiting() == 0
+    assert [seen["path"] for seen in recorder.seen][-1] == "/v1/captions/3/draft"
     client.close()
