@@ -19,7 +19,10 @@ from studio.store.legacy_migrations import LEGACY_VERSION, MIGRATIONS
 __all__ = ["LATEST_VERSION", "LEGACY_VERSION", "MIGRATIONS", "REVISIONS", "number_of"]
 
 # The chain, oldest first; equal to the files in alembic/versions (a test checks).
-REVISIONS = ("0001_baseline", "0002_image_order", "0003_no_look_alikes", "0004_audit_lookup")
+REVISIONS = (
+    "0001_baseline", "0002_image_order", "0003_no_look_alikes", "0004_audit_lookup",
+    "0005_live_captions",
+)
 HEAD = REVISIONS[-1]
 LATEST_VERSION = LEGACY_VERSION + len(REVISIONS) - 1  # the newest revision's number
 

@@ -42,6 +42,8 @@ LOCAL_KEYS = ("image_root", "image_folders", "local_path", "cache_dir")
 # The schema's bookkeeping: each destination gets its own from the migration chain.
 NOT_PROJECT_TABLES = {"sqlite_sequence", "sqlite_stat1", "cir_schema", "alembic_version"}
 ORDERED_TABLES = ("images", "gallery_members")  # their ``seq`` numbers follow the copy
+# Kept by the destination's triggers as the rows arrive (copied, they would count twice).
+DERIVED_COLUMNS = {"pairs": ("live_captions",)}
 BATCH = 1000
 
 
@@ -169,7 +171,8 @@ def _copy_rows(
     if missing:
         raise ProjectError(f"The destination's schema has no table {', '.join(missing)}.")
     for table in order:
-        columns = [c for c in table_columns(src.db, table) if c in table_columns(dst, table)]
+        columns = [c for c in table_columns(src.db, table) if c in table_columns(dst, table)
+                   and c not in DERIVED_COLUMNS.get(table, ())]
         dst.execute(f"DELETE FROM {table}")  # rows a migration or trigger made meanwhile
         insert = (
             f"INSERT INTO {table} ({', '.join(columns)}) "

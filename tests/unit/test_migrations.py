@@ -126,7 +126,7 @@ def test_the_chain_shipped_is_the_chain_the_studio_knows() -> None:
     from studio.store.schema_upgrade import chain
 
     assert chain() == list(REVISIONS)
-    assert LATEST_VERSION == 14
+    assert LATEST_VERSION == 15
 
 
 @pytest.mark.sqlite_only
@@ -142,7 +142,7 @@ def test_a_file_made_before_alembic_is_backed_up_and_upgraded_keeping_its_order(
     with Project.open(path) as project:
         assert project.schema_version == LATEST_VERSION
         assert project.db.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0004_audit_lookup",)
+            ("0005_live_captions",)
         ]
         assert [i for i, _ in split_images(project, None, "val")] == ADDED
         assert gallery(project, "dress", "val") == ["D3", "D1", "D2", "SHARED", "A9", "A8"]
@@ -256,7 +256,7 @@ def test_a_postgresql_project_made_before_alembic_is_upgraded_like_a_new_one(
         assert [i for i, _ in split_images(project, None, "val")] == [*order, "0new"]
     with psycopg.connect(postgresql_url) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0004_audit_lookup",)
+            ("0005_live_captions",)
         ]
     fresh = new_database(postgresql_server.get_uri())
     Project.create(fresh, local_path=tmp_path / "project.pg").close()  # the whole chain
@@ -275,12 +275,12 @@ def test_project_upgrade_says_from_and_to_then_that_nothing_is_left(
     shutil.copy(V11_FILE, path)
     assert main(["project", "upgrade", str(path)]) == 0
     said = capsys.readouterr().out
-    assert f"Upgraded {path} from schema 11 (before the migration chain) to schema 14 " \
-        "(0004_audit_lookup); the old file is kept at" in said
+    assert f"Upgraded {path} from schema 11 (before the migration chain) to schema 15 " \
+        "(0005_live_captions); the old file is kept at" in said
     assert len(list(tmp_path.glob("project.schema11.*.bak.cirdb"))) == 1
     assert main(["project", "upgrade", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == (
-        f"{path} is already at the newest schema 14 (0004_audit_lookup); nothing to do."
+        f"{path} is already at the newest schema 15 (0005_live_captions); nothing to do."
     )
 
 
@@ -304,8 +304,8 @@ def test_server_workers_never_migrate_and_server_migrate_does(
     with pytest.raises(ProjectError, match="server migrate --project"):
         Project.open(postgresql_url, upgrade=False)
     assert main(["server", "migrate", "--project", postgresql_url]) == 0
-    assert "from schema 11 (before the migration chain) to schema 14" in capsys.readouterr().out
-    assert schema_state(postgresql_url) == (14, "0004_audit_lookup")
+    assert "from schema 11 (before the migration chain) to schema 15" in capsys.readouterr().out
+    assert schema_state(postgresql_url) == (15, "0005_live_captions")
     assert main(["server", "migrate", "--project", postgresql_url]) == 0
     assert "nothing to do" in capsys.readouterr().out
     Project.open(postgresql_url, upgrade=False).close()
@@ -340,7 +340,7 @@ def test_an_upgrade_that_fails_midway_leaves_the_project_as_it_was(
     with psycopg.connect(postgresql_url, autocommit=True) as pg:
         pg.execute(clash)
     for location in (path, postgresql_url):
-        with pytest.raises(ProjectError, match="schema 14 failed"):
+        with pytest.raises(ProjectError, match="schema 15 failed"):
             Project.open(location)
         assert schema_state(location) == (11, None)
     with sqlite3.connect(path) as conn:

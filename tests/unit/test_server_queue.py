@@ -11,7 +11,7 @@ from server_support import make_project
 
 from studio.captions.store import review_caption, save_draft, submit_caption
 from studio.cli.main import main
-from studio.server import queue
+from studio.server import edits, queue
 from studio.server.tokens import Identity
 from studio.store import Project
 
@@ -57,6 +57,33 @@ def test_a_pair_handed_back_after_a_rejection_says_why_and_holds_the_new_draft(
         assert (held["text"], held["status"]) == ("is dark red", "draft")
         assert held["rejected"]["text"] == "is red"
         assert queue.take_next(project, BOB, 300) is None  # per pair 1: Ann holds it
+
+
+def test_pairs_with_their_captions_are_passed_and_one_that_loses_a_caption_comes_first(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """The lease scan starts at the first pair short of its captions (``live_captions``):
+    the full pairs before it are never handed out, and a pair a rejection reopens is handed
+    out again before the pairs after it."""
+    make_project(postgresql_url, tmp_path, n_pairs=5, per_pair=1)
+    cem, dan = Identity(3, "cem", "annotator"), Identity(4, "dan", "annotator")
+    with Project.open(postgresql_url) as project:
+        pairs = sorted(int(row[0]) for row in project.db.execute("SELECT id FROM pairs"))
+        written = []
+        for person in (ANN, BOB):
+            held = queue.take_next(project, person, 300)
+            assert held is not None
+            status, answer = edits.submit(project, person, held["pair_id"], f"uid-{person.name}",
+                                          "is red")  # as the server does: the lease ends
+            assert status == 200
+            written.append(answer)
+        assert [caption["pair_id"] for caption in written] == pairs[:2]
+        assert queue.take_next(project, cem, 300)["pair_id"] == pairs[2]
+        review_caption(project, written[0]["caption_id"], "lead", "reject",
+                       reason="say the colour")
+        assert queue.take_next(project, dan, 300)["pair_id"] == pairs[0]
+        assert queue.take_next(project, Identity(5, "eve", "annotator"), 300)["pair_id"] \
+            == pairs[3]
 
 
 def test_token_commands(postgresql_url: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -4,6 +4,9 @@ reviewer checks next (``studio.captions.queue`` holds the rules' names and check
 Queues are queries, not stored lists: two people working at once never get a stale
 queue, and a pair leaves everyone's queue the moment it has its captions. Pairs are
 visited in id (creation) order. A pair whose image file is missing is never offered.
+A pair's live captions (submitted or accepted) are read from ``pairs.live_captions``,
+which triggers keep (``schema.live_captions_ddl``): a scan passes each full pair on its
+own row instead of counting its captions.
 """
 
 from __future__ import annotations
@@ -15,10 +18,7 @@ _VISIBLE = """
     AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id IN (p.reference_id, p.target_id)
                     AND i.missing = 1)
 """
-_LIVE = (
-    "(SELECT count(*) FROM captions c WHERE c.pair_id = p.id "
-    "AND c.status IN ('submitted', 'accepted'))"
-)
+_LIVE = "p.live_captions"
 _MINE_LIVE = (
     "EXISTS (SELECT 1 FROM captions c JOIN people a ON a.id = c.author_id "
     "WHERE c.pair_id = p.id AND a.name = :me AND c.status IN ('submitted', 'accepted'))"
@@ -40,7 +40,7 @@ _SKIPPED = (
 def _needs_me(distinct_authors: bool) -> str:
     """A pair needs this person: it lacks captions, they did not skip it or write one yet."""
     mine = f"AND NOT {_MINE_LIVE}" if distinct_authors else ""
-    return f"({_MY_DRAFT} OR ({_LIVE} < :quota {mine} AND NOT {_SKIPPED}))"
+    return f"(({_LIVE} < :quota {mine} AND NOT {_SKIPPED}) OR {_MY_DRAFT})"
 
 
 def next_to_write(
@@ -48,8 +48,8 @@ def next_to_write(
 ) -> int | None:
     """The first pair after ``after`` that needs this author's caption, wrapping around."""
     sql = (
-        f"SELECT p.id FROM pairs p WHERE p.id > :after AND {_VISIBLE} "
-        f"AND {_needs_me(distinct_authors)} ORDER BY p.id LIMIT 1"
+        f"SELECT p.id FROM pairs p WHERE p.id > :after AND {_needs_me(distinct_authors)} "
+        f"AND {_VISIBLE} ORDER BY p.id LIMIT 1"
     )
     params = {"me": author, "quota": per_pair}
     for start in [after, -1] if after is not None else [-1]:

@@ -58,6 +58,7 @@ LOCAL = ("id", "uid", "origin_copy")  # never content
 # Derived per copy, never merged: a caption's stored target rank (studio.captions.ranks)
 # depends on that copy's model and index; merging it would turn a recompute into an edit.
 DERIVED: dict[str, tuple[str, ...]] = {
+    "pairs": ("live_captions",),  # its captions' count, kept by triggers in every copy
     "captions": (
         "rank",
         "gallery_size",

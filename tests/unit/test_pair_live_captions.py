@@ -1,0 +1,93 @@
+"""A pair's live captions (submitted or accepted) are a column the database keeps:
+``pairs.live_captions`` follows every change of the pair's captions, whoever makes it
+(the studio's rules, a plain SQL update, a delete, a copy), on both engines. The queues
+read it to pass a full pair without counting its captions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from studio.captions.store import (
+    get_caption,
+    review_caption,
+    save_draft,
+    submit_caption,
+    undo_review,
+    undo_save,
+)
+from studio.pairs.mining import mine_pairs
+from studio.store import Project
+from studio.store.records import ImageRecord
+from studio.store.transfer import copy_project
+
+
+def _project(path: Path) -> Project:
+    project = Project.create(path)
+    project.add_images(
+        ImageRecord(id=f"img{i}", path=f"img{i}.jpg", category="dress", split="train",
+                    title=f"{('Red', 'Blue', 'Black')[i % 3]} dress {i}")
+        for i in range(8)
+    )
+    mine_pairs(project, "tfidf", 4)
+    return project
+
+
+def _kept(project: Project) -> dict[int, int]:
+    return {int(r[0]): int(r[1]) for r in project.db.execute(
+        "SELECT id, live_captions FROM pairs ORDER BY id")}
+
+
+def _counted(project: Project) -> dict[int, int]:
+    return {int(r[0]): int(r[1]) for r in project.db.execute(
+        "SELECT p.id, (SELECT count(*) FROM captions c WHERE c.pair_id = p.id "
+        "AND c.status IN ('submitted', 'accepted')) FROM pairs p ORDER BY p.id")}
+
+
+def test_the_count_follows_every_change_of_a_pairs_captions(tmp_path: Path) -> None:
+    with _project(tmp_path / "p") as project:
+        first, second, third, *_ = sorted(_kept(project))
+        seen: list[dict[int, int]] = []
+
+        def check() -> None:
+            assert _kept(project) == _counted(project)
+            seen.append({pair: n for pair, n in _kept(project).items() if n})
+
+        save_draft(project, first, "ann", "is red")
+        check()  # a draft is not live
+        ann, _ = submit_caption(project, first, "ann", "is red")
+        check()
+        bob, _ = submit_caption(project, first, "bob", "is blue and longer")
+        check()
+        review_caption(project, ann.id, "lead", "accept")
+        check()  # submitted to accepted: still live
+        before = get_caption(project, bob.id)
+        review_caption(project, bob.id, "lead", "reject", reason="say the colour")
+        check()
+        undo_review(project, bob.id, "lead", before)
+        check()
+        cid, _ = submit_caption(project, second, "cem", "has sleeves")
+        undo_save(project, cid.id, "cem", {"text": "has sleeves", "status": "draft"})
+        check()  # taken back to a draft
+        project.db.execute("UPDATE captions SET pair_id = :to WHERE id = :c",
+                           {"to": third, "c": bob.id})
+        check()  # moved to another pair by hand
+        project.db.execute("DELETE FROM captions WHERE id = :c", {"c": ann.id})
+        check()
+        project.db.execute("DELETE FROM pairs WHERE id = :p", {"p": third})  # its captions go
+        check()
+        assert seen[:5] == [{}, {first: 1}, {first: 2}, {first: 2}, {first: 1}]
+        assert seen[5] == {first: 2} and seen[6] == {first: 2}
+        assert seen[7] == {first: 1, third: 1} and seen[8] == {third: 1} and seen[9] == {}
+
+
+def test_a_copy_counts_each_caption_once(tmp_path: Path) -> None:
+    with _project(tmp_path / "p") as project:
+        pairs = sorted(_kept(project))
+        submit_caption(project, pairs[0], "ann", "is red")
+        submit_caption(project, pairs[0], "bob", "is blue")
+        submit_caption(project, pairs[1], "ann", "is green")
+        expected = _kept(project)
+    assert expected[pairs[0]] == 2 and expected[pairs[1]] == 1
+    copy_project(tmp_path / "p", tmp_path / "copy.cirdb")
+    with Project.open(tmp_path / "copy.cirdb") as copied:
+        assert _kept(copied) == expected == _counted(copied)
