@@ -91,3 +91,24 @@ def test_a_copy_counts_each_caption_once(tmp_path: Path) -> None:
     copy_project(tmp_path / "p", tmp_path / "copy.cirdb")
     with Project.open(tmp_path / "copy.cirdb") as copied:
         assert _kept(copied) == expected == _counted(copied)
+
+
+def test_the_next_pair_passes_full_pairs_but_not_ones_own_draft(tmp_path: Path) -> None:
+    """The desktop's next pair starts at the first pair short of its captions, or at an
+    earlier pair holding this person's draft (a draft is finished even on a full pair)."""
+    from studio.captions.queue import next_to_write
+    from studio.captions.store import load_policy
+
+    with _project(tmp_path / "p") as project:
+        first, second, third, fourth = sorted(_kept(project))
+        save_draft(project, second, "cem", "is red")  # before the pair had its captions
+        for pair in (first, second):
+            submit_caption(project, pair, "ann", "is blue")
+            submit_caption(project, pair, "bob", "is green")
+        policy = load_policy(project)
+        assert next_to_write(project, "dan", policy) == third
+        assert next_to_write(project, "cem", policy) == second
+        assert next_to_write(project, "cem", policy, after=second) == third
+        submit_caption(project, third, "ann", "is long")
+        submit_caption(project, third, "bob", "is short")
+        assert next_to_write(project, "dan", policy, after=first) == fourth

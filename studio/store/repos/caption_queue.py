@@ -43,13 +43,28 @@ def _needs_me(distinct_authors: bool) -> str:
     return f"(({_LIVE} < :quota {mine} AND NOT {_SKIPPED}) OR {_MY_DRAFT})"
 
 
+def first_candidate(per_pair: int, with_own_drafts: bool) -> str:
+    """SQL for the smallest pair id a "next pair" scan can stop at: the first pair short of
+    its captions (``pairs_live``: one index lookup per count below the quota) or, with
+    ``with_own_drafts``, the first pair holding this person's draft (``captions_author``).
+    Once most pairs have their captions, a scan from the first pair read every full pair
+    before the open ones; no pair before this one can qualify, so none is skipped that could."""
+    firsts = [f"SELECT min(id) AS first FROM pairs WHERE live_captions = {count}"
+              for count in range(max(int(per_pair), 1))]
+    if with_own_drafts:
+        firsts.append("SELECT min(c.pair_id) AS first FROM captions c JOIN people a "
+                      "ON a.id = c.author_id WHERE a.name = :me AND c.status = 'draft'")
+    return f"(SELECT min(first) FROM ({' UNION ALL '.join(firsts)}) candidates)"
+
+
 def next_to_write(
     project: Project, author: str, per_pair: int, distinct_authors: bool, after: int | None = None
 ) -> int | None:
     """The first pair after ``after`` that needs this author's caption, wrapping around."""
     sql = (
-        f"SELECT p.id FROM pairs p WHERE p.id > :after AND {_needs_me(distinct_authors)} "
-        f"AND {_VISIBLE} ORDER BY p.id LIMIT 1"
+        f"SELECT p.id FROM pairs p WHERE p.id > :after "
+        f"AND p.id >= {first_candidate(per_pair, True)} "
+        f"AND {_needs_me(distinct_authors)} AND {_VISIBLE} ORDER BY p.id LIMIT 1"
     )
     params = {"me": author, "quota": per_pair}
     for start in [after, -1] if after is not None else [-1]:

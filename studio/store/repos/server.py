@@ -17,7 +17,7 @@ from typing import Any
 from studio.store.locks import claim_first, lock_key, lock_row
 from studio.store.pg_database import TOKENS_CHANNEL
 from studio.store.project import Project
-from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me
+from studio.store.repos.caption_queue import _LIVE, _VISIBLE, _needs_me, first_candidate
 
 CAPTION = "caption"
 REVIEW = "review"
@@ -191,15 +191,9 @@ def next_pair_to_lease(
     (``claim_first``: pairs another writer holds are passed over while others remain, and
     the room is counted again once the pair is locked).
     """
-    # The scan starts at the first pair short of its captions (``pairs_live``: one index
-    # lookup per count below the quota), not at the first pair: once most pairs have their
-    # captions, a scan from the start read every full pair before the open ones. A full
-    # pair never qualifies here, so none is skipped that could.
-    first_open = " UNION ALL ".join(
-        f"SELECT min(id) AS first FROM pairs WHERE live_captions = {count}"
-        for count in range(max(int(per_pair), 1))
-    )
-    wanted = (f"p.id >= (SELECT min(first) FROM ({first_open}) open_pairs) "
+    # a full pair never qualifies here (even with this person's draft): the scan starts at
+    # the first pair short of its captions
+    wanted = (f"p.id >= {first_candidate(per_pair, False)} "
               f"AND {_LIVE} < :quota AND {_VISIBLE} AND {_needs_me(distinct_authors)} "
               f"AND {_LIVE} + {_OTHERS_LEASES} < :quota")
     params: dict[str, Any] = {"me": author, "quota": per_pair, "now": now}
