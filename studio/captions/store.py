@@ -266,7 +266,8 @@ def review_caption(
     if decision == "reject" and not reason:
         raise StudioError("Say why the caption is rejected; the author will see the reason.")
     with project.writing("captions"):
-        current = get_caption(project, caption_id)
+        captions_repo.lock_pair_of(project, caption_id)  # before the caption: a status
+        current = get_caption(project, caption_id)  # change updates the pair's live count
         if current.author == reviewer:
             raise StudioError("You cannot review your own caption.")
         if current.status == "draft":
@@ -301,6 +302,7 @@ def undo_review(project: Project, caption_id: int, reviewer: str, before: Captio
     undo never overwrites another person's work. One audited change, like the review.
     """
     with project.writing("captions"):
+        captions_repo.lock_pair_of(project, caption_id)  # as review_caption
         current = get_caption(project, caption_id)
         if current.reviewer != reviewer or current.status not in ("accepted", "rejected"):
             raise StudioError("This caption changed since your decision; it cannot be undone.")

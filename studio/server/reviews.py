@@ -26,7 +26,7 @@ from studio.server.edits import apply_once
 from studio.server.errors import ApiError
 from studio.server.tokens import Identity
 from studio.store import Project
-from studio.store.locks import lock_row
+from studio.store.locks import lock_pair_of_caption, lock_row
 from studio.store.repos import server as server_repo
 from studio.store.repos import server_queues as queues_repo
 
@@ -69,6 +69,7 @@ def _check_may_decide(project: Project, who: Identity, caption_id: int) -> None:
     nothing is written or kept): written by someone else, submitted or decided by this
     reviewer, held by no one else. The caption is locked first, so two reviewers deciding at once take turns and the second reads the
     first's decision (PostgreSQL; SQLite has one writer already)."""
+    lock_pair_of_caption(project, caption_id)  # the pair first, as every writer on it
     lock_row(project, "captions", caption_id)
     try:
         caption = caption_store.get_caption(project, caption_id)

@@ -59,6 +59,24 @@ def lock_row(project: Project, table: str, key: object) -> None:
     held.add((table, key))
 
 
+def lock_pair_of_caption(project: Project, caption_id: int) -> None:
+    """Lock the pair a caption belongs to, as ``lock_row`` does, before anything locks the
+    caption: a caption whose status changes updates its pair's row (the live-caption
+    count's trigger), and writers on a pair lock the pair first; taken in the other order
+    a reviewer deciding a caption while its author edits it would deadlock (PostgreSQL
+    would undo one of them after a second)."""
+    if not _postgresql(project):
+        return
+    held = project.pg_db.row_locks
+    if ("caption_pair", caption_id) in held:
+        return
+    project.pg_db.defer(
+        "SELECT 1 FROM pairs WHERE id = (SELECT pair_id FROM captions WHERE id = :key) "
+        "FOR NO KEY UPDATE", {"key": caption_id},
+    )
+    held.add(("caption_pair", caption_id))
+
+
 def lock_key(project: Project, *name: object) -> None:
     """Lock the thing called ``name`` (no row of its own) until the transaction ends; the
     lock travels with the transaction's next statement, as ``lock_row``'s."""

@@ -112,3 +112,54 @@ def test_the_next_pair_passes_full_pairs_but_not_ones_own_draft(tmp_path: Path) 
         submit_caption(project, third, "ann", "is long")
         submit_caption(project, third, "bob", "is short")
         assert next_to_write(project, "dan", policy, after=first) == fourth
+
+
+def test_a_review_waits_for_the_author_holding_the_pair_instead_of_deadlocking(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """A rejection updates the pair's row (its live count). The author editing the same
+    caption holds the pair first, then changes the caption; the reviewer takes the pair
+    before the caption too, so it waits, then decides on the author's newest text (taken
+    the other way round, PostgreSQL would find a deadlock and undo one of them)."""
+    import threading
+    import time
+
+    import psycopg
+    from server_support import make_project
+
+    make_project(postgresql_url, tmp_path, n_pairs=1, per_pair=2)
+    with Project.open(postgresql_url) as project:
+        pair = int(project.db.execute("SELECT id FROM pairs").fetchone()[0])
+        written, _ = submit_caption(project, pair, "ann", "is red")
+    outcome: dict[str, object] = {}
+
+    def review() -> None:
+        try:
+            with Project.open(postgresql_url) as reviewer:
+                outcome["caption"] = review_caption(reviewer, written.id, "lead", "reject",
+                                                    reason="say the sleeves")
+        except Exception as error:  # noqa: BLE001 - the test reports it
+            outcome["error"] = error
+
+    with psycopg.connect(postgresql_url) as author, psycopg.connect(
+        postgresql_url, autocommit=True
+    ) as watch:
+        author.execute("SELECT 1 FROM pairs WHERE id = %s FOR NO KEY UPDATE", [pair])
+        thread = threading.Thread(target=review)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not watch.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock'"
+        ).fetchone()[0]:
+            assert time.monotonic() < deadline, "the review never waited for the pair"
+            time.sleep(0.02)
+        author.execute("UPDATE captions SET text = 'is red with long sleeves' WHERE id = %s",
+                       [written.id])
+        author.commit()
+        thread.join(20)
+    assert "error" not in outcome, outcome.get("error")
+    decided = outcome["caption"]
+    assert (decided.status, decided.text) == ("rejected", "is red with long sleeves")
+    with Project.open(postgresql_url) as project:
+        assert _kept(project) == _counted(project) == {pair: 0}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.store.deferred import Deferred
-from studio.store.locks import lock_row
+from studio.store.locks import lock_pair_of_caption, lock_row
 from studio.store.project import Project
 
 LIVE = ("submitted", "accepted")
@@ -44,6 +44,12 @@ def lock_pair(project: Project, pair_id: int) -> None:
     at a time per pair, so what is read (the person's draft, the live count) stays true
     until commit. Writers on other pairs do not wait (``studio.store.locks``)."""
     lock_row(project, "pairs", pair_id)
+
+
+def lock_pair_of(project: Project, caption_id: int) -> None:
+    """Lock the caption's pair before the caption is read or changed (a reviewer's
+    decision): the same order as every writer on the pair (``locks.lock_pair_of_caption``)."""
+    lock_pair_of_caption(project, caption_id)
 
 
 def caption_row(project: Project, caption_id: int) -> dict[str, Any] | None:
