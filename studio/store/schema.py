@@ -694,7 +694,7 @@ def live_captions_ddl(dialect: str) -> list[str]:
 
 def count_live_captions() -> str:
     """Set every pair's ``live_captions`` from its captions (the revision that adds the
-    column, and a copy that wrote the column before the captions)."""
+    column counts the captions a project already had)."""
     return (
         "UPDATE pairs SET live_captions = (SELECT count(*) FROM captions c "
         f"WHERE c.pair_id = pairs.id AND c.status IN {LIVE_STATUSES})"

@@ -121,6 +121,16 @@ def metadata_drift(url: str) -> list[object]:
         engine.dispose()
 
 
+def live_counts(project: Project) -> tuple[int, int]:
+    """(live captions the pairs' column holds in all, pairs whose column differs from
+    their captions)."""
+    kept = project.db.execute("SELECT coalesce(sum(live_captions), 0) FROM pairs").fetchone()
+    wrong = project.db.execute(
+        "SELECT count(*) FROM pairs p WHERE p.live_captions != (SELECT count(*) FROM captions "
+        "c WHERE c.pair_id = p.id AND c.status IN ('submitted', 'accepted'))").fetchone()
+    return int(kept[0]), int(wrong[0])
+
+
 def test_the_chain_shipped_is_the_chain_the_studio_knows() -> None:
     from studio.store.migrations import REVISIONS
     from studio.store.schema_upgrade import chain
@@ -141,6 +151,7 @@ def test_a_file_made_before_alembic_is_backed_up_and_upgraded_keeping_its_order(
     shutil.copy(V11_FILE, path)
     with Project.open(path) as project:
         assert project.schema_version == LATEST_VERSION
+        assert live_counts(project) == (6, 0)  # the upgrade counted the pairs' captions
         assert project.db.execute("SELECT version_num FROM alembic_version").fetchall() == [
             ("0005_live_captions",)
         ]
@@ -245,6 +256,7 @@ def test_a_postgresql_project_made_before_alembic_is_upgraded_like_a_new_one(
     restore_v11_dump(postgresql_url)
     with Project.open(postgresql_url) as project:
         assert project.schema_version == LATEST_VERSION
+        assert live_counts(project) == (6, 0)  # the upgrade counted the pairs' captions
         # The dump's own update (two images marked missing) had already moved their rows:
         # the upgrade numbers rows by when they were added, then by where they lie, and
         # from then on the order no longer moves.
