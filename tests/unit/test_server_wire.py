@@ -72,6 +72,14 @@ def _base(server: Any) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}"
 
 
+def _client(server: Any, folder: Any) -> Any:
+    """A team client of ``server`` with its outbox and picture cache in ``folder``."""
+    from studio.server.client import Client
+
+    return Client(_base(server), "cir_1_x", folder / "outbox.sqlite",
+                  picture_cache=folder / "pictures")
+
+
 def test_the_requests_of_one_thread_share_one_connection_and_threads_do_not(recorder: Any) -> None:
     wire = Wire(_base(recorder) + "/team/", timeout=5)
     for _ in range(3):
@@ -215,11 +223,10 @@ def test_an_https_server_is_reached_over_one_tls_connection_and_an_unknown_one_r
 def test_a_redirect_is_no_answer_the_edit_keeps_waiting(recorder: Any, tmp_path: Any) -> None:
     """A proxy that sends the studio elsewhere (http to https) answered nothing about the
     edit: the client says where, and the edit stays in the outbox."""
-    from studio.server.client import Client, Offline
+    from studio.server.client import Offline
 
     recorder.moved_to = "https://team.example.org/v1/captions/3/draft"
-    client = Client(_base(recorder), "cir_1_x", tmp_path / "outbox.sqlite",
-                    picture_cache=tmp_path / "pictures")
+    client = _client(recorder, tmp_path)
     with pytest.raises(Offline, match="team.example.org"):
         client.call("GET", "/v1/whoami")
     client.save_draft(3, "is darker")
@@ -233,11 +240,10 @@ def test_a_page_that_is_not_json_is_no_answer_the_edit_keeps_waiting(
 ) -> None:
     """A 200 with an HTML page (a network's sign-in page, another service at the address)
     says nothing about the edit: it stays in the outbox and goes once the server answers."""
-    from studio.server.client import Client, Offline
+    from studio.server.client import Offline
 
     recorder.portal = True
-    client = Client(_base(recorder), "cir_1_x", tmp_path / "outbox.sqlite",
-                    picture_cache=tmp_path / "pictures")
+    client = _client(recorder, tmp_path)
     with pytest.raises(Offline, match="not JSON"):
         client.call("GET", "/v1/whoami")
     client.save_draft(3, "is darker")
