@@ -108,9 +108,12 @@ def add_random_pairs(project: Any, total: int) -> None:
 # -- one writer process ------------------------------------------------------------------
 
 
-def run_writer(location: str, index: int, seconds: float, start_at: float, writers: int,
+def run_writer(location: str, index: int, seconds: float, ready: Path, writers: int,
                shared: bool = False) -> None:
-    """Write until the deadline; one JSON line per acknowledged write, then a summary."""
+    """Write until the deadline; one JSON line per acknowledged write, then a summary.
+    Once imported and open it creates ``ready`` and reads the start time from stdin: 16
+    processes importing the studio on 2 cores take longer than any fixed head start, and
+    an import inside the window counted as the writes' CPU and took the others' cores."""
     from studio.attributes.labels import review
     from studio.captions.store import save_draft, submit_caption
     from studio.errors import ProjectBusyError, StudioError
@@ -133,6 +136,8 @@ def run_writer(location: str, index: int, seconds: float, start_at: float, write
             rng.shuffle(pairs)
         else:
             pairs = pairs[index::writers]
+        ready.touch()
+        start_at = float(sys.stdin.readline())
         while time.time() < start_at:
             time.sleep(0.005)
         deadline = time.time() + seconds
@@ -234,12 +239,24 @@ def _process_kind(pid: int, command: str) -> str | None:
     return None
 
 
+def _wait_ready(processes: list[subprocess.Popen], flags: list[Path], outputs: Path) -> None:
+    """Until every writer has imported and opened the project (or one failed)."""
+    until = time.time() + 600
+    while not all(flag.exists() for flag in flags):
+        for i, process in enumerate(processes):
+            if process.poll() is not None:
+                raise SystemExit(f"writer {i} ended before it was ready:\n"
+                                 + (outputs / f"{i}.err").read_text()[-2000:])
+        if time.time() > until:
+            raise SystemExit("the writers were not ready within 10 minutes")
+        time.sleep(0.05)
+
+
 def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[str, Any]:
     """Every writer's process at once; each writes its lines to a file of its own (a pipe
     read one writer after another would fill and stall the others mid-window)."""
     from bench.cpu_sampler import CpuSampler
 
-    start_at = time.time() + 3.0 + 0.3 * writers  # every process open before the start
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     outputs = Path(tempfile.mkdtemp(prefix="cir-bench-store-out-"))
@@ -248,9 +265,20 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
         with open(outputs / f"{i}.out", "w") as out, open(outputs / f"{i}.err", "w") as err:
             processes.append(subprocess.Popen(
                 [sys.executable, __file__, "--worker", location, str(i), str(seconds),
-                 str(start_at), str(writers), "shared" if shared else "own"],
-                stdout=out, stderr=err, text=True, env=env,
+                 str(outputs / f"{i}.ready"), str(writers), "shared" if shared else "own"],
+                stdin=subprocess.PIPE, stdout=out, stderr=err, text=True, env=env,
             ))
+    try:
+        _wait_ready(processes, [outputs / f"{i}.ready" for i in range(writers)], outputs)
+    except SystemExit:
+        for process in processes:
+            process.kill()
+        raise
+    start_at = time.time() + 0.5
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(f"{start_at}\n")
+        process.stdin.close()
     # The CPU is read up to just before the deadline, while every writer and its server
     # process still live (one that ended keeps only its last 0.2 s sample), and divided
     # by the writes acknowledged in that same span.
@@ -300,7 +328,7 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--worker", nargs=6, metavar=("LOCATION", "INDEX", "SECONDS", "START", "WRITERS", "PAIRS")
+        "--worker", nargs=6, metavar=("LOCATION", "INDEX", "SECONDS", "READY", "WRITERS", "PAIRS")
     )
     parser.add_argument("--pairs", choices=("own", "shared"), default="own",
                         help="each writer captions its own pairs, or all go through all")
@@ -311,8 +339,8 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="leave BENCHMARKS.md alone")
     args = parser.parse_args()
     if args.worker:
-        location, index, seconds, start, writers, pairs = args.worker
-        run_writer(location, int(index), float(seconds), float(start), int(writers),
+        location, index, seconds, ready, writers, pairs = args.worker
+        run_writer(location, int(index), float(seconds), Path(ready), int(writers),
                    shared=pairs == "shared")
         return 0
 
