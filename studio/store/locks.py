@@ -16,7 +16,8 @@ repository locked the one thing the rule is about:
   ``FOR NO KEY UPDATE OF p SKIP LOCKED``). An item passed over because another writer
   held it may still be this person's to do (bob saving a draft on the last pair ann must
   caption), so when the skipping scan finds nothing the scan runs again waiting for the
-  locks; every item found is checked again with a fresh statement once it is held.
+  locks; every item found is checked again with a fresh statement once it is held, and a
+  scan that found nothing after waiting is asked once more in a fresh snapshot.
 
 On SQLite each is a no-op: ``BEGIN IMMEDIATE`` already made the transaction the only
 writer of the project. Writers on different pairs never wait for each other on
@@ -104,9 +105,21 @@ def claim_first(
     if not _postgresql(project):
         return find("", ())
     passed: list[Key] = []
-    for clause in (f" FOR NO KEY UPDATE OF {alias} SKIP LOCKED", f" FOR NO KEY UPDATE OF {alias}"):
-        while (key := find(clause, passed)) is not None:
-            if holds(key):
-                return key
-            passed.append(key)
+    for _ in range(_ROUNDS):
+        for clause in (f" FOR NO KEY UPDATE OF {alias} SKIP LOCKED",
+                       f" FOR NO KEY UPDATE OF {alias}"):
+            while (key := find(clause, passed)) is not None:
+                if holds(key):
+                    return key
+                passed.append(key)
+        # A row the waiting scan got once its writer committed is tested again in its new
+        # version, but against what the scan read of every other table before the wait
+        # (read committed): a pair whose author submitted meanwhile shows its new caption
+        # and still the lease that submit ended, and looks full. A scan in a fresh
+        # snapshot tells whether anything was left out that way.
+        if find("", passed) is None:
+            return None
     return None
+
+
+_ROUNDS = 3  # scans again after a wait on a writer whose commit left a pair out (above)

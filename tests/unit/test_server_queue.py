@@ -4,6 +4,8 @@ token commands print a token once and never list it."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -84,6 +86,47 @@ def test_pairs_with_their_captions_are_passed_and_one_that_loses_a_caption_comes
         assert queue.take_next(project, dan, 300)["pair_id"] == pairs[0]
         assert queue.take_next(project, Identity(5, "eve", "annotator"), 300)["pair_id"] \
             == pairs[3]
+
+
+def test_a_pair_whose_author_submits_while_another_waits_for_it_is_still_handed_out(
+    postgresql_url: str, tmp_path: Path
+) -> None:
+    """Bob asks for a pair while Ann's submit on the only one left holds it: once her
+    submit commits (her caption counted, her lease gone) the pair has room for Bob. The
+    scan that waited for the pair rechecks it with its new caption count but the leases
+    it read before the wait (Ann's still there): counted together, the pair looked full."""
+    make_project(postgresql_url, tmp_path, n_pairs=1, per_pair=2)
+    submitted, commit = threading.Event(), threading.Event()
+    found: list[object] = []
+    with Project.open(postgresql_url) as project:
+        held = queue.take_next(project, ANN, 300)
+        assert held is not None
+        pair = held["pair_id"]
+        assert edits.save_draft(project, ANN, pair, "uid-draft", "is red")[0] == 200
+
+        def ann_submits() -> None:
+            with project.writing("captions"):  # her submit, held open until told
+                assert edits.submit(project, ANN, pair, "uid-submit", "is red")[0] == 200
+                submitted.set()
+                commit.wait(30)
+
+        def bob_asks() -> None:
+            found.append(queue.take_next(project, BOB, 300))
+
+        ann = threading.Thread(target=ann_submits)
+        ann.start()
+        assert submitted.wait(30)
+        bob = threading.Thread(target=bob_asks)
+        bob.start()
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        until = time.monotonic() + 30
+        while project.db.execute(waiting).fetchone()[0] == 0 and bob.is_alive():
+            assert time.monotonic() < until, "Bob's scan never waited for the pair"
+            time.sleep(0.02)
+        commit.set()
+        ann.join(30)
+        bob.join(30)
+        assert found and found[0] is not None and found[0]["pair_id"] == pair
 
 
 def test_token_commands(postgresql_url: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
