@@ -118,7 +118,8 @@ def test_a_pair_whose_author_submits_while_another_waits_for_it_is_still_handed_
         assert submitted.wait(30)
         bob = threading.Thread(target=bob_asks)
         bob.start()
-        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        waiting = ("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                   "AND datname = current_database()")
         until = time.monotonic() + 30
         while project.db.execute(waiting).fetchone()[0] == 0 and bob.is_alive():
             assert time.monotonic() < until, "Bob's scan never waited for the pair"
