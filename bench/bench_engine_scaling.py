@@ -40,12 +40,11 @@ def run_client(url: str, index: int, seconds: float, ready: Path) -> None:
     """One psycopg client: transactions until the deadline, then its count and CPU."""
     import psycopg
 
+    from bench.together import wait_for_start
+
     table = f"t{index}"
     with psycopg.connect(url, autocommit=True) as conn:
-        ready.touch()
-        start_at = float(sys.stdin.readline())
-        while time.time() < start_at:
-            time.sleep(0.005)
+        start_at = wait_for_start(ready)
         before, deadline, done = os.times(), start_at + seconds, 0
         while time.time() < deadline:
             with conn.pipeline():
@@ -73,6 +72,7 @@ def _python_case(url: str, count: int, seconds: float) -> dict[str, Any]:
     import psycopg
 
     from bench.cpu_sampler import CpuSampler
+    from bench.together import start_when_ready
 
     with psycopg.connect(url, autocommit=True) as conn:
         for index in range(count):
@@ -88,15 +88,8 @@ def _python_case(url: str, count: int, seconds: float) -> dict[str, Any]:
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         for index in range(count)
     ]
-    while not all((folder / f"{index}.ready").exists() for index in range(count)):
-        if any(process.poll() is not None for process in processes):
-            raise SystemExit("a client ended before it was ready")
-        time.sleep(0.05)
-    start_at = time.time() + 0.3
-    for process in processes:
-        assert process.stdin is not None
-        process.stdin.write(f"{start_at}\n")
-        process.stdin.close()
+    start_at = start_when_ready(processes, [folder / f"{i}.ready" for i in range(count)],
+                                lambda i: "", lead_s=0.3)
     sampler = CpuSampler(_kind, every_s=0.2)
     time.sleep(max(0.0, start_at - time.time()))
     sampler.start()

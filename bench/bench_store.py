@@ -111,9 +111,8 @@ def add_random_pairs(project: Any, total: int) -> None:
 def run_writer(location: str, index: int, seconds: float, ready: Path, writers: int,
                shared: bool = False) -> None:
     """Write until the deadline; one JSON line per acknowledged write, then a summary.
-    Once imported and open it creates ``ready`` and reads the start time from stdin: 16
-    processes importing the studio on 2 cores take longer than any fixed head start, and
-    an import inside the window counted as the writes' CPU and took the others' cores."""
+    It starts with the others once all are open (``bench.together``)."""
+    from bench.together import wait_for_start
     from studio.attributes.labels import review
     from studio.captions.store import save_draft, submit_caption
     from studio.errors import ProjectBusyError, StudioError
@@ -136,10 +135,7 @@ def run_writer(location: str, index: int, seconds: float, ready: Path, writers: 
             rng.shuffle(pairs)
         else:
             pairs = pairs[index::writers]
-        ready.touch()
-        start_at = float(sys.stdin.readline())
-        while time.time() < start_at:
-            time.sleep(0.005)
+        wait_for_start(ready)
         deadline = time.time() + seconds
         step, refused, errors = 0, 0, 0
         while time.time() < deadline:
@@ -239,23 +235,11 @@ def _process_kind(pid: int, command: str) -> str | None:
     return None
 
 
-def _wait_ready(processes: list[subprocess.Popen], flags: list[Path], outputs: Path) -> None:
-    """Until every writer has imported and opened the project (or one failed)."""
-    until = time.time() + 600
-    while not all(flag.exists() for flag in flags):
-        for i, process in enumerate(processes):
-            if process.poll() is not None:
-                raise SystemExit(f"writer {i} ended before it was ready:\n"
-                                 + (outputs / f"{i}.err").read_text()[-2000:])
-        if time.time() > until:
-            raise SystemExit("the writers were not ready within 10 minutes")
-        time.sleep(0.05)
-
-
 def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[str, Any]:
     """Every writer's process at once; each writes its lines to a file of its own (a pipe
     read one writer after another would fill and stall the others mid-window)."""
     from bench.cpu_sampler import CpuSampler
+    from bench.together import start_when_ready
 
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -268,17 +252,8 @@ def run_case(location: str, writers: int, seconds: float, shared: bool) -> dict[
                  str(outputs / f"{i}.ready"), str(writers), "shared" if shared else "own"],
                 stdin=subprocess.PIPE, stdout=out, stderr=err, text=True, env=env,
             ))
-    try:
-        _wait_ready(processes, [outputs / f"{i}.ready" for i in range(writers)], outputs)
-    except SystemExit:
-        for process in processes:
-            process.kill()
-        raise
-    start_at = time.time() + 0.5
-    for process in processes:
-        assert process.stdin is not None
-        process.stdin.write(f"{start_at}\n")
-        process.stdin.close()
+    start_at = start_when_ready(processes, [outputs / f"{i}.ready" for i in range(writers)],
+                                lambda i: (outputs / f"{i}.err").read_text()[-2000:])
     # The CPU is read up to just before the deadline, while every writer and its server
     # process still live (one that ended keeps only its last 0.2 s sample), and divided
     # by the writes acknowledged in that same span.
